@@ -1,0 +1,27 @@
+// /proc/stat: CPU time split per CPU in USER_HZ ticks.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace nictune::procfs {
+
+struct CpuTimes {
+  int cpu = -1;  // -1 for the aggregate "cpu" line
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0,
+           guest = 0, guest_nice = 0;
+};
+
+struct ProcStat {
+  CpuTimes total;
+  std::vector<CpuTimes> cpus;
+  uint64_t interrupts_total = 0;  // the first number of the "intr" line
+  uint64_t softirqs_total = 0;    // the first number of the "softirq" line
+};
+
+absl::StatusOr<ProcStat> ParseProcStat(std::string_view text, std::string_view path = "/proc/stat");
+
+}  // namespace nictune::procfs

@@ -1,0 +1,11 @@
+// Built instead of driver/bpf/*.cc when the project is configured with NICTUNE_BPF=OFF.
+#include "absl/status/status.h"
+#include "driver/probe_source.h"
+
+namespace nictune::driver {
+
+absl::StatusOr<std::unique_ptr<ProbeSource>> OpenBpfProbes(const ProbeOptions&) {
+  return absl::UnavailableError("BPF probes: this nictuned was built with NICTUNE_BPF=OFF");
+}
+
+}  // namespace nictune::driver

@@ -1,0 +1,134 @@
+// The agent's view of the kernel-side probes (driver/bpf). Only driver/ includes libbpf; the agent
+// and the tests see the probes through this interface and the plain structs below.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace nictune::driver {
+
+// One BPF program (or a group that must attach together) and what happened to it at load.
+struct ProbeStatus {
+  std::string name;         // e.g. "napi_poll"
+  std::string attach_type;  // "tp_btf", "raw_tp", or "" when disabled
+  bool attached = false;
+  std::string reason;       // why it is disabled (verifier message, missing tracepoint, ...)
+};
+
+// Counters below are cumulative since the probes were attached, except where marked "peak":
+// peaks are maxima since the previous Read() and reset by it.
+
+struct IrqCpuCounter {
+  uint32_t irq = 0;
+  uint32_t cpu = 0;
+  uint64_t count = 0;
+  uint64_t time_ns = 0;  // handler time, irq_handler_entry -> irq_handler_exit
+};
+
+struct SoftirqCpuCounter {
+  uint32_t vector = 0;  // NET_RX = 3, NET_TX = 2, ... (the kernel's softirq numbers)
+  uint32_t cpu = 0;
+  uint64_t count = 0;    // softirq_entry events
+  uint64_t time_ns = 0;  // softirq_entry -> softirq_exit
+  uint64_t raised = 0;   // softirq_raise events
+};
+
+// Work histogram buckets: index w holds polls that did exactly w packets of work for
+// w < kNapiWorkBuckets - 1; the last bucket holds all polls with more work.
+inline constexpr int kNapiWorkBuckets = 66;
+
+struct NapiCounter {
+  uint32_t napi_id = 0;  // 0 for drivers without a napi id (threaded/legacy); then keyed by ifindex
+  int32_t ifindex = 0;
+  std::string device;
+  uint64_t polls = 0;
+  uint64_t work = 0;              // sum of packets processed (rx work reported by the driver)
+  uint64_t budget_exhausted = 0;  // polls with work >= budget
+  uint32_t last_budget = 0;
+  uint64_t tx_completions = 0;  // skbs consumed inside this napi's NET_RX polls (tx share)
+  std::vector<uint64_t> work_histogram;  // kNapiWorkBuckets entries
+};
+
+struct DropCounter {
+  uint32_t reason = 0;      // enum skb_drop_reason value, subsystem bits included
+  std::string reason_name;  // from the running kernel's BTF, e.g. "SOCKET_RCVBUFF"
+  uint16_t protocol = 0;    // skb->protocol in host order (ETH_P_IP = 0x0800, ...)
+  uint8_t l4_protocol = 0;  // IPPROTO_UDP, IPPROTO_TCP, 0 if unknown
+  int32_t ifindex = 0;
+  uint16_t local_port = 0;  // destination port for received packets, 0 if unknown
+  uint64_t socket_cookie = 0;  // rx_sk where the kernel gives it, else 0
+  uint64_t count = 0;
+};
+
+struct SocketKey {
+  uint64_t cookie = 0;  // bpf_get_socket_cookie
+  uint16_t family = 0;
+  uint8_t protocol = 0;
+  uint16_t local_port = 0;
+  uint32_t netns_inode = 0;
+};
+
+struct SocketFill {
+  SocketKey key;
+  uint64_t enqueues = 0;          // sk_data_ready events
+  uint64_t rcvqueue_full = 0;     // sock_rcvqueue_full events
+  uint64_t udp_queue_failures = 0;  // udp_fail_queue_rcv_skb events
+  uint32_t rcvbuf = 0;            // sk_rcvbuf at the last event
+  uint32_t peak_rmem_alloc = 0;   // peak: highest rmem_alloc seen since the previous Read()
+  double peak_fill = 0;           // peak: peak_rmem_alloc / rcvbuf
+  uint64_t truesize_sum = 0;      // sum over enqueues of rmem_alloc / queued packets (bytes)
+  uint64_t truesize_samples = 0;
+};
+
+// Log2 histogram of skb->truesize on receive: bucket b counts truesize in [2^b, 2^(b+1)).
+inline constexpr int kTruesizeBuckets = 20;
+
+struct TruesizeHistogram {
+  int32_t ifindex = 0;
+  std::string device;
+  uint32_t sample_every = 1;  // one packet in sample_every is recorded
+  uint64_t samples = 0;
+  uint64_t bytes = 0;  // sum of sampled truesize
+  std::vector<uint64_t> buckets;  // kTruesizeBuckets entries
+};
+
+struct BpfCounters {
+  uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC when read
+  std::vector<IrqCpuCounter> irqs;
+  std::vector<SoftirqCpuCounter> softirqs;
+  std::vector<NapiCounter> napis;
+  std::vector<DropCounter> drops;
+  std::vector<SocketFill> sockets;  // the top sockets the LRU map still holds
+  std::vector<TruesizeHistogram> truesize;
+};
+
+// Per-program run-time statistics from kernel.bpf_stats_enabled (zero when disabled).
+struct ProbeCost {
+  std::string name;
+  uint64_t run_cnt = 0;
+  uint64_t run_time_ns = 0;
+};
+
+class ProbeSource {
+ public:
+  virtual ~ProbeSource() = default;
+  virtual std::vector<ProbeStatus> Status() const = 0;
+  virtual absl::StatusOr<BpfCounters> Read() = 0;
+  virtual std::vector<ProbeCost> Cost() const = 0;
+};
+
+struct ProbeOptions {
+  uint32_t truesize_sample_every = 64;  // sampling for the per-packet truesize histogram
+  uint32_t socket_fill_threshold_pct = 50;  // record socket fill only at or above this fill
+  uint32_t max_sockets = 1024;        // LRU socket map size
+};
+
+// Loads and attaches every program the running kernel can run. Fails only when BPF cannot be
+// used at all (no privilege, no BTF); single programs that fail are reported in Status().
+absl::StatusOr<std::unique_ptr<ProbeSource>> OpenBpfProbes(const ProbeOptions& options);
+
+}  // namespace nictune::driver
