@@ -1,0 +1,37 @@
+// A Snapshot is the raw, cumulative counters of one instant, exactly as the sources gave them.
+// Rates come only from the difference of two snapshots (window.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "agent/model/source.h"
+#include "agent/procfs/interrupts.h"
+#include "agent/procfs/net_devices.h"
+#include "agent/procfs/snmp.h"
+#include "agent/procfs/softirqs.h"
+#include "agent/procfs/softnet_stat.h"
+#include "agent/procfs/stat.h"
+#include "driver/probe_source.h"
+
+namespace nictune::model {
+
+struct Snapshot {
+  uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC: rates divide by differences of this
+  int64_t unix_ns = 0;        // wall clock, for display and storage only
+
+  // Each input is absent when its source could not be read; sources says why.
+  std::optional<procfs::InterruptTable> interrupts;
+  std::optional<procfs::SoftirqTable> softirqs;
+  std::optional<std::vector<procfs::SoftnetRow>> softnet;
+  std::optional<procfs::SnmpCounters> snmp;
+  std::optional<procfs::SnmpCounters> netstat;
+  std::optional<procfs::ProcStat> stat;
+  std::optional<std::vector<procfs::NetDevice>> devices;
+  std::optional<driver::BpfCounters> bpf;
+
+  std::vector<SourceState> sources;
+};
+
+}  // namespace nictune::model

@@ -1,0 +1,21 @@
+#include "agent/model/source.h"
+
+namespace nictune::model {
+
+std::string_view SourceName(Source source) {
+  switch (source) {
+    case Source::kBpf:
+      return "bpf";
+    case Source::kProcfs:
+      return "procfs";
+    case Source::kSysfs:
+      return "sysfs";
+    case Source::kEthtoolNetlink:
+      return "ethtool-netlink";
+    case Source::kNetdevNetlink:
+      return "netdev-netlink";
+  }
+  return "unknown";
+}
+
+}  // namespace nictune::model

@@ -1,0 +1,149 @@
+#include "agent/model/window_json.h"
+
+#include "nlohmann/json.hpp"
+
+namespace nictune::model {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+void Put(json& j, const char* key, const std::optional<T>& value) {
+  if (value) j[key] = *value;
+}
+
+json CpuToJson(const CpuWindow& c) {
+  json j{{"cpu", c.cpu}};
+  if (c.split) {
+    j["split"] = {{"source", "procfs"},
+                  {"user", c.split->user},
+                  {"system", c.split->system},
+                  {"hardirq", c.split->hardirq},
+                  {"softirq", c.split->softirq},
+                  {"idle", c.split->idle},
+                  {"steal", c.split->steal}};
+  }
+  if (c.bpf_hardirq_share || c.bpf_softirq_share) {
+    json b{{"source", "bpf"}};
+    Put(b, "hardirq", c.bpf_hardirq_share);
+    Put(b, "softirq", c.bpf_softirq_share);
+    Put(b, "net_rx", c.bpf_net_rx_share);
+    Put(b, "net_tx", c.bpf_net_tx_share);
+    j["time_share"] = b;
+  }
+  if (c.net_rx_softirqs_per_s || c.net_tx_softirqs_per_s) {
+    json s{{"source", "procfs"}};
+    Put(s, "net_rx_per_s", c.net_rx_softirqs_per_s);
+    Put(s, "net_tx_per_s", c.net_tx_softirqs_per_s);
+    j["softirqs"] = s;
+  }
+  if (c.softnet_processed_per_s) {
+    json s{{"source", "procfs"}};
+    Put(s, "processed_per_s", c.softnet_processed_per_s);
+    Put(s, "dropped_per_s", c.softnet_dropped_per_s);
+    Put(s, "time_squeeze_per_s", c.time_squeeze_per_s);
+    Put(s, "backlog_len", c.backlog_len);
+    j["softnet"] = s;
+  }
+  return j;
+}
+
+json IrqToJson(const IrqWindow& i) {
+  json per_cpu = json::object();
+  for (const auto& [cpu, rate] : i.per_cpu_per_s) per_cpu[std::to_string(cpu)] = rate;
+  json j{{"irq", i.irq},         {"actions", i.actions}, {"chip", i.chip},
+         {"count", i.count},     {"per_s", i.per_s},     {"per_cpu_per_s", per_cpu},
+         {"source", SourceName(i.source)}};
+  if (i.handler_time_share) {
+    j["handler"] = {{"source", "bpf"},
+                    {"time_share", *i.handler_time_share},
+                    {"mean_ns", i.mean_handler_ns.value_or(0)}};
+  }
+  return j;
+}
+
+json NapiToJson(const NapiWindow& n) {
+  return {{"napi_id", n.napi_id},
+          {"ifindex", n.ifindex},
+          {"device", n.device},
+          {"source", "bpf"},
+          {"polls", n.polls},
+          {"polls_per_s", n.polls_per_s},
+          {"work_per_s", n.work_per_s},
+          {"packets_per_poll", n.packets_per_poll},
+          {"budget", n.budget},
+          {"budget_exhausted_fraction", n.budget_exhausted_fraction},
+          {"tx_completions_per_s", n.tx_completions_per_s},
+          {"rx_share", n.rx_share},
+          {"work_histogram", n.work_histogram}};
+}
+
+json DeviceToJson(const DeviceWindow& d) {
+  return {{"name", d.name},         {"ifindex", d.ifindex},   {"driver", d.driver},
+          {"rx_queues", d.rx_queues}, {"tx_queues", d.tx_queues}, {"source", "sysfs"},
+          {"per_s", d.per_s}};
+}
+
+json DropToJson(const DropWindow& d) {
+  return {{"reason", d.reason},       {"reason_name", d.reason_name},
+          {"protocol", d.protocol},   {"l4_protocol", d.l4_protocol},
+          {"ifindex", d.ifindex},     {"device", d.device},
+          {"local_port", d.local_port}, {"socket_cookie", d.socket_cookie},
+          {"count", d.count},         {"per_s", d.per_s},
+          {"source", "bpf"}};
+}
+
+json SocketToJson(const SocketWindow& s) {
+  json j{{"cookie", s.key.cookie},
+         {"family", s.key.family},
+         {"protocol", s.key.protocol},
+         {"local_port", s.key.local_port},
+         {"netns_inode", s.key.netns_inode},
+         {"enqueues_per_s", s.enqueues_per_s},
+         {"rcvbuf", s.rcvbuf},
+         {"peak_fill", s.peak_fill},
+         {"rcvqueue_full", s.rcvqueue_full},
+         {"udp_queue_failures", s.udp_queue_failures},
+         {"source", "bpf"}};
+  Put(j, "mean_truesize", s.mean_truesize);
+  return j;
+}
+
+json TruesizeToJson(const TruesizeWindow& t) {
+  return {{"ifindex", t.ifindex},     {"device", t.device},       {"samples", t.samples},
+          {"mean_bytes", t.mean_bytes}, {"p50_bytes", t.p50_bytes}, {"p99_bytes", t.p99_bytes},
+          {"log2_buckets", t.buckets}, {"source", "bpf"}};
+}
+
+template <typename T, typename F>
+json ArrayOf(const std::vector<T>& items, F to_json) {
+  json a = json::array();
+  for (const auto& item : items) a.push_back(to_json(item));
+  return a;
+}
+
+}  // namespace
+
+nlohmann::json WindowToJson(const Window& w) {
+  json sources = json::array();
+  for (const auto& s : w.sources) {
+    sources.push_back({{"name", s.name},
+                       {"kind", SourceName(s.source)},
+                       {"in_use", s.in_use},
+                       {"detail", s.detail}});
+  }
+  return {{"start_unix_ns", w.start_unix_ns},
+          {"end_unix_ns", w.end_unix_ns},
+          {"seconds", w.seconds},
+          {"sources", sources},
+          {"cpus", ArrayOf(w.cpus, CpuToJson)},
+          {"irqs", ArrayOf(w.irqs, IrqToJson)},
+          {"napis", ArrayOf(w.napis, NapiToJson)},
+          {"devices", ArrayOf(w.devices, DeviceToJson)},
+          {"drops", ArrayOf(w.drops, DropToJson)},
+          {"sockets", ArrayOf(w.sockets, SocketToJson)},
+          {"truesize", ArrayOf(w.truesize, TruesizeToJson)},
+          {"protocol_per_s", {{"source", "procfs"}, {"counters", w.protocol_per_s}}}};
+}
+
+}  // namespace nictune::model

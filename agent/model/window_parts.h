@@ -1,0 +1,20 @@
+// The pieces ComputeWindow assembles, one per kind of source; internal to agent/model.
+#pragma once
+
+#include "agent/model/window.h"
+
+namespace nictune::model::internal {
+
+// From /proc/stat, /proc/softirqs and /proc/net/softnet_stat.
+void AddProcfsCpus(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From /proc/interrupts.
+void AddProcfsIrqs(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From /sys/class/net/*/statistics.
+void AddDevices(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From /proc/net/snmp and /proc/net/netstat.
+void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From the BPF probes: irq and softirq times, NAPI polls, drops, sockets, truesize.
+void AddBpf(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
+            Window& out);
+
+}  // namespace nictune::model::internal
