@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every build, run and test dependency of nictune from Debian 12 packages. Idempotent:
+# packages already present are not reinstalled, and apt's lists are refreshed only when needed.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config clang llvm
+  # kernel side: CO-RE programs, skeletons, libbpf
+  bpftool libbpf-dev libelf-dev zlib1g-dev
+  # libraries
+  libabsl-dev nlohmann-json3-dev libmnl-dev libsqlite3-dev prometheus-cpp-dev libcivetweb-dev
+  libsystemd-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev iproute2 ethtool libbpf-tools prometheus procps
+)
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "bootstrap: needs root to install packages (run it with sudo)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "bootstrap: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "bootstrap: all ${#packages[@]} packages present"
+fi
+
+# The probes attach to tracepoints; tracefs is not always mounted (containers, minimal hosts).
+if [[ ! -d /sys/kernel/tracing/events ]] && ! mountpoint -q /sys/kernel/tracing; then
+  mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+    echo "bootstrap: could not mount tracefs at /sys/kernel/tracing; the BPF probes may be unavailable" >&2
+fi

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds nictune into ${BUILD_DIR:-build} (Release with debug info by default).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$top/build}
+cmake -S "$top" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" "$@" >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up (packages, build) and runs nictuned in the foreground with its state in ./state.
+# Extra arguments go to nictuned, e.g. `deploy/run.sh --once --json`.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/deploy/bootstrap.sh"
+"$top/deploy/build.sh"
+mkdir -p "$top/state"
+exec "${BUILD_DIR:-$top/build}/agent/nictuned" --state_dir="$top/state" "$@"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up (packages, build) and runs every test layer: unit tests, then the privileged layer
+# (BPF, network namespaces) which needs root. Under CI=true a skipped test is a failure.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$top/build}
+"$top/deploy/bootstrap.sh"
+"$top/deploy/build.sh"
+cd "$build_dir"
+ctest --output-on-failure -j"$(nproc)" -L unit
+# Privileged tests share the kernel's counters and the machine's cores: run them one at a time.
+ctest --output-on-failure -j1 -L privileged
