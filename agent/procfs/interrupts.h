@@ -12,17 +12,18 @@
 namespace nictune::procfs {
 
 struct InterruptLine {
-  std::string id;               // "41", or a symbolic row such as "LOC", "NMI", "ERR", "MIS"
-  std::optional<uint32_t> irq;  // set when id is a number
+  std::string id;                 // "41", or a symbolic row such as "LOC", "NMI", "ERR", "MIS"
+  std::optional<uint32_t> irq;    // set when id is a number
   std::vector<uint64_t> per_cpu;  // empty for rows that carry one total (ERR, MIS)
   uint64_t total = 0;             // sum of per_cpu, or the single value of ERR/MIS
-  std::string chip;    // "PCI-MSIX-0000:00:04.0", "IO-APIC"; empty for symbolic rows
-  std::string hwirq;   // "1-edge"; empty when absent
-  std::string actions;  // the handler names, e.g. "virtio3-rx" or "eth0-TxRx-3"; description for symbolic rows
+  std::string chip;               // "PCI-MSIX-0000:00:04.0", "IO-APIC"; empty for symbolic rows
+  std::string hwirq;              // "1-edge" (hwirq and flow name as printed); empty when absent
+  std::string trigger;            // "Level"/"Edge" where the kernel prints it (arm64), else empty
+  std::string actions;            // handlers ("virtio3-rx", "eth0, eth1"); text of symbolic rows
 };
 
 struct InterruptTable {
-  int cpu_count = 0;  // columns in the header (CPU0 CPU1 ...)
+  int cpu_count = 0;         // columns in the header (CPU0 CPU1 ...)
   std::vector<int> cpu_ids;  // the numbers in the header, in order (offline CPUs are absent)
   std::vector<InterruptLine> lines;
 };

@@ -15,9 +15,9 @@ struct NetDevice {
   int32_t ifindex = 0;
   std::string driver;  // basename of device/driver link, empty for virtual devices without one
   std::map<std::string, uint64_t> statistics;  // statistics/<name> -> value
-  int rx_queues = 0;   // count of queues/rx-N
-  int tx_queues = 0;   // count of queues/tx-N
-  std::vector<int> msi_irqs;  // device/msi_irqs entries, sorted, where present
+  int rx_queues = 0;                           // count of queues/rx-N
+  int tx_queues = 0;                           // count of queues/tx-N
+  std::vector<int> msi_irqs;                   // device/msi_irqs entries, sorted, where present
 };
 
 // Reads every device under sys_class_net (normally "/sys/class/net"). A device that vanishes

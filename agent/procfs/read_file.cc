@@ -13,7 +13,8 @@ namespace nictune::procfs {
 namespace {
 
 absl::Status ErrnoError(const char* op, const std::string& path, int err) {
-  const std::string message = absl::StrCat(op, " ", path, ": ", std::strerror(err), " (errno ", err, ")");
+  const std::string message =
+      absl::StrCat(op, " ", path, ": ", std::strerror(err), " (errno ", err, ")");
   switch (err) {
     case ENOENT:
     case ENODEV:
@@ -52,8 +53,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 absl::Status ParseError(std::string_view path, int line, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(absl::string_view(path.data(), path.size()), " line ", line,
-                                                 ": ", absl::string_view(what.data(), what.size())));
+  return absl::InvalidArgumentError(absl::StrCat(absl::string_view(path.data(), path.size()),
+                                                 " line ", line, ": ",
+                                                 absl::string_view(what.data(), what.size())));
 }
 
 }  // namespace nictune::procfs

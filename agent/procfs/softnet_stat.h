@@ -1,5 +1,7 @@
 // /proc/net/softnet_stat: one row per online CPU, hex u32 counters that wrap. The number of
-// columns grew with kernel versions (9 to 13); absent columns are reported as absent.
+// columns grew with kernel versions: 9 (up to 2.6.34), 10 (+received_rps, 2.6.35), 11
+// (+flow_limit_count, 3.11), 13 (+backlog_len, cpu index, 5.10), 15 (+input and process queue
+// lengths, 6.4). Absent columns are reported as absent; columns a newer kernel appends are ignored.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,8 @@ struct SoftnetRow {
   std::optional<uint32_t> received_rps;
   std::optional<uint32_t> flow_limit_count;
   std::optional<uint32_t> backlog_len;  // input_pkt_queue + process_queue length (instantaneous)
+  std::optional<uint32_t> input_queue_len;    // input_pkt_queue length alone (6.4+)
+  std::optional<uint32_t> process_queue_len;  // process_queue length alone (6.4+)
 };
 
 absl::StatusOr<std::vector<SoftnetRow>> ParseSoftnetStat(

@@ -1,4 +1,5 @@
-// /proc/stat: CPU time split per CPU in USER_HZ ticks.
+// /proc/stat: CPU time split per CPU in USER_HZ ticks. cpu lines carry 7 to 10 numbers by kernel
+// age (steal 2.6.11, guest 2.6.24, guest_nice 2.6.33); fields a kernel does not print are 0.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,9 @@ struct CpuTimes {
 struct ProcStat {
   CpuTimes total;
   std::vector<CpuTimes> cpus;
-  uint64_t interrupts_total = 0;  // the first number of the "intr" line
-  uint64_t softirqs_total = 0;    // the first number of the "softirq" line
+  uint64_t interrupts_total = 0;      // the first number of the "intr" line
+  uint64_t softirqs_total = 0;        // the first number of the "softirq" line
+  bool softirq_line_present = false;  // kernels before 2.6.31 have no "softirq" line
 };
 
 absl::StatusOr<ProcStat> ParseProcStat(std::string_view text, std::string_view path = "/proc/stat");
