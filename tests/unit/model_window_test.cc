@@ -1,0 +1,238 @@
+#include "agent/model/window.h"
+
+#include "agent/model/window_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::model {
+namespace {
+
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kSecond = 1'000'000'000;
+
+Snapshot At(uint64_t seconds) {
+  Snapshot s;
+  s.monotonic_ns = seconds * kSecond;
+  s.unix_ns = static_cast<int64_t>(seconds * kSecond);
+  return s;
+}
+
+const CpuWindow& Cpu(const Window& w, int cpu) {
+  for (const auto& c : w.cpus) {
+    if (c.cpu == cpu) return c;
+  }
+  ADD_FAILURE() << "no cpu " << cpu;
+  static CpuWindow none;
+  return none;
+}
+
+TEST(ComputeWindowTest, RejectsSnapshotsOutOfOrder) {
+  const auto w = ComputeWindow(At(5), At(5));
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(w.status().message(), HasSubstr("is not after"));
+}
+
+TEST(ComputeWindowTest, SoftnetCountersWrapAtTwoToThe32) {
+  Snapshot a = At(10), b = At(12);
+  a.softnet = {{procfs::SoftnetRow{.cpu = 1, .processed = 0xFFFFFFF0u, .time_squeeze = 7}}};
+  b.softnet = {{procfs::SoftnetRow{.cpu = 1, .processed = 0x10u, .time_squeeze = 11,
+                                   .backlog_len = 3}}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(w->seconds, 2.0);
+  const CpuWindow& c = Cpu(*w, 1);
+  EXPECT_DOUBLE_EQ(*c.softnet_processed_per_s, 16.0);  // 0x20 packets over 2 s
+  EXPECT_DOUBLE_EQ(*c.time_squeeze_per_s, 2.0);
+  EXPECT_EQ(*c.backlog_len, 3u);
+}
+
+TEST(ComputeWindowTest, CpuSplitIsShareOfElapsedTicks) {
+  Snapshot a = At(0), b = At(1);
+  a.stat = procfs::ProcStat{.cpus = {{.cpu = 0, .user = 100, .idle = 0}}};
+  b.stat = procfs::ProcStat{.cpus = {{.cpu = 0,
+                                      .user = 200,
+                                      .system = 50,
+                                      .idle = 780,
+                                      .iowait = 20,
+                                      .irq = 10,
+                                      .softirq = 40}}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const auto& split = *Cpu(*w, 0).split;
+  EXPECT_DOUBLE_EQ(split.user, 0.1);
+  EXPECT_DOUBLE_EQ(split.system, 0.05);
+  EXPECT_DOUBLE_EQ(split.hardirq, 0.01);
+  EXPECT_DOUBLE_EQ(split.softirq, 0.04);
+  EXPECT_DOUBLE_EQ(split.idle, 0.8);
+}
+
+TEST(ComputeWindowTest, IrqCountsMatchCpusByIdWhenACpuComesOnline) {
+  Snapshot a = At(0), b = At(1);
+  a.interrupts = procfs::InterruptTable{
+      .cpu_count = 2, .cpu_ids = {0, 2}, .lines = {{.id = "41", .irq = 41, .per_cpu = {100, 500}}}};
+  b.interrupts = procfs::InterruptTable{
+      .cpu_count = 3,
+      .cpu_ids = {0, 1, 2},
+      .lines = {{.id = "41", .irq = 41, .per_cpu = {150, 9, 800}, .actions = "virtio3-rx"},
+                {.id = "LOC", .per_cpu = {1, 2, 3}}}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->irqs.size(), 1u);  // symbolic rows are not irqs; cpu 1 has no baseline
+  const IrqWindow& irq = w->irqs[0];
+  EXPECT_EQ(irq.irq, 41u);
+  EXPECT_EQ(irq.actions, "virtio3-rx");
+  EXPECT_EQ(irq.count, 350u);
+  EXPECT_THAT(irq.per_cpu_per_s, ElementsAre(std::pair(0, 50.0), std::pair(2, 300.0)));
+}
+
+TEST(ComputeWindowTest, DeviceCounterThatDecreasesRestartedFromZero) {
+  Snapshot a = At(0), b = At(2);
+  a.devices = std::vector<procfs::NetDevice>{
+      {.name = "veth0", .ifindex = 7, .statistics = {{"rx_packets", 1000}, {"rx_bytes", 5000}}}};
+  b.devices = std::vector<procfs::NetDevice>{
+      {.name = "veth0", .ifindex = 7, .statistics = {{"rx_packets", 10}, {"rx_bytes", 9000}}}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->devices.size(), 1u);
+  EXPECT_DOUBLE_EQ(w->devices[0].per_s.at("rx_packets"), 5.0);
+  EXPECT_DOUBLE_EQ(w->devices[0].per_s.at("rx_bytes"), 2000.0);
+}
+
+TEST(ComputeWindowTest, ProtocolRatesSkipGaugesAndIdleCounters) {
+  Snapshot a = At(0), b = At(4);
+  a.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 100}, {"InDatagrams", 7}}},
+                                {"Tcp", {{"CurrEstab", 3}}}};
+  b.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 140}, {"InDatagrams", 7}}},
+                                {"Tcp", {{"CurrEstab", 9}}}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_THAT(w->protocol_per_s, ElementsAre(std::pair(std::string("Udp.RcvbufErrors"), 10.0)));
+}
+
+TEST(ComputeWindowTest, NapiPollFiguresFromBpfCounters) {
+  Snapshot a = At(0), b = At(2);
+  driver::NapiCounter n0{.napi_id = 8193, .ifindex = 3, .device = "eth0", .polls = 100,
+                         .work = 6400, .budget_exhausted = 10, .last_budget = 64};
+  n0.work_histogram.assign(driver::kNapiWorkBuckets, 0);
+  n0.work_histogram[64] = 10;
+  driver::NapiCounter n1 = n0;
+  n1.polls = 300;
+  n1.work = 12800;
+  n1.budget_exhausted = 60;
+  n1.tx_completions = 1600;
+  n1.work_histogram[64] = 60;
+  n1.work_histogram[1] = 150;
+  a.bpf = driver::BpfCounters{.napis = {n0}};
+  b.bpf = driver::BpfCounters{.napis = {n1}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->napis.size(), 1u);
+  const NapiWindow& n = w->napis[0];
+  EXPECT_EQ(n.polls, 200u);
+  EXPECT_DOUBLE_EQ(n.polls_per_s, 100.0);
+  EXPECT_DOUBLE_EQ(n.packets_per_poll, 32.0);
+  EXPECT_DOUBLE_EQ(n.budget_exhausted_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(n.rx_share, 0.8);  // 6400 rx / (6400 rx + 1600 tx completions)
+  EXPECT_EQ(n.work_histogram[64], 50u);
+  EXPECT_EQ(n.work_histogram[1], 150u);
+}
+
+TEST(ComputeWindowTest, HardirqAndSoftirqTimeSharesPerCpu) {
+  Snapshot a = At(0), b = At(1);
+  a.bpf = driver::BpfCounters{
+      .irqs = {{.irq = 41, .cpu = 0, .count = 10, .time_ns = 1000}},
+      .softirqs = {{.vector = 3, .cpu = 1, .count = 5, .time_ns = 0}}};
+  b.bpf = driver::BpfCounters{
+      .irqs = {{.irq = 41, .cpu = 0, .count = 1010, .time_ns = 2'001'000}},
+      .softirqs = {{.vector = 3, .cpu = 1, .count = 505, .time_ns = 50'000'000},
+                   {.vector = 1, .cpu = 1, .count = 5, .time_ns = 10'000'000}}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_THAT(*Cpu(*w, 0).bpf_hardirq_share, DoubleNear(0.002, 1e-12));
+  EXPECT_THAT(*Cpu(*w, 1).bpf_net_rx_share, DoubleNear(0.05, 1e-12));
+  EXPECT_THAT(*Cpu(*w, 1).bpf_softirq_share, DoubleNear(0.06, 1e-12));
+  ASSERT_EQ(w->irqs.size(), 1u);  // no /proc/interrupts here: the probes' count stands alone
+  EXPECT_EQ(w->irqs[0].source, Source::kBpf);
+  EXPECT_EQ(w->irqs[0].count, 1000u);
+  EXPECT_DOUBLE_EQ(*w->irqs[0].mean_handler_ns, 2000.0);
+}
+
+TEST(ComputeWindowTest, DropsAreMatchedByTheirWholeKey) {
+  Snapshot a = At(0), b = At(1);
+  const driver::DropCounter rcvbuf{.reason = 6, .reason_name = "SOCKET_RCVBUFF", .protocol = 0x800,
+                                   .l4_protocol = 17, .ifindex = 4, .local_port = 9000, .count = 5};
+  driver::DropCounter later = rcvbuf;
+  later.count = 105;
+  driver::DropCounter other_port = rcvbuf;
+  other_port.local_port = 9001;
+  other_port.count = 7;
+  a.bpf = driver::BpfCounters{.drops = {rcvbuf}};
+  b.bpf = driver::BpfCounters{.drops = {later, other_port}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->drops.size(), 2u);
+  EXPECT_EQ(w->drops[0].local_port, 9000);  // sorted by count
+  EXPECT_EQ(w->drops[0].count, 100u);
+  EXPECT_EQ(w->drops[1].count, 7u);  // new key: counted from zero
+}
+
+TEST(ComputeWindowTest, SocketFillKeepsThisWindowsPeakAndChargedTruesize) {
+  Snapshot a = At(0), b = At(1);
+  driver::SocketFill s0{.key = {.cookie = 42, .local_port = 9000}, .enqueues = 100,
+                        .truesize_sum = 100 * 2304, .truesize_samples = 100};
+  driver::SocketFill s1 = s0;
+  s1.enqueues = 1100;
+  s1.rcvbuf = 212992;
+  s1.peak_rmem_alloc = 211968;
+  s1.peak_fill = 211968.0 / 212992.0;
+  s1.truesize_sum += 1000 * 2560;
+  s1.truesize_samples += 1000;
+  a.bpf = driver::BpfCounters{.sockets = {s0}};
+  b.bpf = driver::BpfCounters{.sockets = {s1}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->sockets.size(), 1u);
+  EXPECT_DOUBLE_EQ(w->sockets[0].enqueues_per_s, 1000.0);
+  EXPECT_DOUBLE_EQ(*w->sockets[0].mean_truesize, 2560.0);
+  EXPECT_GT(w->sockets[0].peak_fill, 0.99);
+}
+
+TEST(ComputeWindowTest, TruesizeQuantilesFromLog2Buckets) {
+  Snapshot a = At(0), b = At(1);
+  driver::TruesizeHistogram h{.ifindex = 2, .device = "eth0", .samples = 100, .bytes = 0};
+  h.buckets.assign(driver::kTruesizeBuckets, 0);
+  h.buckets[11] = 98;  // [2048, 4096)
+  h.buckets[13] = 2;   // [8192, 16384)
+  h.bytes = 98 * 2304 + 2 * 9000;
+  a.bpf = driver::BpfCounters{};
+  b.bpf = driver::BpfCounters{.truesize = {h}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->truesize.size(), 1u);
+  EXPECT_DOUBLE_EQ(w->truesize[0].p50_bytes, 4096);
+  EXPECT_DOUBLE_EQ(w->truesize[0].p99_bytes, 16384);
+  EXPECT_DOUBLE_EQ(w->truesize[0].mean_bytes, (98 * 2304 + 2 * 9000) / 100.0);
+}
+
+TEST(WindowJsonTest, EveryGroupNamesItsSource) {
+  Snapshot a = At(0), b = At(1);
+  a.softnet = {{procfs::SoftnetRow{.cpu = 0, .processed = 1}}};
+  b.softnet = {{procfs::SoftnetRow{.cpu = 0, .processed = 11}}};
+  b.sources = {{.name = "bpf", .source = Source::kBpf, .in_use = false,
+                .detail = "bpf: Operation not permitted (errno 1)"}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const nlohmann::json j = WindowToJson(*w);
+  EXPECT_EQ(j["cpus"][0]["softnet"]["source"], "procfs");
+  EXPECT_EQ(j["cpus"][0]["softnet"]["processed_per_s"], 10.0);
+  EXPECT_EQ(j["sources"][0]["name"], "bpf");
+  EXPECT_EQ(j["sources"][0]["in_use"], false);
+  EXPECT_THAT(j["sources"][0]["detail"].get<std::string>(), HasSubstr("errno 1"));
+}
+
+}  // namespace
+}  // namespace nictune::model
