@@ -1,0 +1,68 @@
+// A small generic-netlink client on libmnl: resolve a family, send a request, walk the
+// (multi-part) replies, and turn NLMSG_ERROR / extended acks into absl::Status.
+//
+// A netlink socket belongs to the network namespace of the thread that opened it; open it in
+// the namespace you mean to look at.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "driver/netlink/netlink_error.h"
+
+struct mnl_socket;
+struct nlmsghdr;
+
+namespace nictune::driver::netlink {
+
+struct GenlFamily {
+  std::string name;
+  uint16_t id = 0;
+  uint32_t version = 0;
+  std::vector<uint32_t> commands;  // command ids the running kernel accepts (CTRL_ATTR_OPS)
+};
+
+bool FamilyHasCommand(const GenlFamily& family, uint32_t command);
+
+class GenlSocket {
+ public:
+  // Adds the request's attributes to the message after the genetlink header.
+  using AttributeWriter = absl::FunctionRef<void(nlmsghdr&)>;
+  // Called for each reply message of the family; an error is kept (the first one wins) and the
+  // remaining replies are still read so that the socket stays in step.
+  using ReplyHandler = absl::FunctionRef<absl::Status(const nlmsghdr&)>;
+
+  // Opens and binds a NETLINK_GENERIC socket with extended acks, in the calling thread's
+  // network namespace.
+  static absl::StatusOr<GenlSocket> Open();
+
+  GenlSocket(GenlSocket&& other) noexcept;
+  GenlSocket& operator=(GenlSocket&& other) noexcept;
+  GenlSocket(const GenlSocket&) = delete;
+  GenlSocket& operator=(const GenlSocket&) = delete;
+  ~GenlSocket();
+
+  // CTRL_CMD_GETFAMILY. A family the kernel does not have is NotFound.
+  absl::StatusOr<GenlFamily> ResolveFamily(std::string_view name);
+
+  // Sends one request and reads replies until the kernel acks (do) or ends the dump (dump).
+  // Kernel errors become statuses from ErrnoStatus(DescribeRequest(context), errno, extack).
+  absl::Status Request(const RequestContext& context, uint16_t family_id, uint8_t command,
+                       uint8_t version, bool dump, AttributeWriter write_attributes,
+                       ReplyHandler on_reply);
+
+ private:
+  explicit GenlSocket(mnl_socket* socket);
+
+  mnl_socket* socket_ = nullptr;
+  uint32_t port_id_ = 0;
+  uint32_t next_sequence_ = 1;
+  std::vector<char> receive_buffer_;
+};
+
+}  // namespace nictune::driver::netlink

@@ -1,0 +1,156 @@
+#include "driver/netlink/netdev_netlink.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "driver/netlink/attributes.h"
+#include "driver/netlink/genl_socket.h"
+
+namespace nictune::driver::netlink {
+namespace {
+
+// The installed uapi headers (6.1) predate <linux/netdev.h>'s napi and queue commands; values
+// from the kernel's include/uapi/linux/netdev.h (generated from Documentation/netlink/specs/
+// netdev.yaml), which only ever appends.
+constexpr char kFamilyName[] = "netdev";
+constexpr uint8_t kFamilyVersion = 1;
+constexpr uint8_t kCmdQueueGet = 10;  // 6.8
+constexpr uint8_t kCmdNapiGet = 11;   // 6.8
+
+constexpr uint16_t kNapiIfindex = 1;
+constexpr uint16_t kNapiId = 2;
+constexpr uint16_t kNapiIrq = 3;
+constexpr uint16_t kNapiPid = 4;
+constexpr uint16_t kNapiDeferHardIrqs = 5;     // 6.13
+constexpr uint16_t kNapiGroFlushTimeout = 6;   // 6.13
+constexpr uint16_t kNapiIrqSuspendTimeout = 7; // 6.13
+constexpr uint16_t kNapiThreaded = 8;          // 6.17
+
+constexpr uint16_t kQueueId = 1;
+constexpr uint16_t kQueueIfindex = 2;
+constexpr uint16_t kQueueType = 3;
+constexpr uint16_t kQueueNapiId = 4;
+
+constexpr uint32_t kQueueTypeRx = 0;
+constexpr uint32_t kQueueTypeTx = 1;
+
+absl::Status NotSupported(std::string_view command, std::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("netdev netlink: ",
+                                               absl::string_view(command.data(), command.size()),
+                                               " not supported by this kernel (",
+                                               absl::string_view(why.data(), why.size()), ")"));
+}
+
+class NetdevNetlink final : public NetdevTopology {
+ public:
+  NetdevNetlink(GenlSocket socket, std::optional<GenlFamily> family, std::string missing_reason)
+      : socket_(std::move(socket)), family_(std::move(family)),
+        missing_reason_(std::move(missing_reason)) {}
+
+  absl::StatusOr<std::vector<NapiInfo>> ListNapis(std::optional<int32_t> ifindex) override {
+    return Dump<NapiInfo>("napi-get", kCmdNapiGet, kNapiIfindex, ifindex, ParseNapiMessage);
+  }
+
+  absl::StatusOr<std::vector<NetdevQueue>> ListQueues(std::optional<int32_t> ifindex) override {
+    return Dump<NetdevQueue>("queue-get", kCmdQueueGet, kQueueIfindex, ifindex,
+                             ParseQueueMessage);
+  }
+
+ private:
+  template <typename Item, typename Parse>
+  absl::StatusOr<std::vector<Item>> Dump(std::string_view command_name, uint8_t command,
+                                         uint16_t ifindex_attribute,
+                                         std::optional<int32_t> ifindex, Parse parse) {
+    if (!family_) return NotSupported(command_name, missing_reason_);
+    if (!FamilyHasCommand(*family_, command)) {
+      return NotSupported(command_name, absl::StrCat("the \"netdev\" family has no command ",
+                                                     command));
+    }
+    const std::string target = ifindex ? absl::StrCat("ifindex ", *ifindex) : "";
+    const RequestContext context{kFamilyName, command_name, target};
+    std::vector<Item> items;
+    absl::Status status = socket_.Request(
+        context, family_->id, command, kFamilyVersion, /*dump=*/true,
+        [&](nlmsghdr& message) {
+          if (ifindex) mnl_attr_put_u32(&message, ifindex_attribute, static_cast<uint32_t>(*ifindex));
+        },
+        [&](const nlmsghdr& message) -> absl::Status {
+          absl::StatusOr<Item> item = parse(message);
+          if (!item.ok()) return item.status();
+          items.push_back(*std::move(item));
+          return absl::OkStatus();
+        });
+    if (status.code() == absl::StatusCode::kUnimplemented) {
+      return NotSupported(command_name, std::string(status.message()));
+    }
+    if (!status.ok()) return status;
+    return items;
+  }
+
+  GenlSocket socket_;
+  std::optional<GenlFamily> family_;
+  std::string missing_reason_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NetdevTopology>> OpenNetdevNetlink() {
+  absl::StatusOr<GenlSocket> socket = GenlSocket::Open();
+  if (!socket.ok()) return socket.status();
+  absl::StatusOr<GenlFamily> family = socket->ResolveFamily(kFamilyName);
+  if (family.status().code() == absl::StatusCode::kNotFound) {
+    return std::make_unique<NetdevNetlink>(
+        *std::move(socket), std::nullopt,
+        std::string(family.status().message()));
+  }
+  if (!family.ok()) return family.status();
+  return std::make_unique<NetdevNetlink>(*std::move(socket), *std::move(family), "");
+}
+
+absl::StatusOr<NapiInfo> ParseNapiMessage(const nlmsghdr& message) {
+  AttributeReader a =
+      AttributeReader::FromMessage(message, sizeof(genlmsghdr), "netdev netlink napi-get");
+  NapiInfo napi;
+  const std::optional<uint32_t> id = a.U32(kNapiId, "id");
+  const std::optional<uint32_t> ifindex = a.U32(kNapiIfindex, "ifindex");
+  napi.irq = a.U32(kNapiIrq, "irq");
+  napi.pid = a.U32(kNapiPid, "pid");
+  napi.defer_hard_irqs = a.U32(kNapiDeferHardIrqs, "defer-hard-irqs");
+  napi.gro_flush_timeout_ns = a.Uint(kNapiGroFlushTimeout, "gro-flush-timeout");
+  napi.irq_suspend_timeout_ns = a.Uint(kNapiIrqSuspendTimeout, "irq-suspend-timeout");
+  napi.threaded = a.U32(kNapiThreaded, "threaded");
+  if (!a.status().ok()) return a.status();
+  if (!id || !ifindex) {
+    return absl::DataLossError("netdev netlink napi-get: reply without id or ifindex");
+  }
+  napi.id = *id;
+  napi.ifindex = static_cast<int32_t>(*ifindex);
+  return napi;
+}
+
+absl::StatusOr<NetdevQueue> ParseQueueMessage(const nlmsghdr& message) {
+  AttributeReader a =
+      AttributeReader::FromMessage(message, sizeof(genlmsghdr), "netdev netlink queue-get");
+  NetdevQueue queue;
+  const std::optional<uint32_t> id = a.U32(kQueueId, "id");
+  const std::optional<uint32_t> ifindex = a.U32(kQueueIfindex, "ifindex");
+  const std::optional<uint32_t> type = a.U32(kQueueType, "type");
+  queue.napi_id = a.U32(kQueueNapiId, "napi-id");
+  if (!a.status().ok()) return a.status();
+  if (!id || !ifindex || !type) {
+    return absl::DataLossError("netdev netlink queue-get: reply without id, ifindex or type");
+  }
+  queue.id = *id;
+  queue.ifindex = static_cast<int32_t>(*ifindex);
+  queue.type = *type == kQueueTypeRx   ? NetdevQueueType::kRx
+               : *type == kQueueTypeTx ? NetdevQueueType::kTx
+                                       : NetdevQueueType::kOther;
+  return queue;
+}
+
+}  // namespace nictune::driver::netlink
