@@ -55,4 +55,19 @@ absl::StatusOr<double> RcvbufNeeded(const FillInputs& in, double interval_s) {
   return in.rate_pps * (interval_s + in.drain_gap_s) * in.truesize_bytes / (1 - in.margin);
 }
 
+absl::StatusOr<InterruptCeiling> ComputeInterruptCeiling(double cost_s, double cpu_share) {
+  if (!std::isfinite(cost_s) || cost_s <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("interrupt ceiling: cost_s = ", cost_s, " must be finite and > 0"));
+  }
+  if (!std::isfinite(cpu_share) || cpu_share <= 0 || cpu_share > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("interrupt ceiling: cpu_share = ", cpu_share, " must be in (0, 1]"));
+  }
+  InterruptCeiling c;
+  c.max_rate = cpu_share / cost_s;
+  c.min_interval_s = cost_s / cpu_share;
+  return c;
+}
+
 }  // namespace nictune::tuner

@@ -29,4 +29,15 @@ absl::StatusOr<FillResult> ComputeFill(const FillInputs& in);
 // rate * (interval + drain_gap) * truesize / (1 - margin).
 absl::StatusOr<double> RcvbufNeeded(const FillInputs& in, double interval_s);
 
+// The interrupt-rate ceiling from cost: interrupts (hard IRQ + the fixed part of their NAPI poll,
+// cost_s each) may use at most cpu_share of one CPU, so rate <= cpu_share / cost_s and the
+// interval between interrupts >= cost_s / cpu_share.
+struct InterruptCeiling {
+  double max_rate = 0;        // interrupts per second
+  double min_interval_s = 0;  // 1 / max_rate
+};
+
+// Fails with InvalidArgument when cost_s is not finite and > 0 or cpu_share not in (0, 1].
+absl::StatusOr<InterruptCeiling> ComputeInterruptCeiling(double cost_s, double cpu_share);
+
 }  // namespace nictune::tuner

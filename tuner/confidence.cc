@@ -1,0 +1,33 @@
+#include "tuner/confidence.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace nictune::tuner {
+
+Confidence ConfidenceFrom(const Observation& obs, uint64_t packets, const PolicyConfig& config) {
+  const double by_samples =
+      config.full_confidence_samples == 0
+          ? 1.0
+          : std::min(1.0, static_cast<double>(obs.samples) / config.full_confidence_samples);
+  const double by_packets =
+      config.full_confidence_packets == 0
+          ? 1.0
+          : std::min(1.0, static_cast<double>(packets) /
+                              static_cast<double>(config.full_confidence_packets));
+  Confidence c;
+  c.value = by_samples * by_packets;
+  c.reason = absl::StrFormat("%u samples over %s, %u packets", obs.samples,
+                             absl::FormatDuration(obs.window), packets);
+  return c;
+}
+
+Confidence Discount(Confidence confidence, double factor, const char* why) {
+  confidence.value *= std::clamp(factor, 0.0, 1.0);
+  absl::StrAppend(&confidence.reason, "; ", why);
+  return confidence;
+}
+
+}  // namespace nictune::tuner

@@ -1,0 +1,18 @@
+// How much a recommendation can be trusted, from how much data the window saw.
+#pragma once
+
+#include <cstdint>
+
+#include "tuner/observation.h"
+#include "tuner/policy_config.h"
+#include "tuner/recommendation.h"
+
+namespace nictune::tuner {
+
+// min(1, samples / full_samples) * min(1, packets / full_packets), with the counts in the reason.
+Confidence ConfidenceFrom(const Observation& obs, uint64_t packets, const PolicyConfig& config);
+
+// Lowers a confidence by factor and appends why ("interrupt cost not measured, assumed 2 us").
+Confidence Discount(Confidence confidence, double factor, const char* why);
+
+}  // namespace nictune::tuner

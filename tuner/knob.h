@@ -1,0 +1,39 @@
+// The knobs the tuner recommends, and their names as people and the agent's actuator spell them.
+#pragma once
+
+#include <string_view>
+
+namespace nictune::tuner {
+
+enum class Knob {
+  kRxUsecs,            // ethtool -C rx-usecs
+  kRxFrames,           // ethtool -C rx-frames
+  kAdaptiveRx,         // ethtool -C adaptive-rx (0/1)
+  kNetdevBudget,       // net.core.netdev_budget
+  kNetdevBudgetUsecs,  // net.core.netdev_budget_usecs
+  kDevWeight,          // net.core.dev_weight
+  kDevWeightRxBias,    // net.core.dev_weight_rx_bias
+  kDevWeightTxBias,    // net.core.dev_weight_tx_bias
+  kNapiDeferHardIrqs,  // /sys/class/net/DEV/napi_defer_hard_irqs
+  kGroFlushTimeout,    // /sys/class/net/DEV/gro_flush_timeout (ns)
+  kRmemDefault,        // net.core.rmem_default
+  kRmemMax,            // net.core.rmem_max
+  kUdpRmemMin,         // net.ipv4.udp_rmem_min
+  kSoRcvbuf,           // setsockopt(SO_RCVBUF) of an application socket: advice only
+};
+
+inline constexpr Knob kAllKnobs[] = {
+    Knob::kRxUsecs,         Knob::kRxFrames,          Knob::kAdaptiveRx,
+    Knob::kNetdevBudget,    Knob::kNetdevBudgetUsecs, Knob::kDevWeight,
+    Knob::kDevWeightRxBias, Knob::kDevWeightTxBias,   Knob::kNapiDeferHardIrqs,
+    Knob::kGroFlushTimeout, Knob::kRmemDefault,       Knob::kRmemMax,
+    Knob::kUdpRmemMin,      Knob::kSoRcvbuf,
+};
+
+enum class Scope { kHost, kDevice, kQueue, kNapi, kSocket };
+
+// Stable names: they appear in metrics labels (knob="rx_usecs"), the REST API and the journal.
+std::string_view KnobName(Knob knob);
+std::string_view ScopeName(Scope scope);
+
+}  // namespace nictune::tuner

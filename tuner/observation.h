@@ -1,0 +1,101 @@
+// The tuner's input: what the agent measured over one window, per receive queue (or whole device
+// when queues are not told apart) and host-wide. The agent adapts its Window to this type; the
+// tuner never depends on the agent. Counts are deltas over the window (u64, as the agent computed
+// them); the tuner turns them into rates and rejects rates no NIC can produce (wrapped counters).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace nictune::tuner {
+
+// Fractions of the CPUs serving the queue (0..1 each; the rest is system, iowait, steal).
+struct CpuSplit {
+  double hardirq = 0;
+  double softirq = 0;
+  double user = 0;
+  double idle = 0;
+};
+
+// One application socket fed by the queue; the worst one decides the queue's limits.
+struct SocketObservation {
+  std::string name;                 // e.g. "udp 0.0.0.0:5001 pid 812 (netserver)"
+  uint64_t packets = 0;             // enqueued into the socket during the window
+  double truesize_mean_bytes = 0;   // mean skb->truesize charged per packet
+  double truesize_p99_bytes = 0;
+  uint64_t rcvbuf_bytes = 0;        // sk_rcvbuf
+  double peak_fill = 0;             // highest rmem_alloc / sk_rcvbuf seen, 0..1
+  uint64_t drops = 0;               // dropped because the receive buffer was full
+  double drain_gap_s = 0;           // longest time the application left the socket undrained
+  bool rcvbuf_locked = false;       // the application set SO_RCVBUF (rmem_default does not apply)
+};
+
+struct DropCounts {
+  uint64_t socket = 0;     // receive buffer full (all sockets on the queue)
+  uint64_t ring = 0;       // rx ring overflow / rx_missed
+  uint64_t backlog = 0;    // netdev_max_backlog exceeded (softnet_stat dropped)
+  uint64_t proto_mem = 0;  // protocol memory pressure (udp_mem / tcp_mem)
+};
+
+// ethtool coalescing as read, with what the driver supports.
+struct CoalesceState {
+  bool rx_usecs_supported = false;
+  bool rx_frames_supported = false;  // the driver interrupts at rx-frames or rx-usecs, whichever first
+  bool adaptive_rx_supported = false;
+  uint32_t rx_usecs = 0;
+  uint32_t rx_frames = 0;
+  bool adaptive_rx = false;
+  uint32_t rx_usecs_granularity = 1;  // the driver rounds to multiples of this (ixgbe: 2 us)
+  uint32_t rx_usecs_max = 0;          // the driver's maximum; 0 = unknown
+  uint32_t rx_frames_max = 0;         // 0 = unknown
+  uint32_t rx_ring_size = 0;          // descriptors; 0 = unknown
+};
+
+// Per-device software interrupt mitigation (sysfs napi_defer_hard_irqs, gro_flush_timeout).
+struct DeferState {
+  bool supported = false;
+  uint32_t napi_defer_hard_irqs = 0;
+  uint64_t gro_flush_timeout_ns = 0;
+};
+
+struct QueueObservation {
+  std::string device;  // "eth0"
+  int queue = -1;      // rx queue index; -1 = the whole device
+  std::vector<SocketObservation> sockets;
+  uint64_t rx_packets = 0;              // received on the queue
+  uint64_t interrupts = 0;              // hard interrupts of the queue's vector
+  uint64_t polls = 0;                   // NAPI polls
+  uint64_t polls_budget_exhausted = 0;  // polls that used their whole weight
+  uint64_t rx_work = 0;                 // packets received inside polls
+  uint64_t tx_work = 0;                 // tx completions inside polls
+  uint64_t time_squeeze = 0;            // softirq runs cut short by netdev_budget(_usecs)
+  DropCounts drops;
+  CpuSplit cpu;
+  double interrupt_cost_s = 0;  // measured hard IRQ + fixed poll time per interrupt; 0 = unknown
+  CoalesceState coalesce;
+  DeferState defer;
+};
+
+// Host-wide knobs as read (net.core.*, net.ipv4.udp_rmem_min).
+struct HostKnobs {
+  int64_t netdev_budget = 300;
+  int64_t netdev_budget_usecs = 2000;
+  int64_t dev_weight = 64;
+  int64_t dev_weight_rx_bias = 1;
+  int64_t dev_weight_tx_bias = 1;
+  int64_t rmem_default = 212992;
+  int64_t rmem_max = 212992;
+  int64_t udp_rmem_min = 4096;
+};
+
+struct Observation {
+  absl::Duration window;  // length of the window the counts cover
+  uint32_t samples = 0;   // sampling intervals that went into it (confidence)
+  HostKnobs host;
+  std::vector<QueueObservation> queues;
+};
+
+}  // namespace nictune::tuner

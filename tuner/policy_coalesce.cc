@@ -1,0 +1,152 @@
+#include "tuner/policy_coalesce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tuner/confidence.h"
+#include "tuner/limits.h"
+#include "tuner/queue_target.h"
+#include "tuner/rates.h"
+
+namespace nictune::tuner {
+namespace {
+
+Recommendation Base(Knob knob, const QueueObservation& queue, int64_t current,
+                    const IntervalPlan& plan, const Confidence& confidence) {
+  Recommendation r;
+  r.knob = knob;
+  r.knob_name = std::string(KnobName(knob));
+  r.scope = QueueScope(queue);
+  r.target = QueueTarget(queue);
+  r.current = current;
+  r.recommended = current;
+  r.inputs = plan.inputs;
+  r.confidence = confidence;
+  return r;
+}
+
+uint64_t SocketDrops(const QueueObservation& queue) {
+  uint64_t per_socket = 0;
+  for (const SocketObservation& s : queue.sockets) {
+    per_socket = s.drops > std::numeric_limits<uint64_t>::max() - per_socket
+                     ? std::numeric_limits<uint64_t>::max()
+                     : per_socket + s.drops;
+  }
+  return std::max(queue.drops.socket, per_socket);
+}
+
+}  // namespace
+
+std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
+                                              const QueueObservation& queue,
+                                              const IntervalPlan& plan,
+                                              const PolicyConfig& config) {
+  std::vector<Recommendation> out;
+  const CoalesceState& c = queue.coalesce;
+  if (!c.rx_usecs_supported) return out;
+
+  Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
+  if (!plan.interrupt_cost_measured) {
+    confidence = Discount(confidence, 0.8, "interrupt cost not measured, assumed");
+  }
+  const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
+  const double drop_rate = PerSecond(SocketDrops(queue), obs.window);
+  const double floor_rate = plan.max_interval_s > 0 ? 1 / plan.max_interval_s
+                                                    : std::numeric_limits<double>::infinity();
+
+  bool adaptive_stays_on = false;
+  if (c.adaptive_rx_supported) {
+    Recommendation r = Base(Knob::kAdaptiveRx, queue, c.adaptive_rx ? 1 : 0, plan, confidence);
+    r.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
+    r.inputs.push_back({"socket_drops", drop_rate, "1/s"});
+    const bool violates = plan.constrained && interrupt_rate < floor_rate && drop_rate > 0;
+    if (c.adaptive_rx && !violates) {
+      adaptive_stays_on = true;
+      r.formula = absl::StrFormat(
+          "adaptive-rx on: interrupt rate %.0f/s, floor 1 / u_max = %.0f/s, socket drops "
+          "%.2f/s: it keeps the floor or nothing drops -> keep on",
+          interrupt_rate, floor_rate, drop_rate);
+      r.expected_effect = "no change";
+    } else if (c.adaptive_rx) {
+      r.recommended = 0;
+      r.formula = absl::StrFormat(
+          "adaptive-rx on: interrupt rate %.0f/s < floor 1 / u_max = %.0f/s while sockets drop "
+          "%.2f/s -> off, rx-usecs set from the fill math",
+          interrupt_rate, floor_rate, drop_rate);
+      r.expected_effect = "interrupt rate held at or above the floor; socket drops should stop";
+      r.expected_gain = plan.drop_free ? 1.0 : 0.5;
+    } else {
+      r.formula = "adaptive-rx off: the tuner sets rx-usecs from the fill math -> keep off";
+      r.expected_effect = "no change";
+    }
+    out.push_back(std::move(r));
+  }
+
+  Recommendation usecs = Base(Knob::kRxUsecs, queue, c.rx_usecs, plan, confidence);
+  usecs.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
+  usecs.inputs.push_back({"socket_drops", drop_rate, "1/s"});
+  if (!plan.constrained) {
+    usecs.formula = absl::StrFormat(
+        "no socket with traffic and no ring limit seen -> keep rx-usecs %u", c.rx_usecs);
+    usecs.expected_effect = "no change";
+    usecs.confidence = Discount(usecs.confidence, 0.5, "nothing constrains the interval");
+    out.push_back(std::move(usecs));
+    return out;
+  }
+  if (adaptive_stays_on) {
+    usecs.formula = absl::StrCat(plan.formula, "; adaptive-rx stays on and owns the interval -> "
+                                               "keep rx-usecs ",
+                                 c.rx_usecs);
+    usecs.expected_effect = "no change";
+    out.push_back(std::move(usecs));
+    return out;
+  }
+
+  usecs.recommended = plan.interval_us;
+  usecs.formula =
+      absl::StrCat(plan.formula,
+                   absl::StrFormat(" -> rx-usecs %d (granularity %d us, max %d us)",
+                                   plan.interval_us, plan.granularity_us, plan.cap_us));
+  const bool current_overflows = static_cast<double>(c.rx_usecs) * 1e-6 > plan.max_interval_s;
+  if ((current_overflows || drop_rate > 0) && plan.drop_free) {
+    usecs.expected_gain = 1.0;
+  } else if (interrupt_rate > 0) {
+    usecs.expected_gain =
+        std::clamp((interrupt_rate - plan.predicted_interrupt_rate) / interrupt_rate, 0.0, 1.0);
+  }
+  usecs.expected_effect = absl::StrFormat(
+      "about %.0f interrupts/s (now %.0f/s); %s", plan.predicted_interrupt_rate, interrupt_rate,
+      plan.drop_free ? "no socket or ring overflow predicted"
+                     : "overflow still predicted at this interval: the receive buffer must grow");
+  const double usecs_gain = usecs.expected_gain;
+  out.push_back(std::move(usecs));
+
+  if (c.rx_frames_supported) {
+    Recommendation frames = Base(Knob::kRxFrames, queue, c.rx_frames, plan, confidence);
+    const double rate = std::max(plan.rx_rate_pps, plan.worst_inputs.rate_pps);
+    int64_t cap = TunerRange(Knob::kRxFrames).max;
+    if (c.rx_frames_max > 0) cap = std::min<int64_t>(cap, c.rx_frames_max);
+    if (c.rx_ring_size > 0) {
+      cap = std::min(cap, static_cast<int64_t>((1 - config.margin) * c.rx_ring_size));
+    }
+    cap = std::max<int64_t>(cap, 1);
+    const double wanted = std::ceil(rate * static_cast<double>(plan.interval_us) * 1e-6);
+    frames.recommended =
+        std::clamp(static_cast<int64_t>(std::min(wanted, static_cast<double>(cap))),
+                   int64_t{1}, cap);
+    frames.formula = absl::StrFormat(
+        "rx-frames = ceil(%.0f pps * %d us) = %.0f, within [1, %d] -> %d: a burst interrupts "
+        "before it can overflow, a steady flow at rx-usecs",
+        rate, plan.interval_us, wanted, cap, frames.recommended);
+    frames.expected_effect = "interrupts at rx-usecs for a steady flow, earlier for a burst";
+    frames.expected_gain = usecs_gain;
+    out.push_back(std::move(frames));
+  }
+  return out;
+}
+
+}  // namespace nictune::tuner

@@ -1,0 +1,28 @@
+// Socket-buffer policy: rmem_default, rmem_max, udp_rmem_min and SO_RCVBUF advice for named
+// application sockets, from the buffers the queues' chosen intervals need.
+#pragma once
+
+#include <vector>
+
+#include "tuner/interval_plan.h"
+#include "tuner/observation.h"
+#include "tuner/policy_config.h"
+#include "tuner/recommendation.h"
+
+namespace nictune::tuner {
+
+struct QueuePlan {
+  const QueueObservation* queue = nullptr;
+  IntervalPlan plan;
+};
+
+// For each queue's worst socket: rcvbuf_needed = rate * (u + drain_gap) * truesize / (1 - margin)
+// at the chosen interval u. Sockets on the default buffer raise rmem_default; sockets that set
+// SO_RCVBUF get advice (the kernel doubles the value: advise ceil(needed / 2)) and rmem_max must
+// admit it. rmem_max >= rmem_default always. Buffers only grow here: a roomy buffer costs memory
+// only when used. udp_rmem_min rises to the worst need when UDP memory pressure dropped packets.
+std::vector<Recommendation> RecommendRmem(const Observation& obs,
+                                          const std::vector<QueuePlan>& plans,
+                                          const PolicyConfig& config);
+
+}  // namespace nictune::tuner

@@ -1,0 +1,136 @@
+#include "tuner/policy_weight.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "tuner/confidence.h"
+#include "tuner/cpu_pressure.h"
+#include "tuner/limits.h"
+#include "tuner/rates.h"
+
+namespace nictune::tuner {
+namespace {
+
+Recommendation Base(Knob knob, int64_t current, const Confidence& confidence) {
+  Recommendation r;
+  r.knob = knob;
+  r.knob_name = std::string(KnobName(knob));
+  r.scope = Scope::kHost;
+  r.target = "host";
+  r.current = current;
+  r.recommended = current;
+  r.confidence = confidence;
+  return r;
+}
+
+// Saturating sum: counts near 2^64 must not wrap.
+uint64_t Add(uint64_t a, uint64_t b) {
+  return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+int64_t Bias(double ratio) {
+  const KnobRange range = TunerRange(Knob::kDevWeightRxBias);
+  return static_cast<int64_t>(std::clamp(std::round(ratio), static_cast<double>(range.min),
+                                         static_cast<double>(range.max)));
+}
+
+}  // namespace
+
+std::vector<Recommendation> RecommendWeight(const Observation& obs, const PolicyConfig& config) {
+  const CpuPressure p = AssessCpuPressure(obs, config);
+  uint64_t rx = 0, tx = 0, polls = 0, exhausted = 0, backlog_drops = 0;
+  for (const QueueObservation& q : obs.queues) {
+    rx = Add(rx, q.rx_work);
+    tx = Add(tx, q.tx_work);
+    polls = Add(polls, q.polls);
+    exhausted = Add(exhausted, q.polls_budget_exhausted);
+    backlog_drops = Add(backlog_drops, q.drops.backlog);
+  }
+  const uint64_t work = Add(rx, tx);
+  const Confidence confidence = ConfidenceFrom(obs, work, config);
+  const HostKnobs& h = obs.host;
+  Recommendation rx_bias = Base(Knob::kDevWeightRxBias, h.dev_weight_rx_bias, confidence);
+  Recommendation tx_bias = Base(Knob::kDevWeightTxBias, h.dev_weight_tx_bias, confidence);
+  Recommendation weight = Base(Knob::kDevWeight, h.dev_weight, confidence);
+
+  const double rx_share = work > 0 ? static_cast<double>(rx) / static_cast<double>(work) : 0;
+  const double exhausted_fraction =
+      polls > 0 ? std::min(1.0, static_cast<double>(exhausted) / static_cast<double>(polls)) : 0;
+  const double backlog_drop_rate = PerSecond(backlog_drops, obs.window);
+  for (Recommendation* r : {&rx_bias, &tx_bias, &weight}) {
+    r->inputs = {{"rx_work", static_cast<double>(rx), "packets"},
+                 {"tx_work", static_cast<double>(tx), "completions"},
+                 {"rx_share", rx_share, "fraction"},
+                 {"polls_exhausted", exhausted_fraction, "fraction"},
+                 {"time_squeeze", p.time_squeeze_per_s, "1/s"},
+                 {"backlog_drops", backlog_drop_rate, "1/s"},
+                 {"softirq_share", p.cpu.softirq, "fraction"},
+                 {"user_share", p.cpu.user, "fraction"}};
+  }
+
+  // Biases.
+  const bool quota_hit =
+      p.time_squeeze_per_s >= config.min_time_squeeze_per_s || exhausted_fraction >= 0.5;
+  if (work < config.min_poll_work) {
+    rx_bias.formula = tx_bias.formula = absl::StrFormat(
+        "poll work %u < %u packets: too little to split -> keep", work, config.min_poll_work);
+    rx_bias.expected_effect = tx_bias.expected_effect = "no change";
+  } else if (!quota_hit) {
+    rx_bias.formula = tx_bias.formula = absl::StrFormat(
+        "rx share %.3f, but no quota is hit (time_squeeze %.2f/s < %.2f, polls exhausted %.3f < "
+        "0.5): the split does not matter -> keep",
+        rx_share, p.time_squeeze_per_s, config.min_time_squeeze_per_s, exhausted_fraction);
+    rx_bias.expected_effect = tx_bias.expected_effect = "no change";
+  } else {
+    const double tx_share = 1 - rx_share;
+    double ratio = 0;
+    if (rx_share >= tx_share) {
+      ratio = tx_share > 0 ? rx_share / tx_share : static_cast<double>(kInt32Max);
+      rx_bias.recommended = Bias(ratio);
+      tx_bias.recommended = 1;
+    } else {
+      ratio = rx_share > 0 ? tx_share / rx_share : static_cast<double>(kInt32Max);
+      rx_bias.recommended = 1;
+      tx_bias.recommended = Bias(ratio);
+    }
+    rx_bias.formula = tx_bias.formula = absl::StrFormat(
+        "rx share = %u / (%u + %u) = %.3f; quota hit (time_squeeze %.2f/s, polls exhausted "
+        "%.3f); ratio of the larger share to the smaller = %.2f -> rx_bias %d, tx_bias %d "
+        "(within 1..16)",
+        rx, rx, tx, rx_share, p.time_squeeze_per_s, exhausted_fraction, ratio,
+        rx_bias.recommended, tx_bias.recommended);
+    rx_bias.expected_effect = tx_bias.expected_effect =
+        "each side's quota follows its share of the work";
+    const double gain = std::min(1.0, exhausted_fraction + (p.time_squeeze_per_s > 0 ? 0.5 : 0));
+    rx_bias.expected_gain = tx_bias.expected_gain = gain;
+  }
+
+  // dev_weight.
+  const KnobRange range = TunerRange(Knob::kDevWeight);
+  if (p.starving) {
+    weight.recommended = std::min(h.dev_weight, std::max(range.min, h.dev_weight / 2));
+    weight.formula = absl::StrFormat("%s; softirq starves user space -> dev_weight %d / 2 = %d",
+                                     p.summary, h.dev_weight, weight.recommended);
+    weight.expected_effect = "shorter backlog polls; more CPU left to user space";
+    weight.expected_gain = std::clamp(
+        (config.user_fair_share - p.cpu.user) / config.user_fair_share, 0.0, 1.0);
+  } else if (backlog_drop_rate > 0 && p.room) {
+    weight.recommended = std::max(h.dev_weight, std::min(range.max, h.dev_weight * 2));
+    weight.formula = absl::StrFormat(
+        "%s; backlog drops %.2f/s with softirq below cap %.2f -> dev_weight %d * 2 = %d (cap %d)",
+        p.summary, backlog_drop_rate, config.softirq_cap, h.dev_weight, weight.recommended,
+        range.max);
+    weight.expected_effect = "the backlog drains more per poll; fewer backlog drops";
+    weight.expected_gain = 1.0;
+  } else {
+    weight.formula = absl::StrFormat(
+        "%s; no starvation and no backlog drops with softirq room -> keep dev_weight %d",
+        p.summary, h.dev_weight);
+    weight.expected_effect = "no change";
+  }
+  return {std::move(weight), std::move(rx_bias), std::move(tx_bias)};
+}
+
+}  // namespace nictune::tuner

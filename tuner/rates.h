@@ -1,0 +1,17 @@
+// Counts over a window into per-second rates.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/time/time.h"
+
+namespace nictune::tuner {
+
+// count / window; 0 for an empty window. Exact enough: doubles hold counts to 2^53 exactly and
+// near 2^64 lose only relative precision, never overflow.
+inline double PerSecond(uint64_t count, absl::Duration window) {
+  const double seconds = absl::ToDoubleSeconds(window);
+  return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
+}
+
+}  // namespace nictune::tuner

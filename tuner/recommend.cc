@@ -1,0 +1,119 @@
+#include "tuner/recommend.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tuner/interval_plan.h"
+#include "tuner/limits.h"
+#include "tuner/observation_check.h"
+#include "tuner/policy_budget.h"
+#include "tuner/policy_coalesce.h"
+#include "tuner/policy_defer.h"
+#include "tuner/policy_rmem.h"
+#include "tuner/policy_weight.h"
+#include "tuner/queue_target.h"
+
+namespace nictune::tuner {
+namespace {
+
+absl::Status CheckConfig(const PolicyConfig& c) {
+  const struct {
+    const char* name;
+    double value;
+    double min;
+    double max;
+  } fields[] = {
+      {"margin", c.margin, 0, 0.9},
+      {"interrupt_cpu_share", c.interrupt_cpu_share, 1e-6, 1},
+      {"user_fair_share", c.user_fair_share, 1e-6, 1},
+      {"softirq_cap", c.softirq_cap, 1e-6, 1},
+      {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
+      {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9, 0.5},
+  };
+  for (const auto& f : fields) {
+    if (!(f.value >= f.min && f.value <= f.max)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tuner config: %s = %g must be in [%g, %g]", f.name, f.value, f.min, f.max));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Recommendation* Find(std::vector<Recommendation>& recs, Knob knob) {
+  for (Recommendation& r : recs) {
+    if (r.knob == knob) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
+                                                      const PolicyConfig& config) {
+  if (absl::Status s = CheckConfig(config); !s.ok()) return s;
+  if (absl::Status s = CheckObservation(obs); !s.ok()) return s;
+
+  std::vector<Recommendation> out;
+  std::vector<QueuePlan> plans;
+  plans.reserve(obs.queues.size());
+  for (const QueueObservation& q : obs.queues) {
+    const bool hardware = q.coalesce.rx_usecs_supported;
+    // Hardware rx-usecs in the driver's steps up to its maximum; the software timer in 1 us steps
+    // up to gro_flush_timeout's cap.
+    const uint32_t granularity = hardware ? q.coalesce.rx_usecs_granularity : 1;
+    int64_t max_us = hardware ? TunerRange(Knob::kRxUsecs).max
+                              : TunerRange(Knob::kGroFlushTimeout).max / 1000;
+    if (hardware && q.coalesce.rx_usecs_max > 0) {
+      max_us = std::min<int64_t>(max_us, q.coalesce.rx_usecs_max);
+    }
+    absl::StatusOr<IntervalPlan> plan = PlanInterval(q, obs.window, config, granularity, max_us);
+    if (!plan.ok()) {
+      return absl::Status(plan.status().code(),
+                          absl::StrCat("queue ", QueueTarget(q), ": ", plan.status().message()));
+    }
+    for (Recommendation& r : RecommendCoalesce(obs, q, *plan, config)) out.push_back(std::move(r));
+    for (Recommendation& r : RecommendDefer(obs, q, *plan, config)) out.push_back(std::move(r));
+    plans.push_back({&q, *std::move(plan)});
+  }
+  for (Recommendation& r : RecommendRmem(obs, plans, config)) out.push_back(std::move(r));
+  for (Recommendation& r : RecommendBudget(obs, config)) out.push_back(std::move(r));
+  for (Recommendation& r : RecommendWeight(obs, config)) out.push_back(std::move(r));
+
+  // rmem_default <= rmem_max: a default above the maximum would be silently capped by nothing and
+  // confuse every reader; raise the maximum with it.
+  Recommendation* rmem_default = Find(out, Knob::kRmemDefault);
+  Recommendation* rmem_max = Find(out, Knob::kRmemMax);
+  if (rmem_default != nullptr && rmem_max != nullptr &&
+      rmem_max->recommended < rmem_default->recommended) {
+    rmem_max->recommended = rmem_default->recommended;
+    absl::StrAppend(&rmem_max->formula, "; raised to rmem_default ", rmem_default->recommended,
+                    " to keep rmem_default <= rmem_max");
+  }
+  // netdev_budget and netdev_budget_usecs are one limit in two units: never apart.
+  Recommendation* budget = Find(out, Knob::kNetdevBudget);
+  Recommendation* usecs = Find(out, Knob::kNetdevBudgetUsecs);
+  if (budget != nullptr && usecs != nullptr) {
+    const int64_t db = budget->recommended - budget->current;
+    const int64_t du = usecs->recommended - usecs->current;
+    if ((db > 0 && du < 0) || (db < 0 && du > 0)) {
+      return absl::InternalError(absl::StrFormat(
+          "tuner: netdev_budget %d -> %d and netdev_budget_usecs %d -> %d move apart",
+          budget->current, budget->recommended, usecs->current, usecs->recommended));
+    }
+  }
+  for (const Recommendation& r : out) {
+    const bool kept = r.recommended == r.current;
+    if (!InRange(r.recommended, KernelRange(r.knob)) ||
+        (!kept && !InRange(r.recommended, TunerRange(r.knob)))) {
+      return absl::InternalError(absl::StrFormat(
+          "tuner: %s for %s: recommended %d is outside its range (current %d)", r.knob_name,
+          r.target, r.recommended, r.current));
+    }
+  }
+  return out;
+}
+
+}  // namespace nictune::tuner

@@ -1,0 +1,40 @@
+// What the tuner says about one knob, with the arithmetic a person can check (DESIGN.md §5).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tuner/knob.h"
+
+namespace nictune::tuner {
+
+struct Input {
+  std::string name;  // "rate"
+  double value = 0;
+  std::string unit;  // "pps"
+};
+
+struct Confidence {
+  double value = 0;    // 0..1
+  std::string reason;  // "10 samples over 10 s, 8127440 packets"
+};
+
+struct Recommendation {
+  Knob knob = Knob::kRxUsecs;
+  std::string knob_name;  // KnobName(knob)
+  Scope scope = Scope::kHost;
+  std::string target;  // "host", "eth0", "eth0 rx 3", or the socket's name
+  int64_t current = 0;
+  int64_t recommended = 0;
+  std::vector<Input> inputs;
+  // The formula with the numbers substituted, e.g. "C = 212992 B / 2994 B = 71.14 packets; ...".
+  std::string formula;
+  std::string expected_effect;
+  // Predicted relative improvement of what the change is for (drops or interrupts or CPU), 0..1;
+  // the controller acts only above its hysteresis threshold.
+  double expected_gain = 0;
+  Confidence confidence;
+};
+
+}  // namespace nictune::tuner
