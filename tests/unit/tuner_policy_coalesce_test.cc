@@ -1,0 +1,285 @@
+// Coalescing, deferral and rmem policies through Recommend(), on seed 001's numbers: a 10 GbE
+// ixgbe queue at 812744 pps of 1514-byte frames into one UDP socket with the default 212992-byte
+// buffer (truesize 2994), under the old adaptive ITR whose bulk class was 8K ints/s (125 us).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner/recommend.h"
+
+namespace nictune::tuner {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kRate = 812744;
+
+Observation Seed001() {
+  Observation obs;
+  obs.window = absl::Seconds(10);
+  obs.samples = 10;
+  QueueObservation q;
+  q.device = "eth0";
+  q.queue = 0;
+  SocketObservation s;
+  s.name = "udp 0.0.0.0:12865 (netserver)";
+  s.packets = kRate * 10;
+  s.truesize_mean_bytes = 2994;
+  s.truesize_p99_bytes = 2994;
+  s.rcvbuf_bytes = 212992;
+  s.peak_fill = 1.0;
+  s.drops = 4'000'000;  // seed: 4135 of 9613 Mb/s arrived
+  q.sockets.push_back(s);
+  q.rx_packets = kRate * 10;
+  q.interrupts = 8000 * 10;  // adaptive bulk class, 125 us
+  q.polls = q.interrupts;
+  q.rx_work = q.rx_packets;
+  q.drops.socket = s.drops;
+  q.cpu = {0.02, 0.30, 0.40, 0.20};
+  q.interrupt_cost_s = 2e-6;
+  q.coalesce.rx_usecs_supported = true;
+  q.coalesce.adaptive_rx_supported = true;
+  q.coalesce.adaptive_rx = true;
+  q.coalesce.rx_usecs = 1;  // ixgbe's "dynamic" setting
+  q.coalesce.rx_usecs_granularity = 1;
+  q.coalesce.rx_usecs_max = 1022;
+  q.coalesce.rx_ring_size = 512;
+  obs.queues.push_back(q);
+  return obs;
+}
+
+const Recommendation& Find(const std::vector<Recommendation>& recs, Knob knob) {
+  for (const Recommendation& r : recs) {
+    if (r.knob == knob) return r;
+  }
+  static const Recommendation kMissing;
+  ADD_FAILURE() << "no recommendation for " << KnobName(knob);
+  return kMissing;
+}
+
+bool Has(const std::vector<Recommendation>& recs, Knob knob) {
+  for (const Recommendation& r : recs) {
+    if (r.knob == knob) return true;
+  }
+  return false;
+}
+
+TEST(CoalescePolicyTest, Seed001WithoutMarginPicksTheLongestDropFreeInterval) {
+  PolicyConfig config;
+  config.margin = 0;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(Seed001(), config);
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_GE(usecs.recommended, 70);
+  EXPECT_LE(usecs.recommended, 87);
+  EXPECT_EQ(usecs.recommended, 87);  // floor(87.53 us)
+  const double interrupts_per_s = 1e6 / static_cast<double>(usecs.recommended);
+  EXPECT_NEAR(interrupts_per_s, 12000, 600);  // ~12K ints/s, as the seed chose
+  EXPECT_EQ(usecs.scope, Scope::kQueue);
+  EXPECT_EQ(usecs.target, "eth0 rx 0");
+  EXPECT_EQ(usecs.expected_gain, 1.0);  // drops now, none predicted
+  // Adaptive let the rate fall to 8K < the 11.4K floor while the socket dropped: off.
+  const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
+  EXPECT_EQ(adaptive.current, 1);
+  EXPECT_EQ(adaptive.recommended, 0);
+  EXPECT_THAT(adaptive.formula, HasSubstr("8000/s < floor 1 / u_max = 11425/s"));
+}
+
+TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(Seed001(), PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, 78);
+  EXPECT_THAT(usecs.formula,
+              HasSubstr("C = 212992 B / 2994 B = 71.14 packets; T_fill = 71.14 / 812744 pps = "
+                        "87.53 us; u_max = (1 - 0.10) * 87.53 us - 0.00 us = 78.78 us"));
+  EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.00 us / 0.10 = 20.00 us (ceiling 50000"));
+  EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 78"));
+}
+
+// Every number in the formula must be the one a person gets redoing the arithmetic from the
+// numbers before it.
+TEST(CoalescePolicyTest, FormulaNumbersMatchTheirArithmetic) {
+  Observation obs = Seed001();
+  obs.queues[0].sockets[0].rcvbuf_bytes = 425984;
+  obs.queues[0].sockets[0].truesize_mean_bytes = 2304;
+  obs.queues[0].sockets[0].drain_gap_s = 15e-6;
+  obs.queues[0].sockets[0].packets = 523000 * 10;
+  obs.queues[0].coalesce.adaptive_rx = false;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  double rcvbuf, truesize, c, c2, rate, tfill, margin, tfill2, gap, umax;
+  int rx_usecs;
+  const char* text = usecs.formula.c_str();
+  ASSERT_EQ(std::sscanf(text,
+                        "C = %lf B / %lf B = %lf packets; T_fill = %lf / %lf pps = %lf us; "
+                        "u_max = (1 - %lf) * %lf us - %lf us = %lf us",
+                        &rcvbuf, &truesize, &c, &c2, &rate, &tfill, &margin, &tfill2, &gap, &umax),
+            10)
+      << text;
+  EXPECT_EQ(rcvbuf, 425984);
+  EXPECT_EQ(truesize, 2304);
+  EXPECT_NEAR(c, rcvbuf / truesize, 0.005);
+  EXPECT_EQ(c, c2);
+  EXPECT_EQ(rate, 523000);
+  EXPECT_NEAR(tfill, c / rate * 1e6, 0.01);
+  EXPECT_EQ(tfill, tfill2);
+  EXPECT_NEAR(margin, 0.10, 1e-9);
+  EXPECT_NEAR(gap, 15, 1e-9);
+  EXPECT_NEAR(umax, (1 - margin) * tfill - gap, 0.01);
+  const size_t arrow = usecs.formula.find("-> rx-usecs ");
+  ASSERT_NE(arrow, std::string::npos);
+  ASSERT_EQ(std::sscanf(text + arrow, "-> rx-usecs %d", &rx_usecs), 1);
+  EXPECT_EQ(rx_usecs, usecs.recommended);
+  EXPECT_LE(rx_usecs, umax);
+  EXPECT_GT(rx_usecs + 1, umax);  // the longest whole microsecond not above u_max
+}
+
+TEST(CoalescePolicyTest, DriverGranularityRoundsDown) {
+  Observation obs = Seed001();
+  obs.queues[0].coalesce.rx_usecs_granularity = 2;  // ixgbe EITR counts 2 us
+  PolicyConfig config;
+  config.margin = 0;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, config);
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 86);
+}
+
+TEST(CoalescePolicyTest, RxFramesFollowTheRateWhereTheDriverCountsFrames) {
+  Observation obs = Seed001();
+  obs.queues[0].coalesce.rx_frames_supported = true;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  // ceil(812744 pps * 78 us) = ceil(63.39) = 64
+  EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 64);
+  obs.queues[0].coalesce.rx_frames_supported = false;
+  recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok());
+  EXPECT_FALSE(Has(*recs, Knob::kRxFrames));
+}
+
+TEST(CoalescePolicyTest, AdaptiveThatKeepsTheFloorStaysOn) {
+  Observation obs = Seed001();
+  obs.queues[0].interrupts = 12500 * 10;  // above the 11.4K floor
+  obs.queues[0].drops.socket = 0;
+  obs.queues[0].sockets[0].drops = 0;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_EQ(Find(*recs, Knob::kAdaptiveRx).recommended, 1);
+  EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 1);  // left to adaptive
+}
+
+TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
+  Observation obs = Seed001();
+  // An interrupt that costs 10 us may come at most every 100 us at a 10% CPU share: above the
+  // 78.78 us the default buffer allows.
+  obs.queues[0].interrupt_cost_s = 10e-6;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, 100);
+  EXPECT_THAT(usecs.expected_effect, HasSubstr("buffer must grow"));
+  // 812744 * 100e-6 * 2994 / 0.9 = 270372.8 B -> 4 KiB pages: 270336 is short, 274432.
+  const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
+  EXPECT_EQ(rmem_default.recommended, 274432);
+  EXPECT_THAT(rmem_default.formula,
+              HasSubstr("rcvbuf_needed = 812744 pps * (100 us + 0.00 us) * 2994 B / (1 - 0.10) "
+                        "= 270373 B"));
+  const Recommendation& rmem_max = Find(*recs, Knob::kRmemMax);
+  EXPECT_EQ(rmem_max.current, 212992);
+  EXPECT_EQ(rmem_max.recommended, 274432);  // rmem_default <= rmem_max
+}
+
+TEST(CoalescePolicyTest, ApplicationThatSetsSoRcvbufGetsAdviceAndRmemMaxAdmitsIt) {
+  Observation obs = Seed001();
+  obs.queues[0].interrupt_cost_s = 10e-6;
+  obs.queues[0].sockets[0].rcvbuf_locked = true;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& advice = Find(*recs, Knob::kSoRcvbuf);
+  EXPECT_EQ(advice.scope, Scope::kSocket);
+  EXPECT_EQ(advice.target, "udp 0.0.0.0:12865 (netserver)");
+  EXPECT_EQ(advice.recommended, 135187);  // ceil(270372.8 / 2): the kernel doubles it
+  EXPECT_EQ(Find(*recs, Knob::kRmemDefault).recommended, 212992);  // not used by this socket
+  EXPECT_GE(Find(*recs, Knob::kRmemMax).recommended, 135187);
+}
+
+TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
+  Observation obs = Seed001();
+  obs.queues[0].sockets.clear();
+  obs.queues[0].coalesce.adaptive_rx = false;
+  obs.queues[0].coalesce.rx_ring_size = 256;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  // (1 - 0.1) * 256 / 812744 pps = 283.48 us
+  EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 283);
+}
+
+TEST(DeferPolicyTest, WithoutHardwareModerationDeferralTakesOver) {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.coalesce = CoalesceState{};  // veth-like: no rx-usecs
+  q.defer.supported = true;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_FALSE(Has(*recs, Knob::kRxUsecs));
+  const Recommendation& timeout = Find(*recs, Knob::kGroFlushTimeout);
+  EXPECT_EQ(timeout.recommended, 78'000);  // ns: the same 78 us interval
+  EXPECT_EQ(timeout.scope, Scope::kDevice);
+  EXPECT_EQ(timeout.target, "eth0");
+  // 63.39 packets per interval: ceil(4.605 / 63.39) = 1 empty poll re-arms the interrupt.
+  EXPECT_EQ(Find(*recs, Knob::kNapiDeferHardIrqs).recommended, 1);
+}
+
+TEST(DeferPolicyTest, LowRateNeedsMoreEmptyPollsOrNoDeferral) {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.coalesce = CoalesceState{};
+  q.defer.supported = true;
+  q.rx_packets = 2000 * 10;  // 2 kpps
+  q.sockets[0].packets = q.rx_packets;
+  q.sockets[0].drops = q.drops.socket = 0;
+  q.interrupts = q.rx_packets;
+  PolicyConfig config;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, config);
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  // u = floor(0.9 * 71.14 / 2000 s) = 32012 us, above the 10 ms cap: 10000 us, 20 packets per
+  // interval, ceil(4.605 / 20) = 1.
+  EXPECT_EQ(Find(*recs, Knob::kGroFlushTimeout).recommended, 10'000'000);
+  EXPECT_EQ(Find(*recs, Knob::kNapiDeferHardIrqs).recommended, 1);
+  q.rx_packets = 30 * 10;  // 30 pps: 0.3 packets per 10 ms, n = 16
+  q.sockets[0].packets = q.interrupts = q.rx_packets;
+  recs = Recommend(obs, config);
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_EQ(Find(*recs, Knob::kNapiDeferHardIrqs).recommended, 16);
+  q.rx_packets = 1 * 10;  // 1 pps: n = 461 > 100: deferral off
+  q.sockets[0].packets = q.interrupts = q.rx_packets;
+  recs = Recommend(obs, config);
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_EQ(Find(*recs, Knob::kNapiDeferHardIrqs).recommended, 0);
+  EXPECT_EQ(Find(*recs, Knob::kGroFlushTimeout).recommended, 0);
+}
+
+TEST(RecommendTest, RejectsAWrappedCounterNamingIt) {
+  Observation obs = Seed001();
+  obs.queues[0].interrupts = UINT64_MAX - 5;  // u32 counter that went backwards, read as u64
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_FALSE(recs.ok());
+  EXPECT_THAT(recs.status().message(),
+              HasSubstr("observation eth0 rx 0: interrupts = 18446744073709551610 over 10s"));
+  EXPECT_THAT(recs.status().message(), HasSubstr("wrapped counter"));
+}
+
+TEST(RecommendTest, RejectsNaNShares) {
+  Observation obs = Seed001();
+  obs.queues[0].cpu.softirq = std::numeric_limits<double>::quiet_NaN();
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_FALSE(recs.ok());
+  EXPECT_THAT(recs.status().message(), HasSubstr("cpu.softirq = nan"));
+}
+
+}  // namespace
+}  // namespace nictune::tuner

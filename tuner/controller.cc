@@ -1,0 +1,142 @@
+#include "tuner/controller.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace nictune::tuner {
+namespace {
+
+std::string Key(Knob knob, const std::string& target) {
+  return absl::StrCat(std::string(KnobName(knob)), "@", target);
+}
+
+const Recommendation* FindRecommendation(const std::vector<Recommendation>& recs, Knob knob,
+                                         const std::string& target) {
+  for (const Recommendation& r : recs) {
+    if (r.knob == knob && r.target == target) return &r;
+  }
+  return nullptr;
+}
+
+// The bounded step from current toward wanted: within [current / 2, max(current, 1) * 2].
+int64_t BoundedStep(int64_t current, int64_t wanted) {
+  const int64_t low = current / 2;
+  const int64_t high = std::max<int64_t>(current, 1) * 2;
+  return std::clamp(wanted, low, high);
+}
+
+}  // namespace
+
+Controller::Controller(ControllerConfig config) : config_(config) {}
+
+bool Controller::Regressed(const Health& now, const Health& baseline) const {
+  const double drop_limit =
+      baseline.drops_per_s * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
+  return now.drops_per_s > drop_limit || now.cpu_share > baseline.cpu_share + config_.cpu_tolerance;
+}
+
+std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReading>& readings,
+                                     const Health& health,
+                                     const std::vector<Recommendation>& recommendations) {
+  std::vector<Action> actions;
+  for (const KnobReading& reading : readings) {
+    KnobState& st = knobs_[Key(reading.knob, reading.target)];
+    const std::string name = absl::StrCat(std::string(KnobName(reading.knob)), " ", reading.target);
+    if (st.mode == KnobMode::kReleased) continue;
+
+    if (st.last_written.has_value() && reading.value != *st.last_written) {
+      Release release;
+      release.knob = reading.knob;
+      release.target = reading.target;
+      release.expected = *st.last_written;
+      release.found = reading.value;
+      release.owner = reading.changed_by.empty() ? "unknown" : reading.changed_by;
+      release.changed_at = reading.changed_at.value_or(now);
+      release.reason = absl::StrFormat(
+          "%s: we wrote %d, found %d (changed by %s at %s): a person owns it now; no longer "
+          "managed",
+          name, release.expected, release.found, release.owner,
+          absl::FormatTime(release.changed_at, absl::UTCTimeZone()));
+      st.mode = KnobMode::kReleased;
+      actions.push_back(std::move(release));
+      continue;
+    }
+
+    if (st.mode == KnobMode::kGuarding) {
+      if (Regressed(health, st.baseline)) {
+        Rollback rollback;
+        rollback.knob = reading.knob;
+        rollback.target = reading.target;
+        rollback.from = reading.value;
+        rollback.value = st.before_change;
+        rollback.reason = absl::StrFormat(
+            "%s: %d -> %d made things worse within the guard window (drops %.2f/s vs baseline "
+            "%.2f/s, CPU %.3f vs %.3f): roll back to %d and park until %s",
+            name, st.before_change, reading.value, health.drops_per_s, st.baseline.drops_per_s,
+            health.cpu_share, st.baseline.cpu_share, st.before_change,
+            absl::FormatTime(now + config_.cooldown, absl::UTCTimeZone()));
+        st.last_written = st.before_change;
+        st.mode = KnobMode::kParked;
+        st.parked_until = now + config_.cooldown;
+        st.changed_at = now;
+        actions.push_back(std::move(rollback));
+        continue;
+      }
+      if (now - st.changed_at < config_.guard) continue;
+      st.mode = KnobMode::kIdle;  // kept
+    }
+    if (st.mode == KnobMode::kParked) {
+      if (now < st.parked_until) continue;
+      st.mode = KnobMode::kIdle;
+    }
+
+    const Recommendation* rec =
+        FindRecommendation(recommendations, reading.knob, reading.target);
+    if (rec == nullptr || rec->recommended == reading.value) continue;
+    if (now - st.changed_at < config_.window) continue;
+    if (rec->expected_gain < config_.min_gain) continue;
+    const int64_t value = BoundedStep(reading.value, rec->recommended);
+    if (value == reading.value) continue;
+    const int direction = value > reading.value ? 1 : -1;
+    const bool reversal = st.direction != 0 && direction != st.direction;
+    if (reversal && now - st.last_reversal_at < config_.cooldown) continue;
+    if (reversal) st.last_reversal_at = now;
+
+    Apply apply;
+    apply.knob = reading.knob;
+    apply.target = reading.target;
+    apply.from = reading.value;
+    apply.value = value;
+    apply.reason = absl::StrFormat(
+        "%s: %d -> %d (step toward %d bounded to x2 or /2; expected gain %.2f >= %.2f): %s", name,
+        reading.value, value, rec->recommended, rec->expected_gain, config_.min_gain,
+        rec->formula);
+    st.mode = KnobMode::kGuarding;
+    st.before_change = reading.value;
+    st.last_written = value;
+    st.baseline = health;
+    st.changed_at = now;
+    st.direction = direction;
+    actions.push_back(std::move(apply));
+  }
+  return actions;
+}
+
+void Controller::WriteFailed(Knob knob, const std::string& target, absl::Time now) {
+  KnobState& st = knobs_[Key(knob, target)];
+  if (st.mode == KnobMode::kReleased) return;
+  st.last_written.reset();
+  st.direction = 0;
+  st.mode = KnobMode::kParked;
+  st.parked_until = now + config_.cooldown;
+  st.changed_at = now;
+}
+
+KnobMode Controller::ModeOf(Knob knob, const std::string& target) const {
+  auto it = knobs_.find(Key(knob, target));
+  return it == knobs_.end() ? KnobMode::kIdle : it->second.mode;
+}
+
+}  // namespace nictune::tuner

@@ -1,0 +1,83 @@
+// The apply-mode controller (DESIGN.md §5): turns recommendations into bounded, guarded changes.
+// One change per knob per window; steps of at most x2 or /2; act only on a predicted gain above a
+// threshold; after each change a guard window compares drops and CPU with the baseline and rolls
+// back and parks the knob for a cooldown on a regression; direction reversals at most one per
+// cooldown; a value someone else wrote releases the knob for good. Time is passed in.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "tuner/controller_action.h"
+#include "tuner/knob.h"
+#include "tuner/recommendation.h"
+
+namespace nictune::tuner {
+
+struct ControllerConfig {
+  absl::Duration window = absl::Seconds(10);  // at most one change per knob per window
+  absl::Duration guard = absl::Seconds(30);   // watch a change this long before keeping it
+  absl::Duration cooldown = absl::Minutes(10);
+  double min_gain = 0.05;  // hysteresis: ignore recommendations predicting less
+  // A regression: drops/s above baseline * (1 + ratio) + absolute, or CPU share above baseline +
+  // cpu_tolerance.
+  double drop_tolerance_ratio = 0.10;
+  double drop_tolerance_per_s = 1.0;
+  double cpu_tolerance = 0.02;
+};
+
+// What the agent read from the kernel this window, with who changed it last if it knows.
+struct KnobReading {
+  Knob knob = Knob::kRxUsecs;
+  std::string target;
+  int64_t value = 0;
+  std::string changed_by;                  // e.g. "uid 1000 via ethtool (audit)"; empty = unknown
+  std::optional<absl::Time> changed_at;    // when, if known
+};
+
+// Health of the scope the controller manages, over the window that just ended.
+struct Health {
+  double drops_per_s = 0;
+  double cpu_share = 0;  // busy share (hardirq + softirq + user + system) of the CPUs involved
+};
+
+enum class KnobMode { kIdle, kGuarding, kParked, kReleased };
+
+class Controller {
+ public:
+  explicit Controller(ControllerConfig config);
+
+  // One call per window. Knobs without a reading are left alone.
+  std::vector<Action> Step(absl::Time now, const std::vector<KnobReading>& readings,
+                           const Health& health,
+                           const std::vector<Recommendation>& recommendations);
+
+  // The actuator could not carry out an Apply or Rollback for this knob: forget that write and
+  // park the knob for a cooldown rather than retry every window.
+  void WriteFailed(Knob knob, const std::string& target, absl::Time now);
+
+  KnobMode ModeOf(Knob knob, const std::string& target) const;
+
+ private:
+  struct KnobState {
+    KnobMode mode = KnobMode::kIdle;
+    std::optional<int64_t> last_written;
+    int64_t before_change = 0;
+    absl::Time changed_at = absl::InfinitePast();
+    Health baseline;
+    absl::Time parked_until = absl::InfinitePast();
+    int direction = 0;  // sign of our last Apply
+    absl::Time last_reversal_at = absl::InfinitePast();
+  };
+
+  bool Regressed(const Health& now, const Health& baseline) const;
+
+  ControllerConfig config_;
+  absl::flat_hash_map<std::string, KnobState> knobs_;
+};
+
+}  // namespace nictune::tuner

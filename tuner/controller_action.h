@@ -1,0 +1,44 @@
+// What the apply-mode controller asks the agent's actuator to do. The controller performs no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "absl/time/time.h"
+#include "tuner/knob.h"
+
+namespace nictune::tuner {
+
+// Write value (the knob read `from`).
+struct Apply {
+  Knob knob = Knob::kRxUsecs;
+  std::string target;
+  int64_t from = 0;
+  int64_t value = 0;
+  std::string reason;
+};
+
+// Put back the value from before our change: the guard window saw a regression.
+struct Rollback {
+  Knob knob = Knob::kRxUsecs;
+  std::string target;
+  int64_t from = 0;
+  int64_t value = 0;
+  std::string reason;
+};
+
+// Someone else changed the knob since our last write: a person owns it now; never write it again.
+struct Release {
+  Knob knob = Knob::kRxUsecs;
+  std::string target;
+  int64_t expected = 0;  // our last write
+  int64_t found = 0;     // what was read
+  std::string owner;     // who changed it, as the agent was told ("unknown" otherwise)
+  absl::Time changed_at;
+  std::string reason;
+};
+
+using Action = std::variant<Apply, Rollback, Release>;
+
+}  // namespace nictune::tuner
