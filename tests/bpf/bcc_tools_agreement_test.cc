@@ -1,0 +1,193 @@
+// Hard IRQ and softirq times from the probes agree within 10% with BCC's libbpf-tools
+// (/usr/sbin/hardirqs, /usr/sbin/softirqs) over the same window.
+//
+// The tools print one total per irq action name (hardirqs) and per softirq vector (softirqs),
+// summed over CPUs; they have no per-CPU output, so the comparison is per irq / per vector with
+// the probes' per-CPU counters summed. Windows: each tool is started with `-N <interval> 1`
+// (nanoseconds, one report) and the test waits for its "Tracing" line (printed once attached)
+// before reading the probes, makes load, and reads the probes again before the interval ends.
+// The tool's window thus contains the probes' window; the excess is the idle activity of a few
+// hundred milliseconds, small against the load.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "agent/procfs/interrupts.h"
+#include "agent/procfs/read_file.h"
+#include "driver/probe_source.h"
+#include "gtest/gtest.h"
+#include "tests/bpf/counter_sums.h"
+#include "tests/support/disk_writes.h"
+#include "tests/support/netns_host.h"
+#include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/udp_flow.h"
+
+namespace nictune {
+namespace {
+
+using testing_support::BackgroundProgram;
+using testing_support::WhyNotPrivileged;
+
+constexpr uint32_t kNetRxVector = 3;     // NET_RX_SOFTIRQ
+constexpr int kToolIntervalSeconds = 3;  // the tools' window
+constexpr absl::Duration kLoad = absl::Milliseconds(1500);
+
+// "NAME   TOTAL_nsecs" lines after the header; returns name -> nanoseconds.
+absl::StatusOr<std::map<std::string, uint64_t>> ParseToolTotals(const std::string& tool,
+                                                                const std::string& text) {
+  std::map<std::string, uint64_t> totals;
+  bool in_table = false;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) continue;
+    if (absl::EndsWith(line, "TOTAL_nsecs")) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table) continue;
+    const size_t space = line.find_last_of(' ');
+    uint64_t value = 0;
+    if (space == absl::string_view::npos || !absl::SimpleAtoi(line.substr(space + 1), &value)) {
+      return absl::InternalError(absl::StrCat(tool, " output line ", line_number,
+                                              ": expected \"NAME TOTAL_nsecs\", got \"", line,
+                                              "\""));
+    }
+    totals[std::string(absl::StripAsciiWhitespace(line.substr(0, space)))] += value;
+  }
+  if (!in_table) {
+    return absl::InternalError(absl::StrCat(tool, " printed no TOTAL_nsecs table: ", text));
+  }
+  return totals;
+}
+
+absl::StatusOr<BackgroundProgram> StartTool(const std::string& path) {
+  // Line-buffered, so that "Tracing ..." shows as soon as the tool has attached.
+  absl::StatusOr<BackgroundProgram> tool = BackgroundProgram::Start(
+      {"stdbuf", "-oL", path, "-N", absl::StrCat(kToolIntervalSeconds), "1"});
+  if (!tool.ok()) return tool.status();
+  if (absl::Status attached = tool->WaitForOutput("Tracing", absl::Seconds(10)); !attached.ok()) {
+    return attached;
+  }
+  return tool;
+}
+
+absl::StatusOr<std::map<std::string, uint64_t>> FinishTool(const std::string& tool_name,
+                                                           BackgroundProgram& tool) {
+  absl::StatusOr<testing_support::ProgramOutput> output =
+      tool.Wait(absl::Seconds(kToolIntervalSeconds + 10));
+  if (!output.ok()) return output.status();
+  if (output->exit_code != 0) {
+    return absl::InternalError(
+        absl::StrCat(tool_name, " exited with ", output->exit_code, ": ", output->err));
+  }
+  return ParseToolTotals(tool_name, output->out);
+}
+
+// The disk irq's action name in /proc/interrupts, which is what hardirqs prints.
+absl::StatusOr<std::pair<uint32_t, std::string>> BusiestIrqDuring(
+    testing_support::DiskWrites& disk) {
+  auto totals = []() -> absl::StatusOr<procfs::InterruptTable> {
+    absl::StatusOr<std::string> text = procfs::ReadFile("/proc/interrupts");
+    if (!text.ok()) return text.status();
+    return procfs::ParseInterrupts(*text);
+  };
+  absl::StatusOr<procfs::InterruptTable> before = totals();
+  if (!before.ok()) return before.status();
+  if (absl::StatusOr<uint64_t> written = disk.Write(200, absl::Seconds(2)); !written.ok()) {
+    return written.status();
+  }
+  absl::StatusOr<procfs::InterruptTable> after = totals();
+  if (!after.ok()) return after.status();
+  std::map<uint32_t, uint64_t> old;
+  for (const procfs::InterruptLine& line : before->lines) {
+    if (line.irq) old[*line.irq] = line.total;
+  }
+  std::pair<uint32_t, std::string> busiest;
+  uint64_t most = 0;
+  for (const procfs::InterruptLine& line : after->lines) {
+    if (!line.irq) continue;
+    const uint64_t delta = line.total - old[*line.irq];
+    if (delta > most) {
+      most = delta;
+      busiest = {*line.irq, line.actions};
+    }
+  }
+  if (most < 100) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no irq moved with 200 synced O_DIRECT writes (busiest moved ", most, ")"));
+  }
+  return busiest;
+}
+
+TEST(BccToolsAgreement, HardIrqTimeOfTheDiskIrqAgreesWithHardirqsWithinTenPercent) {
+  if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  absl::StatusOr<testing_support::DiskWrites> disk = testing_support::DiskWrites::Open();
+  ASSERT_TRUE(disk.ok()) << disk.status();
+  absl::StatusOr<std::pair<uint32_t, std::string>> irq = BusiestIrqDuring(*disk);
+  ASSERT_TRUE(irq.ok()) << irq.status();
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  ASSERT_TRUE(probes.ok()) << probes.status();
+
+  absl::StatusOr<BackgroundProgram> tool = StartTool("/usr/sbin/hardirqs");
+  ASSERT_TRUE(tool.ok()) << tool.status();
+  absl::StatusOr<driver::BpfCounters> before = (*probes)->Read();
+  absl::StatusOr<uint64_t> written = disk->Write(1000000, kLoad);
+  absl::StatusOr<driver::BpfCounters> after = (*probes)->Read();
+  absl::StatusOr<std::map<std::string, uint64_t>> tool_totals = FinishTool("hardirqs", *tool);
+  ASSERT_TRUE(before.ok() && after.ok()) << before.status() << after.status();
+  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_TRUE(tool_totals.ok()) << tool_totals.status();
+
+  const auto tool_ns = tool_totals->find(irq->second);
+  ASSERT_NE(tool_ns, tool_totals->end()) << "hardirqs printed no line for " << irq->second;
+  const uint64_t probe_ns = bpf_tests::IrqTotalsFor(*after, irq->first).time_ns -
+                            bpf_tests::IrqTotalsFor(*before, irq->first).time_ns;
+  ASSERT_GT(tool_ns->second, 0u);
+  EXPECT_NEAR(static_cast<double>(probe_ns), static_cast<double>(tool_ns->second),
+              0.10 * static_cast<double>(tool_ns->second))
+      << "irq " << irq->first << " (" << irq->second << "), " << *written << " writes";
+}
+
+TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
+  if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  absl::StatusOr<std::unique_ptr<testing_support::VethHosts>> hosts =
+      testing_support::VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<testing_support::UdpFlow> flow = testing_support::UdpFlow::Open(
+      **hosts, {.rcvbuf_bytes = 1 << 20, .batch = 256, .run_time = absl::Seconds(5)},
+      {.packets = 400000, .payload_bytes = 64, .max_duration = kLoad});
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  ASSERT_TRUE(probes.ok()) << probes.status();
+
+  absl::StatusOr<BackgroundProgram> tool = StartTool("/usr/sbin/softirqs");
+  ASSERT_TRUE(tool.ok()) << tool.status();
+  absl::StatusOr<driver::BpfCounters> before = (*probes)->Read();
+  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
+  absl::SleepFor(absl::Milliseconds(50));
+  absl::StatusOr<driver::BpfCounters> after = (*probes)->Read();
+  absl::StatusOr<std::map<std::string, uint64_t>> tool_totals = FinishTool("softirqs", *tool);
+  ASSERT_TRUE(before.ok() && after.ok()) << before.status() << after.status();
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(tool_totals.ok()) << tool_totals.status();
+
+  const auto tool_ns = tool_totals->find("net_rx");
+  ASSERT_NE(tool_ns, tool_totals->end()) << "softirqs printed no net_rx line";
+  const uint64_t probe_ns = bpf_tests::SoftirqTimeFor(*after, kNetRxVector) -
+                            bpf_tests::SoftirqTimeFor(*before, kNetRxVector);
+  ASSERT_GT(tool_ns->second, 10000000u) << "the flow raised less than 10 ms of NET_RX";
+  EXPECT_NEAR(static_cast<double>(probe_ns), static_cast<double>(tool_ns->second),
+              0.10 * static_cast<double>(tool_ns->second))
+      << "sent " << result->sent.sent << " datagrams";
+}
+
+}  // namespace
+}  // namespace nictune

@@ -1,0 +1,255 @@
+#include "tests/support/netns_host.h"
+
+#include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tests/support/subprocess.h"
+
+namespace nictune::testing_support {
+namespace {
+
+absl::Status ErrnoError(const std::string& what, int error_number) {
+  return absl::InternalError(
+      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
+}
+
+// Names must be unique per process (the pid) and per object (a counter), and device names must
+// fit IFNAMSIZ (15 characters).
+int NextSequence() {
+  static std::atomic<int> sequence{0};
+  return sequence.fetch_add(1);
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(absl::StrCat("open ", path), errno);
+  std::string text;
+  char buffer[8192];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error_number = errno;
+      close(fd);
+      return ErrnoError(absl::StrCat("read ", path), error_number);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NetworkNamespace>> NetworkNamespace::Create(
+    const std::string& name) {
+  if (absl::Status added = RunChecked({"ip", "netns", "add", name}); !added.ok()) return added;
+  auto netns = std::unique_ptr<NetworkNamespace>(new NetworkNamespace(name));
+  if (absl::Status up = netns->Ip({"link", "set", "lo", "up"}); !up.ok()) return up;
+  // IPv6 off inside the test host only (these sysctls are per namespace): no router and neighbour
+  // solicitations mixing into the counts the tests compare.
+  absl::Status quiet;
+  absl::Status ran = netns->RunInside([&] {
+    for (const char* path : {"/proc/sys/net/ipv6/conf/all/disable_ipv6",
+                             "/proc/sys/net/ipv6/conf/default/disable_ipv6"}) {
+      const int fd = open(path, O_WRONLY | O_CLOEXEC);
+      if (fd < 0 && errno == ENOENT) return;  // a kernel without IPv6 is quiet already
+      if (fd < 0 || write(fd, "1", 1) != 1) {
+        quiet = ErrnoError(absl::StrCat("writing 1 to ", path, " in netns ", name), errno);
+        if (fd >= 0) close(fd);
+        return;
+      }
+      close(fd);
+    }
+  });
+  if (!ran.ok()) return ran;
+  if (!quiet.ok()) return quiet;
+  return netns;
+}
+
+NetworkNamespace::~NetworkNamespace() {
+  // A destructor cannot return the error; say it loudly so that a leak is noticed.
+  if (absl::Status deleted = RunChecked({"ip", "netns", "del", name_}); !deleted.ok()) {
+    std::cerr << "test host cleanup failed: " << deleted << "\n";
+  }
+}
+
+absl::Status NetworkNamespace::RunInside(const std::function<void()>& fn) const {
+  const std::string path = absl::StrCat("/run/netns/", name_);
+  absl::Status status;
+  std::thread worker([&] {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      status = ErrnoError(absl::StrCat("open ", path), errno);
+      return;
+    }
+    const int rc = setns(fd, CLONE_NEWNET);
+    const int error_number = errno;
+    close(fd);
+    if (rc != 0) {
+      status = ErrnoError(absl::StrCat("setns(CLONE_NEWNET) into ", name_), error_number);
+      return;
+    }
+    fn();
+  });
+  worker.join();
+  return status;
+}
+
+absl::StatusOr<std::string> NetworkNamespace::ReadProcNet(const std::string& file) const {
+  absl::StatusOr<std::string> text = absl::InternalError("not read");
+  // /proc/thread-self/net follows the reading thread's namespace; /proc/self/net would follow
+  // the main thread's.
+  absl::Status ran = RunInside([&] { text = ReadWholeFile("/proc/thread-self/net/" + file); });
+  if (!ran.ok()) return ran;
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat(text.status().message(), " in netns ", name_));
+  }
+  return text;
+}
+
+absl::Status NetworkNamespace::Ip(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {"ip", "-n", name_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunChecked(argv);
+}
+
+absl::StatusOr<DeviceCounters> NetworkNamespace::ReadDeviceCounters(
+    const std::string& device) const {
+  absl::StatusOr<std::string> text = ReadProcNet("dev");
+  if (!text.ok()) return text.status();
+  // "  name: rx_bytes rx_packets errs drop fifo frame compressed multicast tx_bytes tx_packets
+  //  errs drop ..." (two header lines first).
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    ++line_number;
+    const size_t colon = line.find(':');
+    if (line_number <= 2 || colon == absl::string_view::npos) continue;
+    if (absl::StripAsciiWhitespace(line.substr(0, colon)) != device) continue;
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line.substr(colon + 1), ' ', absl::SkipEmpty());
+    if (fields.size() < 16) {
+      return absl::InternalError(absl::StrCat("/proc/net/dev in netns ", name_, " line ",
+                                              line_number, ": expected 16 columns, got ",
+                                              fields.size()));
+    }
+    uint64_t values[16];
+    for (size_t i = 0; i < 16; ++i) {
+      if (!absl::SimpleAtoi(fields[i], &values[i])) {
+        return absl::InternalError(absl::StrCat("/proc/net/dev in netns ", name_, " line ",
+                                                line_number, ": column ", i + 1,
+                                                " is not a counter: \"", fields[i], "\""));
+      }
+    }
+    DeviceCounters counters;
+    counters.rx_bytes = values[0];
+    counters.rx_packets = values[1];
+    counters.rx_dropped = values[3];
+    counters.tx_bytes = values[8];
+    counters.tx_packets = values[9];
+    counters.tx_dropped = values[11];
+    return counters;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("/proc/net/dev in netns ", name_, ": no device ", device));
+}
+
+absl::Status NetworkNamespace::SetEthtoolFlag(const std::string& device, uint32_t ethtool_command,
+                                              bool enabled) const {
+  absl::Status status;
+  absl::Status ran = RunInside([&] {
+    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      status = ErrnoError("socket(AF_INET, SOCK_DGRAM) for SIOCETHTOOL", errno);
+      return;
+    }
+    ethtool_value value{};
+    value.cmd = ethtool_command;
+    value.data = enabled ? 1 : 0;
+    ifreq request{};
+    std::strncpy(request.ifr_name, device.c_str(), IFNAMSIZ - 1);
+    request.ifr_data = reinterpret_cast<char*>(&value);
+    if (ioctl(fd, SIOCETHTOOL, &request) != 0) {
+      status = ErrnoError(absl::StrCat("SIOCETHTOOL command ", ethtool_command, " = ", value.data,
+                                       " on ", device, " in netns ", name_),
+                          errno);
+    }
+    close(fd);
+  });
+  return ran.ok() ? status : ran;
+}
+
+absl::StatusOr<std::unique_ptr<VethHosts>> VethHosts::Create(const VethHostsOptions& options) {
+  const std::string tag = absl::StrCat(getpid(), "x", NextSequence());
+  auto hosts = std::unique_ptr<VethHosts>(new VethHosts());
+  absl::StatusOr<std::unique_ptr<NetworkNamespace>> a = NetworkNamespace::Create("nt-a-" + tag);
+  if (!a.ok()) return a.status();
+  hosts->a_ = *std::move(a);
+  absl::StatusOr<std::unique_ptr<NetworkNamespace>> b = NetworkNamespace::Create("nt-b-" + tag);
+  if (!b.ok()) return b.status();
+  hosts->b_ = *std::move(b);
+
+  hosts->device_a_ = "nva" + tag;
+  hosts->device_b_ = "nvb" + tag;
+  if (hosts->device_a_.size() >= IFNAMSIZ) {
+    return absl::InternalError(
+        absl::StrCat("veth name ", hosts->device_a_, " exceeds ", IFNAMSIZ - 1, " characters"));
+  }
+  // Created inside a and moved straight into b: neither end ever exists in the host namespace.
+  if (absl::Status s = hosts->a_->Ip({"link", "add", hosts->device_a_, "type", "veth", "peer",
+                                      "name", hosts->device_b_, "netns", hosts->b_->name()});
+      !s.ok()) {
+    return s;
+  }
+  hosts->address_a_ = "10.213.0.1";
+  hosts->address_b_ = "10.213.0.2";
+  if (absl::Status s =
+          hosts->a_->Ip({"addr", "add", hosts->address_a_ + "/30", "dev", hosts->device_a_});
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          hosts->b_->Ip({"addr", "add", hosts->address_b_ + "/30", "dev", hosts->device_b_});
+      !s.ok()) {
+    return s;
+  }
+  if (options.napi_on_b) {
+    if (absl::Status s = hosts->b_->SetEthtoolFlag(hosts->device_b_, ETHTOOL_SGRO, true); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = hosts->a_->SetEthtoolFlag(hosts->device_a_, ETHTOOL_STSO, false);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = hosts->a_->Ip({"link", "set", hosts->device_a_, "up"}); !s.ok()) return s;
+  if (absl::Status s = hosts->b_->Ip({"link", "set", hosts->device_b_, "up"}); !s.ok()) return s;
+  if (options.tap_in_b) {
+    hosts->tap_b_ = "ntt" + tag;
+    if (absl::Status s = hosts->b_->Ip({"tuntap", "add", "dev", hosts->tap_b_, "mode", "tap"});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return hosts;
+}
+
+}  // namespace nictune::testing_support

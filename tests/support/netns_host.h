@@ -1,0 +1,98 @@
+// Test hosts: network namespaces joined by a veth pair (and optionally a TAP device), with private
+// addresses inside the namespaces only. Everything is deleted by the destructors, also when a test
+// fails half way. Nothing here touches the host's own devices or addresses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace nictune::testing_support {
+
+// Counters of one device as /proc/net/dev shows them inside its namespace.
+struct DeviceCounters {
+  uint64_t rx_bytes = 0;
+  uint64_t rx_packets = 0;
+  uint64_t rx_dropped = 0;
+  uint64_t tx_bytes = 0;
+  uint64_t tx_packets = 0;
+  uint64_t tx_dropped = 0;
+};
+
+// One named network namespace (`ip netns add`), deleted with `ip netns del` on destruction.
+class NetworkNamespace {
+ public:
+  static absl::StatusOr<std::unique_ptr<NetworkNamespace>> Create(const std::string& name);
+  NetworkNamespace(const NetworkNamespace&) = delete;
+  NetworkNamespace& operator=(const NetworkNamespace&) = delete;
+  ~NetworkNamespace();
+
+  const std::string& name() const { return name_; }
+
+  // Runs `fn` on a fresh thread that has joined this namespace (setns(CLONE_NEWNET) affects only
+  // that thread) and returns when it has finished. Sockets created by `fn` stay in this namespace
+  // and may be used from any thread afterwards.
+  absl::Status RunInside(const std::function<void()>& fn) const;
+
+  // Reads /proc/net/<file> as this namespace sees it ("snmp", "dev", "netstat").
+  absl::StatusOr<std::string> ReadProcNet(const std::string& file) const;
+
+  // `ip -n <name> <args...>`, failing with ip's stderr unless it exits 0.
+  absl::Status Ip(const std::vector<std::string>& args) const;
+
+  absl::StatusOr<DeviceCounters> ReadDeviceCounters(const std::string& device) const;
+
+  // Sets a device's ethtool feature flag through the legacy SIOCETHTOOL ioctl (the ethtool
+  // binary is not installed everywhere). `ethtool_command` is e.g. ETHTOOL_SGRO or ETHTOOL_STSO.
+  absl::Status SetEthtoolFlag(const std::string& device, uint32_t ethtool_command,
+                              bool enabled) const;
+
+ private:
+  explicit NetworkNamespace(std::string name) : name_(std::move(name)) {}
+  std::string name_;
+};
+
+struct VethHostsOptions {
+  // Deliver through the receiving veth's NAPI instance so that napi:napi_poll fires for it. On
+  // 6.x veth uses NAPI only when GRO is on for the receiver (or XDP is attached), and only for
+  // skbs that are eligible for GRO: the sender must have TSO off (or the receiver must have
+  // rx-udp-gro-forwarding); see veth_skb_is_eligible_for_gro() in drivers/net/veth.c.
+  bool napi_on_b = true;
+  bool tap_in_b = false;  // also create a TAP device (down, no queue attached) in host b
+};
+
+// Two hosts "a" and "b" in their own namespaces, joined by a veth pair with a /30 between them.
+class VethHosts {
+ public:
+  static absl::StatusOr<std::unique_ptr<VethHosts>> Create(const VethHostsOptions& options);
+  VethHosts(const VethHosts&) = delete;
+  VethHosts& operator=(const VethHosts&) = delete;
+  ~VethHosts() = default;
+
+  const NetworkNamespace& a() const { return *a_; }
+  const NetworkNamespace& b() const { return *b_; }
+  const std::string& device_a() const { return device_a_; }  // the veth end in a
+  const std::string& device_b() const { return device_b_; }  // the veth end in b
+  const std::string& address_a() const { return address_a_; }
+  const std::string& address_b() const { return address_b_; }
+  const std::string& tap_b() const { return tap_b_; }  // empty unless tap_in_b
+
+ private:
+  VethHosts() = default;
+
+  // Deleting a namespace deletes the devices inside it, so the namespaces are all we own.
+  std::unique_ptr<NetworkNamespace> a_;
+  std::unique_ptr<NetworkNamespace> b_;
+  std::string device_a_;
+  std::string device_b_;
+  std::string address_a_;
+  std::string address_b_;
+  std::string tap_b_;
+};
+
+}  // namespace nictune::testing_support
