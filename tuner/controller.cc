@@ -92,8 +92,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
       st.mode = KnobMode::kIdle;
     }
 
-    const Recommendation* rec =
-        FindRecommendation(recommendations, reading.knob, reading.target);
+    const Recommendation* rec = FindRecommendation(recommendations, reading.knob, reading.target);
     if (rec == nullptr || rec->recommended == reading.value) continue;
     if (now - st.changed_at < config_.window) continue;
     if (rec->expected_gain < config_.min_gain) continue;
@@ -111,8 +110,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     apply.value = value;
     apply.reason = absl::StrFormat(
         "%s: %d -> %d (step toward %d bounded to x2 or /2; expected gain %.2f >= %.2f): %s", name,
-        reading.value, value, rec->recommended, rec->expected_gain, config_.min_gain,
-        rec->formula);
+        reading.value, value, rec->recommended, rec->expected_gain, config_.min_gain, rec->formula);
     st.mode = KnobMode::kGuarding;
     st.before_change = reading.value;
     st.last_written = value;

@@ -35,8 +35,8 @@ struct KnobReading {
   Knob knob = Knob::kRxUsecs;
   std::string target;
   int64_t value = 0;
-  std::string changed_by;                  // e.g. "uid 1000 via ethtool (audit)"; empty = unknown
-  std::optional<absl::Time> changed_at;    // when, if known
+  std::string changed_by;                // e.g. "uid 1000 via ethtool (audit)"; empty = unknown
+  std::optional<absl::Time> changed_at;  // when, if known
 };
 
 // Health of the scope the controller manages, over the window that just ended.

@@ -25,10 +25,10 @@ CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config
   p.starving = busiest != nullptr && p.cpu.softirq >= config.softirq_cap &&
                p.cpu.user < config.user_fair_share && p.cpu.idle < kIdleSlack;
   p.room = p.cpu.softirq < config.softirq_cap;
-  p.summary = absl::StrFormat(
-      "%s: softirq %.2f, user %.2f, idle %.2f, hardirq %.2f, time_squeeze %.2f/s",
-      p.busiest.empty() ? "no queue" : p.busiest, p.cpu.softirq, p.cpu.user, p.cpu.idle,
-      p.cpu.hardirq, p.time_squeeze_per_s);
+  p.summary =
+      absl::StrFormat("%s: softirq %.2f, user %.2f, idle %.2f, hardirq %.2f, time_squeeze %.2f/s",
+                      p.busiest.empty() ? "no queue" : p.busiest, p.cpu.softirq, p.cpu.user,
+                      p.cpu.idle, p.cpu.hardirq, p.time_squeeze_per_s);
   return p;
 }
 

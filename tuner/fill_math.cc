@@ -23,12 +23,14 @@ absl::Status CheckInputs(const FillInputs& in) {
   };
   for (const auto& f : fields) {
     if (!std::isfinite(f.value) || f.value < 0 || (f.must_be_positive && f.value == 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "fill math: ", f.name, " = ", f.value, f.must_be_positive ? " must be > 0" : " must be >= 0"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("fill math: ", f.name, " = ", f.value,
+                       f.must_be_positive ? " must be > 0" : " must be >= 0"));
     }
   }
   if (in.margin >= 1) {
-    return absl::InvalidArgumentError(absl::StrCat("fill math: margin = ", in.margin, " must be < 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("fill math: margin = ", in.margin, " must be < 1"));
   }
   return absl::OkStatus();
 }
@@ -41,8 +43,8 @@ absl::StatusOr<FillResult> ComputeFill(const FillInputs& in) {
   r.capacity_packets = in.rcvbuf_bytes / in.truesize_bytes;
   r.fill_time_s = r.capacity_packets / in.rate_pps;
   r.max_interval_s = (1 - in.margin) * r.fill_time_s - in.drain_gap_s;
-  r.min_interrupt_rate = r.max_interval_s > 0 ? 1 / r.max_interval_s
-                                              : std::numeric_limits<double>::infinity();
+  r.min_interrupt_rate =
+      r.max_interval_s > 0 ? 1 / r.max_interval_s : std::numeric_limits<double>::infinity();
   return r;
 }
 

@@ -7,18 +7,18 @@
 namespace nictune::tuner {
 
 struct FillInputs {
-  double rate_pps = 0;         // arrival rate into the socket (lambda)
-  double truesize_bytes = 0;   // mean kernel charge per packet (skb->truesize)
-  double rcvbuf_bytes = 0;     // sk_rcvbuf
-  double drain_gap_s = 0;      // longest time the application leaves the socket undrained
-  double margin = 0.1;         // safety fraction of the fill time kept unused, in [0, 1)
+  double rate_pps = 0;        // arrival rate into the socket (lambda)
+  double truesize_bytes = 0;  // mean kernel charge per packet (skb->truesize)
+  double rcvbuf_bytes = 0;    // sk_rcvbuf
+  double drain_gap_s = 0;     // longest time the application leaves the socket undrained
+  double margin = 0.1;        // safety fraction of the fill time kept unused, in [0, 1)
 };
 
 struct FillResult {
-  double capacity_packets = 0;     // C = rcvbuf / truesize
-  double fill_time_s = 0;          // T_fill = C / rate
-  double max_interval_s = 0;       // u_max = (1 - margin) * T_fill - drain_gap; <= 0: none works
-  double min_interrupt_rate = 0;   // 1 / u_max; +inf when u_max <= 0
+  double capacity_packets = 0;    // C = rcvbuf / truesize
+  double fill_time_s = 0;         // T_fill = C / rate
+  double max_interval_s = 0;      // u_max = (1 - margin) * T_fill - drain_gap; <= 0: none works
+  double min_interrupt_rate = 0;  // 1 / u_max; +inf when u_max <= 0
 };
 
 // Fails with InvalidArgument naming the input when a value is negative, not finite, or zero

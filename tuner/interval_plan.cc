@@ -43,7 +43,8 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   // Worst socket: the one whose drop-free interval is shortest.
   double socket_limit_s = kInf;
   for (const SocketObservation& s : queue.sockets) {
-    const double truesize = s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
+    const double truesize =
+        s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
     if (s.packets == 0 || truesize <= 0) continue;
     FillInputs in;
     in.rate_pps = PerSecond(s.packets, window);
@@ -125,12 +126,12 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
     plan.inputs.push_back({"margin", in.margin, "fraction"});
   }
   if (plan.ring_limit_s < kInf) {
-    absl::StrAppend(&f, f.empty() ? "" : "; ",
-                    absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps = %.2f us",
-                                    config.margin, queue.coalesce.rx_ring_size, plan.rx_rate_pps,
-                                    Us(plan.ring_limit_s)));
-    plan.inputs.push_back({"rx_ring_size", static_cast<double>(queue.coalesce.rx_ring_size),
-                           "descriptors"});
+    absl::StrAppend(
+        &f, f.empty() ? "" : "; ",
+        absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps = %.2f us", config.margin,
+                        queue.coalesce.rx_ring_size, plan.rx_rate_pps, Us(plan.ring_limit_s)));
+    plan.inputs.push_back(
+        {"rx_ring_size", static_cast<double>(queue.coalesce.rx_ring_size), "descriptors"});
   }
   plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
   plan.inputs.push_back({"interrupt_cost", Us(plan.interrupt_cost_s), "us"});

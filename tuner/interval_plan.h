@@ -31,7 +31,7 @@ struct IntervalPlan {
   bool interrupt_cost_measured = false;
   InterruptCeiling ceiling;
   int64_t granularity_us = 1;
-  int64_t cap_us = 0;  // largest allowed interval (driver and tuner caps), in granularity
+  int64_t cap_us = 0;       // largest allowed interval (driver and tuner caps), in granularity
   int64_t interval_us = 0;  // the choice
   bool drop_free = false;   // interval_us <= max_interval_s: no overflow predicted
   double predicted_interrupt_rate = 0;

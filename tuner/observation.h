@@ -22,15 +22,15 @@ struct CpuSplit {
 
 // One application socket fed by the queue; the worst one decides the queue's limits.
 struct SocketObservation {
-  std::string name;                 // e.g. "udp 0.0.0.0:5001 pid 812 (netserver)"
-  uint64_t packets = 0;             // enqueued into the socket during the window
-  double truesize_mean_bytes = 0;   // mean skb->truesize charged per packet
+  std::string name;                // e.g. "udp 0.0.0.0:5001 pid 812 (netserver)"
+  uint64_t packets = 0;            // enqueued into the socket during the window
+  double truesize_mean_bytes = 0;  // mean skb->truesize charged per packet
   double truesize_p99_bytes = 0;
-  uint64_t rcvbuf_bytes = 0;        // sk_rcvbuf
-  double peak_fill = 0;             // highest rmem_alloc / sk_rcvbuf seen, 0..1
-  uint64_t drops = 0;               // dropped because the receive buffer was full
-  double drain_gap_s = 0;           // longest time the application left the socket undrained
-  bool rcvbuf_locked = false;       // the application set SO_RCVBUF (rmem_default does not apply)
+  uint64_t rcvbuf_bytes = 0;   // sk_rcvbuf
+  double peak_fill = 0;        // highest rmem_alloc / sk_rcvbuf seen, 0..1
+  uint64_t drops = 0;          // dropped because the receive buffer was full
+  double drain_gap_s = 0;      // longest time the application left the socket undrained
+  bool rcvbuf_locked = false;  // the application set SO_RCVBUF (rmem_default does not apply)
 };
 
 struct DropCounts {
@@ -43,7 +43,8 @@ struct DropCounts {
 // ethtool coalescing as read, with what the driver supports.
 struct CoalesceState {
   bool rx_usecs_supported = false;
-  bool rx_frames_supported = false;  // the driver interrupts at rx-frames or rx-usecs, whichever first
+  bool rx_frames_supported =
+      false;  // the driver interrupts at rx-frames or rx-usecs, whichever first
   bool adaptive_rx_supported = false;
   uint32_t rx_usecs = 0;
   uint32_t rx_frames = 0;

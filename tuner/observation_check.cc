@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,8 @@
 
 namespace nictune::tuner {
 namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 std::string QueueName(const QueueObservation& q) {
   return q.queue < 0 ? q.device : absl::StrCat(q.device, " rx ", q.queue);
@@ -31,11 +34,11 @@ absl::Status CheckCount(const std::string& where, const char* name, uint64_t cou
                         absl::Duration window) {
   const double rate = PerSecond(count, window);
   if (rate > kMaxPlausibleEventsPerSecond) {
-    return Bad(where, absl::StrFormat(
-                          "%s = %u over %s is %.3g/s, above the plausible %.3g/s (a wrapped "
-                          "counter?)",
-                          name, count, absl::FormatDuration(window), rate,
-                          kMaxPlausibleEventsPerSecond));
+    return Bad(where,
+               absl::StrFormat("%s = %u over %s is %.3g/s, above the plausible %.3g/s (a wrapped "
+                               "counter?)",
+                               name, count, absl::FormatDuration(window), rate,
+                               kMaxPlausibleEventsPerSecond));
   }
   return absl::OkStatus();
 }
@@ -92,6 +95,11 @@ absl::Status CheckQueue(const QueueObservation& q, absl::Duration window) {
            CheckGauge(where, "cpu.idle", q.cpu.idle, 1.0),
            // One interrupt costing more than a millisecond is a measurement error, not a NIC.
            CheckGauge(where, "interrupt_cost_s", q.interrupt_cost_s, 1e-3),
+           CheckKnob(where, Knob::kNapiDeferHardIrqs, q.defer.napi_defer_hard_irqs),
+           CheckKnob(where, Knob::kGroFlushTimeout,
+                     q.defer.gro_flush_timeout_ns > static_cast<uint64_t>(kInt64Max)
+                         ? -1
+                         : static_cast<int64_t>(q.defer.gro_flush_timeout_ns)),
        }) {
     if (!st.ok()) return st;
   }

@@ -34,9 +34,11 @@ Recommendation Base(Knob knob, int64_t current, const CpuPressure& p,
 // current * factor, rounded away from current, within range, never past current the wrong way.
 int64_t Scale(int64_t current, double factor, Knob knob) {
   const KnobRange range = TunerRange(knob);
+  // The epsilon keeps representation error (0.7 / 0.8 = 0.87499...) from costing a whole unit.
+  constexpr double kEpsilon = 1e-9;
   const double scaled = static_cast<double>(current) * factor;
   const double bounded =
-      std::clamp(factor >= 1 ? std::ceil(scaled) : std::floor(scaled),
+      std::clamp(factor >= 1 ? std::ceil(scaled - kEpsilon) : std::floor(scaled + kEpsilon),
                  static_cast<double>(range.min), static_cast<double>(range.max));
   const int64_t value = static_cast<int64_t>(bounded);
   return factor >= 1 ? std::max(current, value) : std::min(current, value);
@@ -80,10 +82,10 @@ std::vector<Recommendation> RecommendBudget(const Observation& obs, const Policy
     const double needed_us = 1.25 * static_cast<double>(budget.recommended) * packet_s * 1e6;
     const int64_t scaled_usecs = Scale(h.netdev_budget_usecs, factor, Knob::kNetdevBudgetUsecs);
     const KnobRange usecs_range = TunerRange(Knob::kNetdevBudgetUsecs);
-    usecs.recommended = std::max(
-        scaled_usecs, std::min(usecs_range.max, static_cast<int64_t>(std::ceil(std::min(
-                                                    needed_us, static_cast<double>(
-                                                                   usecs_range.max))))));
+    usecs.recommended =
+        std::max(scaled_usecs,
+                 std::min(usecs_range.max, static_cast<int64_t>(std::ceil(std::min(
+                                               needed_us, static_cast<double>(usecs_range.max))))));
     const std::string why = absl::StrFormat(
         "%s; time_squeeze >= %.2f/s with softirq below cap %.2f: f = min(2, %.2f / %.2f) = %.3f",
         p.summary, config.min_time_squeeze_per_s, config.softirq_cap, config.softirq_cap,

@@ -41,8 +41,7 @@ uint64_t SocketDrops(const QueueObservation& queue) {
 
 }  // namespace
 
-std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
-                                              const QueueObservation& queue,
+std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const QueueObservation& queue,
                                               const IntervalPlan& plan,
                                               const PolicyConfig& config) {
   std::vector<Recommendation> out;
@@ -55,8 +54,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
   }
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
   const double drop_rate = PerSecond(SocketDrops(queue), obs.window);
-  const double floor_rate = plan.max_interval_s > 0 ? 1 / plan.max_interval_s
-                                                    : std::numeric_limits<double>::infinity();
+  const double floor_rate =
+      plan.max_interval_s > 0 ? 1 / plan.max_interval_s : std::numeric_limits<double>::infinity();
 
   bool adaptive_stays_on = false;
   if (c.adaptive_rx_supported) {
@@ -98,8 +97,9 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
     return out;
   }
   if (adaptive_stays_on) {
-    usecs.formula = absl::StrCat(plan.formula, "; adaptive-rx stays on and owns the interval -> "
-                                               "keep rx-usecs ",
+    usecs.formula = absl::StrCat(plan.formula,
+                                 "; adaptive-rx stays on and owns the interval -> "
+                                 "keep rx-usecs ",
                                  c.rx_usecs);
     usecs.expected_effect = "no change";
     out.push_back(std::move(usecs));
@@ -107,10 +107,9 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
   }
 
   usecs.recommended = plan.interval_us;
-  usecs.formula =
-      absl::StrCat(plan.formula,
-                   absl::StrFormat(" -> rx-usecs %d (granularity %d us, max %d us)",
-                                   plan.interval_us, plan.granularity_us, plan.cap_us));
+  usecs.formula = absl::StrCat(plan.formula,
+                               absl::StrFormat(" -> rx-usecs %d (granularity %d us, max %d us)",
+                                               plan.interval_us, plan.granularity_us, plan.cap_us));
   const bool current_overflows = static_cast<double>(c.rx_usecs) * 1e-6 > plan.max_interval_s;
   if ((current_overflows || drop_rate > 0) && plan.drop_free) {
     usecs.expected_gain = 1.0;
@@ -135,9 +134,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
     }
     cap = std::max<int64_t>(cap, 1);
     const double wanted = std::ceil(rate * static_cast<double>(plan.interval_us) * 1e-6);
-    frames.recommended =
-        std::clamp(static_cast<int64_t>(std::min(wanted, static_cast<double>(cap))),
-                   int64_t{1}, cap);
+    frames.recommended = std::clamp(
+        static_cast<int64_t>(std::min(wanted, static_cast<double>(cap))), int64_t{1}, cap);
     frames.formula = absl::StrFormat(
         "rx-frames = ceil(%.0f pps * %d us) = %.0f, within [1, %d] -> %d: a burst interrupts "
         "before it can overflow, a steady flow at rx-usecs",

@@ -16,9 +16,7 @@ namespace nictune::tuner {
 // while sockets drop. While adaptive-rx stays on, rx-usecs is left to it. Empty when the driver
 // has no rx-usecs (see the deferral policy). plan comes from PlanInterval for this queue with the
 // driver's granularity and maximum.
-std::vector<Recommendation> RecommendCoalesce(const Observation& obs,
-                                              const QueueObservation& queue,
-                                              const IntervalPlan& plan,
-                                              const PolicyConfig& config);
+std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const QueueObservation& queue,
+                                              const IntervalPlan& plan, const PolicyConfig& config);
 
 }  // namespace nictune::tuner

@@ -6,7 +6,8 @@
 namespace nictune::tuner {
 
 struct PolicyConfig {
-  // Fraction of the fill time kept unused against bursts and rate error: u_max = (1-m)*T_fill - gap.
+  // Fraction of the fill time kept unused against bursts and rate error: u_max = (1-m)*T_fill -
+  // gap.
   double margin = 0.10;
   // Interrupt + fixed poll overhead may use at most this share of one CPU: the interrupt-rate
   // ceiling is share / cost per interrupt.

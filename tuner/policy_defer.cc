@@ -39,16 +39,16 @@ std::vector<Recommendation> RecommendDefer(const Observation& obs, const QueueOb
   if (!d.supported) return out;
 
   const Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
-  const int64_t current_timeout = static_cast<int64_t>(
-      std::min<uint64_t>(d.gro_flush_timeout_ns,
-                         static_cast<uint64_t>(KernelRange(Knob::kGroFlushTimeout).max)));
-  Recommendation defer = Base(Knob::kNapiDeferHardIrqs, queue, d.napi_defer_hard_irqs, plan,
-                              confidence);
+  const int64_t current_timeout = static_cast<int64_t>(std::min<uint64_t>(
+      d.gro_flush_timeout_ns, static_cast<uint64_t>(KernelRange(Knob::kGroFlushTimeout).max)));
+  Recommendation defer =
+      Base(Knob::kNapiDeferHardIrqs, queue, d.napi_defer_hard_irqs, plan, confidence);
   Recommendation timeout = Base(Knob::kGroFlushTimeout, queue, current_timeout, plan, confidence);
 
   if (queue.coalesce.rx_usecs_supported) {
-    const std::string why = "the NIC has rx-usecs: hardware moderation is used, deferral is kept "
-                            "as set";
+    const std::string why =
+        "the NIC has rx-usecs: hardware moderation is used, deferral is kept "
+        "as set";
     defer.formula = timeout.formula = why;
     defer.expected_effect = timeout.expected_effect = "no change";
   } else if (!plan.constrained) {
@@ -77,14 +77,14 @@ std::vector<Recommendation> RecommendDefer(const Observation& obs, const QueueOb
           "one interrupt per packet burst, no timer polls";
     } else {
       defer.recommended = std::clamp(static_cast<int64_t>(wanted), int64_t{1}, range.max);
-      timeout.recommended = std::min(plan.interval_us * 1000,
-                                     TunerRange(Knob::kGroFlushTimeout).max);
+      timeout.recommended =
+          std::min(plan.interval_us * 1000, TunerRange(Knob::kGroFlushTimeout).max);
       defer.formula = timeout.formula = absl::StrCat(
           arithmetic, absl::StrFormat(" -> napi_defer_hard_irqs %d, gro_flush_timeout %d ns",
                                       defer.recommended, timeout.recommended));
       defer.expected_effect = timeout.expected_effect = absl::StrFormat(
-          "hard interrupts replaced by timer polls every %d us (about %.0f/s)%s",
-          plan.interval_us, plan.predicted_interrupt_rate,
+          "hard interrupts replaced by timer polls every %d us (about %.0f/s)%s", plan.interval_us,
+          plan.predicted_interrupt_rate,
           plan.drop_free ? "" : "; overflow still predicted: the receive buffer must grow");
     }
     const double interrupt_rate = PerSecond(queue.interrupts, obs.window);

@@ -67,20 +67,19 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
     absl::StatusOr<double> needed = RcvbufNeeded(plan.worst_inputs, interval_s);
     if (!needed.ok()) continue;  // inputs were checked by PlanInterval; nothing to recommend
     const FillInputs& in = plan.worst_inputs;
-    Need need{&p, *needed,
-              absl::StrFormat("rcvbuf_needed = %.0f pps * (%d us + %.2f us) * %.0f B / (1 - %.2f)"
-                              " = %.0f B (socket %s, now %.0f B)",
-                              in.rate_pps, plan.interval_us, in.drain_gap_s * 1e6,
-                              in.truesize_bytes, in.margin, *needed, plan.worst_socket,
-                              in.rcvbuf_bytes)};
+    Need need{
+        &p, *needed,
+        absl::StrFormat("rcvbuf_needed = %.0f pps * (%d us + %.2f us) * %.0f B / (1 - %.2f)"
+                        " = %.0f B (socket %s, now %.0f B)",
+                        in.rate_pps, plan.interval_us, in.drain_gap_s * 1e6, in.truesize_bytes,
+                        in.margin, *needed, plan.worst_socket, in.rcvbuf_bytes)};
     if (need.bytes > any_need.bytes) any_need = need;
     if (need.bytes <= in.rcvbuf_bytes) continue;  // fits at its interval
     if (plan.worst_socket_rcvbuf_locked) {
       // The application owns its buffer: advice only, and rmem_max must let the value through.
       const KnobRange range = TunerRange(Knob::kSoRcvbuf);
-      Recommendation advice =
-          Base(Knob::kSoRcvbuf, Scope::kSocket, plan.worst_socket,
-               static_cast<int64_t>(in.rcvbuf_bytes / 2), confidence);
+      Recommendation advice = Base(Knob::kSoRcvbuf, Scope::kSocket, plan.worst_socket,
+                                   static_cast<int64_t>(in.rcvbuf_bytes / 2), confidence);
       const double half = std::ceil(need.bytes / 2);
       advice.recommended = static_cast<int64_t>(
           std::clamp(half, static_cast<double>(range.min), static_cast<double>(range.max)));
@@ -103,14 +102,15 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
 
   Recommendation rmem_default =
       Base(Knob::kRmemDefault, Scope::kHost, "host", host.rmem_default, confidence);
-  if (default_need.source != nullptr && default_need.bytes > static_cast<double>(host.rmem_default)) {
+  if (default_need.source != nullptr &&
+      default_need.bytes > static_cast<double>(host.rmem_default)) {
     const KnobRange range = TunerRange(Knob::kRmemDefault);
     rmem_default.recommended = std::max(host.rmem_default, PageUp(default_need.bytes, range));
     rmem_default.inputs = default_need.source->plan.inputs;
-    rmem_default.formula = absl::StrCat(
-        default_need.source->plan.formula, "; ", default_need.arithmetic,
-        absl::StrFormat(" -> rmem_default %d (rounded up to 4 KiB, cap %d)",
-                        rmem_default.recommended, range.max));
+    rmem_default.formula =
+        absl::StrCat(default_need.source->plan.formula, "; ", default_need.arithmetic,
+                     absl::StrFormat(" -> rmem_default %d (rounded up to 4 KiB, cap %d)",
+                                     rmem_default.recommended, range.max));
     rmem_default.expected_effect =
         static_cast<double>(rmem_default.recommended) >= default_need.bytes
             ? "sockets on the default buffer hold a whole interval: no overflow predicted"
@@ -127,16 +127,17 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
   Recommendation rmem_max = Base(Knob::kRmemMax, Scope::kHost, "host", host.rmem_max, confidence);
   const int64_t wanted_max = std::max(rmem_default.recommended, so_rcvbuf_max);
   if (wanted_max > host.rmem_max) {
-    rmem_max.recommended = std::min(wanted_max, TunerRange(Knob::kRmemMax).max);
+    const KnobRange range = TunerRange(Knob::kRmemMax);
+    rmem_max.recommended = std::max(host.rmem_max, std::clamp(wanted_max, range.min, range.max));
     rmem_max.formula = absl::StrFormat(
         "rmem_max >= max(rmem_default %d, largest SO_RCVBUF advice %d) = %d -> rmem_max %d",
         rmem_default.recommended, so_rcvbuf_max, wanted_max, rmem_max.recommended);
     rmem_max.expected_effect = "lets the bigger buffers take effect";
     rmem_max.expected_gain = 1.0;
   } else {
-    rmem_max.formula = absl::StrFormat(
-        "rmem_max %d >= max(rmem_default %d, largest SO_RCVBUF advice %d) -> keep", host.rmem_max,
-        rmem_default.recommended, so_rcvbuf_max);
+    rmem_max.formula =
+        absl::StrFormat("rmem_max %d >= max(rmem_default %d, largest SO_RCVBUF advice %d) -> keep",
+                        host.rmem_max, rmem_default.recommended, so_rcvbuf_max);
     rmem_max.expected_effect = "no change";
   }
 

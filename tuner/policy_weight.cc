@@ -26,9 +26,7 @@ Recommendation Base(Knob knob, int64_t current, const Confidence& confidence) {
 }
 
 // Saturating sum: counts near 2^64 must not wrap.
-uint64_t Add(uint64_t a, uint64_t b) {
-  return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
+uint64_t Add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
 int64_t Bias(double ratio) {
   const KnobRange range = TunerRange(Knob::kDevWeightRxBias);
@@ -99,8 +97,8 @@ std::vector<Recommendation> RecommendWeight(const Observation& obs, const Policy
         "rx share = %u / (%u + %u) = %.3f; quota hit (time_squeeze %.2f/s, polls exhausted "
         "%.3f); ratio of the larger share to the smaller = %.2f -> rx_bias %d, tx_bias %d "
         "(within 1..16)",
-        rx, rx, tx, rx_share, p.time_squeeze_per_s, exhausted_fraction, ratio,
-        rx_bias.recommended, tx_bias.recommended);
+        rx, rx, tx, rx_share, p.time_squeeze_per_s, exhausted_fraction, ratio, rx_bias.recommended,
+        tx_bias.recommended);
     rx_bias.expected_effect = tx_bias.expected_effect =
         "each side's quota follows its share of the work";
     const double gain = std::min(1.0, exhausted_fraction + (p.time_squeeze_per_s > 0 ? 0.5 : 0));
@@ -110,14 +108,14 @@ std::vector<Recommendation> RecommendWeight(const Observation& obs, const Policy
   // dev_weight.
   const KnobRange range = TunerRange(Knob::kDevWeight);
   if (p.starving) {
-    weight.recommended = std::min(h.dev_weight, std::max(range.min, h.dev_weight / 2));
+    weight.recommended = std::min(h.dev_weight, std::clamp(h.dev_weight / 2, range.min, range.max));
     weight.formula = absl::StrFormat("%s; softirq starves user space -> dev_weight %d / 2 = %d",
                                      p.summary, h.dev_weight, weight.recommended);
     weight.expected_effect = "shorter backlog polls; more CPU left to user space";
-    weight.expected_gain = std::clamp(
-        (config.user_fair_share - p.cpu.user) / config.user_fair_share, 0.0, 1.0);
+    weight.expected_gain =
+        std::clamp((config.user_fair_share - p.cpu.user) / config.user_fair_share, 0.0, 1.0);
   } else if (backlog_drop_rate > 0 && p.room) {
-    weight.recommended = std::max(h.dev_weight, std::min(range.max, h.dev_weight * 2));
+    weight.recommended = std::max(h.dev_weight, std::clamp(h.dev_weight * 2, range.min, range.max));
     weight.formula = absl::StrFormat(
         "%s; backlog drops %.2f/s with softirq below cap %.2f -> dev_weight %d * 2 = %d (cap %d)",
         p.summary, backlog_drop_rate, config.softirq_cap, h.dev_weight, weight.recommended,
@@ -126,8 +124,8 @@ std::vector<Recommendation> RecommendWeight(const Observation& obs, const Policy
     weight.expected_gain = 1.0;
   } else {
     weight.formula = absl::StrFormat(
-        "%s; no starvation and no backlog drops with softirq room -> keep dev_weight %d",
-        p.summary, h.dev_weight);
+        "%s; no starvation and no backlog drops with softirq room -> keep dev_weight %d", p.summary,
+        h.dev_weight);
     weight.expected_effect = "no change";
   }
   return {std::move(weight), std::move(rx_bias), std::move(tx_bias)};

@@ -35,8 +35,8 @@ absl::Status CheckConfig(const PolicyConfig& c) {
   };
   for (const auto& f : fields) {
     if (!(f.value >= f.min && f.value <= f.max)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "tuner config: %s = %g must be in [%g, %g]", f.name, f.value, f.min, f.max));
+      return absl::InvalidArgumentError(absl::StrFormat("tuner config: %s = %g must be in [%g, %g]",
+                                                        f.name, f.value, f.min, f.max));
     }
   }
   return absl::OkStatus();
@@ -64,8 +64,8 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
     // Hardware rx-usecs in the driver's steps up to its maximum; the software timer in 1 us steps
     // up to gro_flush_timeout's cap.
     const uint32_t granularity = hardware ? q.coalesce.rx_usecs_granularity : 1;
-    int64_t max_us = hardware ? TunerRange(Knob::kRxUsecs).max
-                              : TunerRange(Knob::kGroFlushTimeout).max / 1000;
+    int64_t max_us =
+        hardware ? TunerRange(Knob::kRxUsecs).max : TunerRange(Knob::kGroFlushTimeout).max / 1000;
     if (hardware && q.coalesce.rx_usecs_max > 0) {
       max_us = std::min<int64_t>(max_us, q.coalesce.rx_usecs_max);
     }
@@ -88,9 +88,23 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
   Recommendation* rmem_max = Find(out, Knob::kRmemMax);
   if (rmem_default != nullptr && rmem_max != nullptr &&
       rmem_max->recommended < rmem_default->recommended) {
-    rmem_max->recommended = rmem_default->recommended;
-    absl::StrAppend(&rmem_max->formula, "; raised to rmem_default ", rmem_default->recommended,
-                    " to keep rmem_default <= rmem_max");
+    const int64_t cap = TunerRange(Knob::kRmemMax).max;
+    if (rmem_default->recommended <= cap || rmem_max->current >= rmem_default->recommended) {
+      rmem_max->recommended = std::max(rmem_max->current, rmem_default->recommended);
+      absl::StrAppend(&rmem_max->formula, "; raised to rmem_default ", rmem_default->recommended,
+                      " to keep rmem_default <= rmem_max");
+    } else {
+      // A default above our cap was set by someone else; we do not follow it with rmem_max past
+      // the cap, we bring the default down to the maximum we can give.
+      rmem_max->recommended = std::max(rmem_max->current, cap);
+      rmem_default->recommended = rmem_max->recommended;
+      const std::string why =
+          absl::StrCat("; rmem_default ", rmem_default->current, " exceeds the cap ", cap,
+                       " -> rmem_default and rmem_max ", rmem_max->recommended,
+                       " to keep rmem_default <= rmem_max");
+      absl::StrAppend(&rmem_max->formula, why);
+      absl::StrAppend(&rmem_default->formula, why);
+    }
   }
   // netdev_budget and netdev_budget_usecs are one limit in two units: never apart.
   Recommendation* budget = Find(out, Knob::kNetdevBudget);
@@ -108,9 +122,9 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
     const bool kept = r.recommended == r.current;
     if (!InRange(r.recommended, KernelRange(r.knob)) ||
         (!kept && !InRange(r.recommended, TunerRange(r.knob)))) {
-      return absl::InternalError(absl::StrFormat(
-          "tuner: %s for %s: recommended %d is outside its range (current %d)", r.knob_name,
-          r.target, r.recommended, r.current));
+      return absl::InternalError(
+          absl::StrFormat("tuner: %s for %s: recommended %d is outside its range (current %d)",
+                          r.knob_name, r.target, r.recommended, r.current));
     }
   }
   return out;

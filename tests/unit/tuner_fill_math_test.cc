@@ -1,8 +1,7 @@
 // Seed 001's socket-buffer arithmetic (Duyck, ixgbe 12K ints/s) and the interrupt-rate ceiling.
-#include "tuner/fill_math.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner/fill_math.h"
 
 namespace nictune::tuner {
 namespace {

@@ -1,0 +1,282 @@
+// The apply-mode controller driven by a fake clock: bounded steps, hysteresis, guard window with
+// rollback and park, release on a foreign write, at most one reversal per cooldown.
+#include <variant>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner/controller.h"
+
+namespace nictune::tuner {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+class FakeClock {
+ public:
+  absl::Time Now() const { return now_; }
+  void Advance(absl::Duration d) { now_ += d; }
+
+ private:
+  absl::Time now_ = absl::FromUnixSeconds(1'700'000'000);
+};
+
+Recommendation Rec(Knob knob, const std::string& target, int64_t current, int64_t recommended,
+                   double gain) {
+  Recommendation r;
+  r.knob = knob;
+  r.knob_name = std::string(KnobName(knob));
+  r.target = target;
+  r.current = current;
+  r.recommended = recommended;
+  r.expected_gain = gain;
+  r.formula = "test formula";
+  return r;
+}
+
+// A kernel knob the actuator writes: what the controller reads back next window.
+struct FakeKnob {
+  Knob knob = Knob::kRxUsecs;
+  std::string target = "eth0";
+  int64_t value = 0;
+
+  KnobReading Read() const { return {knob, target, value, "", std::nullopt}; }
+  void Carry(const std::vector<Action>& actions) {
+    for (const Action& a : actions) {
+      if (const auto* apply = std::get_if<Apply>(&a)) value = apply->value;
+      if (const auto* rollback = std::get_if<Rollback>(&a)) value = rollback->value;
+    }
+  }
+};
+
+TEST(ControllerTest, StepsAreBoundedAndOnePerWindow) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 10};
+  const Health healthy{0, 0.2};
+  std::vector<int64_t> written;
+  for (int i = 0; i < 40; ++i) {
+    const std::vector<Action> actions = controller.Step(
+        clock.Now(), {knob.Read()}, healthy, {Rec(Knob::kRxUsecs, "eth0", knob.value, 78, 0.5)});
+    ASSERT_LE(actions.size(), 1u);
+    for (const Action& a : actions) {
+      const Apply& apply = std::get<Apply>(a);
+      EXPECT_LE(apply.value, 2 * apply.from);
+      EXPECT_GE(apply.value, apply.from / 2);
+      written.push_back(apply.value);
+    }
+    knob.Carry(actions);
+    clock.Advance(config.window);
+  }
+  // 10 -> 20 -> 40 -> 78, each after the previous guard window ended.
+  EXPECT_EQ(written, (std::vector<int64_t>{20, 40, 78}));
+  EXPECT_EQ(knob.value, 78);
+}
+
+TEST(ControllerTest, HysteresisIgnoresSmallGains) {
+  Controller controller(ControllerConfig{});
+  FakeClock clock;
+  FakeKnob knob{Knob::kNetdevBudget, "host", 300};
+  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, {},
+                              {Rec(Knob::kNetdevBudget, "host", 300, 400, 0.01)}),
+              IsEmpty());
+  EXPECT_THAT(controller.Step(clock.Now() + absl::Seconds(10), {knob.Read()}, {},
+                              {Rec(Knob::kNetdevBudget, "host", 300, 400, 0.30)}),
+              SizeIs(1));
+}
+
+TEST(ControllerTest, InducedRegressionRollsBackWithinOneGuardWindowAndParks) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 50};
+  const Health baseline{0.0, 0.30};
+  std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, baseline,
+                                                {Rec(Knob::kRxUsecs, "eth0", 50, 100, 0.5)});
+  ASSERT_THAT(actions, SizeIs(1));
+  knob.Carry(actions);
+  const absl::Time applied_at = clock.Now();
+  ASSERT_EQ(knob.value, 100);
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "eth0"), KnobMode::kGuarding);
+
+  // The change makes the socket overflow: drops appear in the next window.
+  bool rolled_back = false;
+  for (int i = 0; i < 10 && !rolled_back; ++i) {
+    clock.Advance(config.window);
+    actions = controller.Step(clock.Now(), {knob.Read()}, Health{5000, 0.30},
+                              {Rec(Knob::kRxUsecs, "eth0", knob.value, 100, 0.5)});
+    for (const Action& a : actions) {
+      if (const auto* rollback = std::get_if<Rollback>(&a)) {
+        rolled_back = true;
+        EXPECT_EQ(rollback->from, 100);
+        EXPECT_EQ(rollback->value, 50);
+        EXPECT_THAT(rollback->reason, HasSubstr("drops 5000.00/s vs baseline 0.00/s"));
+      }
+    }
+    knob.Carry(actions);
+  }
+  ASSERT_TRUE(rolled_back);
+  EXPECT_LE(clock.Now() - applied_at, config.guard);
+  EXPECT_EQ(knob.value, 50);
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "eth0"), KnobMode::kParked);
+
+  // Parked: the same recommendation is ignored until the cooldown ends, then tried again.
+  const absl::Time parked_at = clock.Now();
+  absl::Time retried_at = absl::InfiniteFuture();
+  while (clock.Now() < parked_at + 2 * config.cooldown && retried_at == absl::InfiniteFuture()) {
+    clock.Advance(config.window);
+    actions = controller.Step(clock.Now(), {knob.Read()}, baseline,
+                              {Rec(Knob::kRxUsecs, "eth0", knob.value, 100, 0.5)});
+    if (!actions.empty()) retried_at = clock.Now();
+    knob.Carry(actions);
+  }
+  EXPECT_GE(retried_at - parked_at, config.cooldown);
+  EXPECT_LT(retried_at - parked_at, config.cooldown + config.window + absl::Seconds(1));
+}
+
+TEST(ControllerTest, CpuRegressionAlsoRollsBack) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 80};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.30},
+                             {Rec(Knob::kRxUsecs, "eth0", 80, 40, 0.5)}));
+  ASSERT_EQ(knob.value, 40);
+  clock.Advance(config.window);
+  // Within tolerance (0.02): kept.
+  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.315}, {}), IsEmpty());
+  clock.Advance(config.window);
+  const std::vector<Action> actions =
+      controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.45}, {});
+  ASSERT_THAT(actions, SizeIs(1));
+  EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
+}
+
+TEST(ControllerTest, NoRegressionKeepsTheChangeAfterTheGuard) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 50};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{100, 0.3},
+                             {Rec(Knob::kRxUsecs, "eth0", 50, 40, 1.0)}));
+  for (absl::Duration t; t <= config.guard; t += config.window) {
+    clock.Advance(config.window);
+    knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.3}, {}));
+  }
+  EXPECT_EQ(knob.value, 40);
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "eth0"), KnobMode::kIdle);
+}
+
+TEST(ControllerTest, ManualChangeStopsManagementForGood) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kNetdevBudget, "host", 300};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, {},
+                             {Rec(Knob::kNetdevBudget, "host", 300, 600, 0.5)}));
+  ASSERT_EQ(knob.value, 600);
+
+  // A person writes 450 (the agent learnt who from the audit log).
+  clock.Advance(config.window);
+  knob.value = 450;
+  const absl::Time when = clock.Now() - absl::Seconds(3);
+  KnobReading reading = knob.Read();
+  reading.changed_by = "uid 1000 (sysctl)";
+  reading.changed_at = when;
+  std::vector<Action> actions = controller.Step(clock.Now(), {reading}, Health{1e6, 0.9},
+                                                {Rec(Knob::kNetdevBudget, "host", 450, 900, 1)});
+  ASSERT_THAT(actions, SizeIs(1));
+  const Release& release = std::get<Release>(actions[0]);
+  EXPECT_EQ(release.expected, 600);
+  EXPECT_EQ(release.found, 450);
+  EXPECT_EQ(release.owner, "uid 1000 (sysctl)");
+  EXPECT_EQ(release.changed_at, when);
+  EXPECT_EQ(controller.ModeOf(Knob::kNetdevBudget, "host"), KnobMode::kReleased);
+
+  // Never again: no rollback despite the regression, no new change, for a long time.
+  for (int i = 0; i < 200; ++i) {
+    clock.Advance(config.window);
+    EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{1e6, 0.9},
+                                {Rec(Knob::kNetdevBudget, "host", 450, 900, 1)}),
+                IsEmpty());
+  }
+  EXPECT_EQ(knob.value, 450);
+}
+
+TEST(ControllerTest, OtherKnobsStayManagedAfterARelease) {
+  Controller controller(ControllerConfig{});
+  FakeClock clock;
+  FakeKnob budget{Knob::kNetdevBudget, "host", 300};
+  FakeKnob usecs{Knob::kRxUsecs, "eth0", 20};
+  std::vector<Action> actions = controller.Step(
+      clock.Now(), {budget.Read(), usecs.Read()}, {},
+      {Rec(Knob::kNetdevBudget, "host", 300, 600, 0.5), Rec(Knob::kRxUsecs, "eth0", 20, 40, 0.5)});
+  ASSERT_THAT(actions, SizeIs(2));
+  budget.Carry(actions);
+  usecs.Carry(actions);
+  budget.value = 1000;  // someone else
+  clock.Advance(absl::Minutes(1));
+  actions = controller.Step(
+      clock.Now(), {budget.Read(), usecs.Read()}, {},
+      {Rec(Knob::kNetdevBudget, "host", 1000, 600, 0.5), Rec(Knob::kRxUsecs, "eth0", 40, 78, 0.5)});
+  ASSERT_THAT(actions, SizeIs(2));
+  EXPECT_TRUE(std::holds_alternative<Release>(actions[0]));
+  EXPECT_EQ(std::get<Apply>(actions[1]).value, 78);
+}
+
+TEST(ControllerTest, AlternatingLoadGivesAtMostOneReversalPerCooldown) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 64};
+  // The load flips every guard window: the recommendation swings between 32 and 128.
+  std::vector<absl::Time> reversals;
+  int last_direction = 0;
+  int applies = 0;
+  const absl::Time start = clock.Now();
+  while (clock.Now() < start + absl::Hours(2)) {
+    const bool high = ((clock.Now() - start) / config.guard) % 2 == 0;
+    const std::vector<Action> actions =
+        controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.3},
+                        {Rec(Knob::kRxUsecs, "eth0", knob.value, high ? 128 : 32, 0.5)});
+    for (const Action& a : actions) {
+      const Apply& apply = std::get<Apply>(a);
+      ++applies;
+      const int direction = apply.value > apply.from ? 1 : -1;
+      if (last_direction != 0 && direction != last_direction) reversals.push_back(clock.Now());
+      last_direction = direction;
+    }
+    knob.Carry(actions);
+    clock.Advance(config.window);
+  }
+  EXPECT_GE(applies, 2);
+  ASSERT_GE(reversals.size(), 2u);  // the controller still follows the load, slowly
+  for (size_t i = 1; i < reversals.size(); ++i) {
+    EXPECT_GE(reversals[i] - reversals[i - 1], config.cooldown) << "reversal " << i;
+  }
+  EXPECT_LE(reversals.size(), static_cast<size_t>(absl::Hours(2) / config.cooldown) + 1);
+}
+
+TEST(ControllerTest, FailedWriteIsForgottenAndParked) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "veth0", 0};
+  std::vector<Action> actions =
+      controller.Step(clock.Now(), {knob.Read()}, {}, {Rec(Knob::kRxUsecs, "veth0", 0, 50, 0.5)});
+  ASSERT_THAT(actions, SizeIs(1));
+  EXPECT_EQ(std::get<Apply>(actions[0]).value, 2);               // from 0 the first step is to 2
+  controller.WriteFailed(Knob::kRxUsecs, "veth0", clock.Now());  // EOPNOTSUPP
+  clock.Advance(config.window);
+  // The value did not change, and that is not a person's doing: no release, just parked.
+  EXPECT_THAT(
+      controller.Step(clock.Now(), {knob.Read()}, {}, {Rec(Knob::kRxUsecs, "veth0", 0, 50, 0.5)}),
+      IsEmpty());
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "veth0"), KnobMode::kParked);
+}
+
+}  // namespace
+}  // namespace nictune::tuner

@@ -1,0 +1,128 @@
+// Budget and weight policies: seed 000's questions (is the box near livelock, how much CPU is
+// left for user space, is the looping rx or tx work) turned into netdev_budget(_usecs),
+// dev_weight and the rx/tx biases.
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner/policy_budget.h"
+#include "tuner/policy_weight.h"
+
+namespace nictune::tuner {
+namespace {
+
+using ::testing::HasSubstr;
+
+Observation Busy(CpuSplit cpu, uint64_t squeezes_per_s) {
+  Observation obs;
+  obs.window = absl::Seconds(10);
+  obs.samples = 10;
+  QueueObservation q;
+  q.device = "eth1";
+  q.rx_packets = 57000 * 10;  // seed 000: ~57 kpps SYN flood on 100 Mb/s
+  q.interrupts = 46000 * 10;
+  q.polls = q.interrupts;
+  q.rx_work = 850'000;  // seed 000: looping ~85% receive side
+  q.tx_work = 150'000;
+  q.time_squeeze = squeezes_per_s * 10;
+  q.cpu = cpu;
+  obs.queues.push_back(q);
+  return obs;
+}
+
+const Recommendation& Find(const std::vector<Recommendation>& recs, Knob knob) {
+  for (const Recommendation& r : recs) {
+    if (r.knob == knob) return r;
+  }
+  static const Recommendation kMissing;
+  ADD_FAILURE() << "no recommendation for " << KnobName(knob);
+  return kMissing;
+}
+
+TEST(BudgetPolicyTest, SoftirqStarvingUserSpaceLowersBothBudgets) {
+  // 60% in interrupts (seed 000: 57-63%), user space gets 8%, nothing idle.
+  const Observation obs = Busy({0.05, 0.80, 0.08, 0.01}, 50);
+  const std::vector<Recommendation> recs = RecommendBudget(obs, PolicyConfig{});
+  const Recommendation& budget = Find(recs, Knob::kNetdevBudget);
+  const Recommendation& usecs = Find(recs, Knob::kNetdevBudgetUsecs);
+  // f = max(1/2, (1 - 0.25 - 0.05) / 0.80) = 0.875
+  EXPECT_EQ(budget.recommended, 262);  // floor(300 * 0.875)
+  EXPECT_EQ(usecs.recommended, 1750);  // floor(2000 * 0.875)
+  EXPECT_THAT(budget.formula, HasSubstr("= 0.875"));
+  EXPECT_GT(budget.expected_gain, 0.6);  // (0.25 - 0.08) / 0.25
+}
+
+TEST(BudgetPolicyTest, TimeSqueezeWithRoomRaisesBothTogether) {
+  const Observation obs = Busy({0.02, 0.20, 0.30, 0.45}, 40);
+  const std::vector<Recommendation> recs = RecommendBudget(obs, PolicyConfig{});
+  // f = min(2, 0.50 / 0.20) = 2
+  EXPECT_EQ(Find(recs, Knob::kNetdevBudget).recommended, 600);
+  EXPECT_EQ(Find(recs, Knob::kNetdevBudgetUsecs).recommended, 4000);
+}
+
+TEST(BudgetPolicyTest, BudgetUsecsCoversTheTimeTheBudgetTakes) {
+  // Slow packets: 0.45 CPU for 57 kpps is 7.9 us each; 540 packets need 5.3 ms > 2 ms * 1.11.
+  Observation obs = Busy({0.02, 0.45, 0.30, 0.20}, 40);
+  obs.host.netdev_budget_usecs = 2000;
+  const std::vector<Recommendation> recs = RecommendBudget(obs, PolicyConfig{});
+  const int64_t budget = Find(recs, Knob::kNetdevBudget).recommended;
+  EXPECT_EQ(budget, 334);  // ceil(300 * 0.5 / 0.45)
+  const double packet_us = 0.45 / 57000 * 1e6;
+  EXPECT_GE(static_cast<double>(Find(recs, Knob::kNetdevBudgetUsecs).recommended),
+            1.25 * static_cast<double>(budget) * packet_us);
+}
+
+TEST(BudgetPolicyTest, QuietHostKeepsBudgets) {
+  const std::vector<Recommendation> recs =
+      RecommendBudget(Busy({0.01, 0.05, 0.30, 0.60}, 0), PolicyConfig{});
+  EXPECT_EQ(Find(recs, Knob::kNetdevBudget).recommended, 300);
+  EXPECT_EQ(Find(recs, Knob::kNetdevBudgetUsecs).recommended, 2000);
+  EXPECT_THAT(Find(recs, Knob::kNetdevBudget).formula, HasSubstr("-> keep"));
+}
+
+TEST(BudgetPolicyTest, NeverPastTheHardCaps) {
+  Observation obs = Busy({0.02, 0.10, 0.30, 0.55}, 1000);
+  obs.host.netdev_budget = 3000;
+  obs.host.netdev_budget_usecs = 30000;
+  const std::vector<Recommendation> recs = RecommendBudget(obs, PolicyConfig{});
+  EXPECT_EQ(Find(recs, Knob::kNetdevBudget).recommended, 4096);
+  EXPECT_EQ(Find(recs, Knob::kNetdevBudgetUsecs).recommended, 32000);
+}
+
+TEST(WeightPolicyTest, BiasesFollowTheRxShareWhenAQuotaIsHit) {
+  const std::vector<Recommendation> recs =
+      RecommendWeight(Busy({0.02, 0.30, 0.30, 0.30}, 40), PolicyConfig{});
+  // 850000 / (850000 + 150000) = 0.85; 0.85 / 0.15 = 5.67 -> 6
+  EXPECT_EQ(Find(recs, Knob::kDevWeightRxBias).recommended, 6);
+  EXPECT_EQ(Find(recs, Knob::kDevWeightTxBias).recommended, 1);
+  EXPECT_THAT(Find(recs, Knob::kDevWeightRxBias).formula, HasSubstr("= 0.850"));
+}
+
+TEST(WeightPolicyTest, NoQuotaHitKeepsBiases) {
+  const std::vector<Recommendation> recs =
+      RecommendWeight(Busy({0.02, 0.30, 0.30, 0.30}, 0), PolicyConfig{});
+  EXPECT_EQ(Find(recs, Knob::kDevWeightRxBias).recommended, 1);
+  EXPECT_THAT(Find(recs, Knob::kDevWeightRxBias).formula, HasSubstr("no quota is hit"));
+}
+
+TEST(WeightPolicyTest, TxHeavyWorkRaisesTheTxBias) {
+  Observation obs = Busy({0.02, 0.30, 0.30, 0.30}, 40);
+  obs.queues[0].rx_work = 200'000;
+  obs.queues[0].tx_work = 800'000;
+  const std::vector<Recommendation> recs = RecommendWeight(obs, PolicyConfig{});
+  EXPECT_EQ(Find(recs, Knob::kDevWeightRxBias).recommended, 1);
+  EXPECT_EQ(Find(recs, Knob::kDevWeightTxBias).recommended, 4);
+}
+
+TEST(WeightPolicyTest, DevWeightHalvesUnderStarvationAndDoublesOnBacklogDrops) {
+  std::vector<Recommendation> recs =
+      RecommendWeight(Busy({0.05, 0.80, 0.08, 0.01}, 50), PolicyConfig{});
+  EXPECT_EQ(Find(recs, Knob::kDevWeight).recommended, 32);
+  Observation obs = Busy({0.02, 0.20, 0.30, 0.45}, 0);
+  obs.queues[0].drops.backlog = 500;
+  recs = RecommendWeight(obs, PolicyConfig{});
+  EXPECT_EQ(Find(recs, Knob::kDevWeight).recommended, 128);
+}
+
+}  // namespace
+}  // namespace nictune::tuner
