@@ -57,8 +57,13 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
       return absl::InvalidArgumentError(
           absl::StrCat("socket ", s.name, " on ", queue.device, ": ", fill.status().message()));
     }
-    if (plan.worst_socket.empty() || fill->max_interval_s < socket_limit_s) {
-      socket_limit_s = fill->max_interval_s;
+    // A reader on the softirq's CPU waits for the whole NAPI cycle, which at softirq load rho
+    // lasts rate * u * p / (1 - rho); the burst is rate * u / (1 - rho), so u shrinks by (1 - rho).
+    const double rho = s.reader_shares_softirq_cpu ? std::min(queue.cpu.softirq, 0.95) : 0.0;
+    const double limit_s = fill->max_interval_s * (fill->max_interval_s > 0 ? 1 - rho : 1);
+    if (plan.worst_socket.empty() || limit_s < socket_limit_s) {
+      socket_limit_s = limit_s;
+      plan.reader_softirq_load = rho;
       plan.worst_socket = s.name;
       plan.worst_socket_rcvbuf_locked = s.rcvbuf_locked;
       plan.worst_inputs = in;
@@ -119,6 +124,12 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
                             in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
                             r.capacity_packets, in.rate_pps, Us(r.fill_time_s), in.margin,
                             Us(r.fill_time_s), Us(in.drain_gap_s), Us(r.max_interval_s)));
+    if (plan.reader_softirq_load > 0) {
+      absl::StrAppend(&f, absl::StrFormat("; the reader shares the softirq CPU: u_max * (1 - "
+                                          "softirq %.2f) = %.2f us",
+                                          plan.reader_softirq_load, Us(socket_limit_s)));
+      plan.inputs.push_back({"reader_softirq_load", plan.reader_softirq_load, "fraction"});
+    }
     plan.inputs.push_back({"socket_rate", in.rate_pps, "pps"});
     plan.inputs.push_back({"truesize", in.truesize_bytes, "B"});
     plan.inputs.push_back({"rcvbuf", in.rcvbuf_bytes, "B"});

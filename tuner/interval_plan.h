@@ -24,9 +24,10 @@ struct IntervalPlan {
   bool worst_socket_rcvbuf_locked = false;
   FillInputs worst_inputs;  // rate, truesize, rcvbuf, drain gap and margin of the worst socket
   FillResult worst_fill;
-  double rx_rate_pps = 0;     // all packets on the queue
-  double ring_limit_s = 0;    // (1 - margin) * ring / rx_rate; +inf when unknown
-  double max_interval_s = 0;  // min(socket u_max, ring limit); +inf when unconstrained
+  double reader_softirq_load = 0;  // rho applied to the worst socket's u_max (0: own CPU)
+  double rx_rate_pps = 0;          // all packets on the queue
+  double ring_limit_s = 0;         // (1 - margin) * ring / rx_rate; +inf when unknown
+  double max_interval_s = 0;       // min(socket u_max, ring limit); +inf when unconstrained
   double interrupt_cost_s = 0;
   bool interrupt_cost_measured = false;
   InterruptCeiling ceiling;

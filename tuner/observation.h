@@ -31,6 +31,9 @@ struct SocketObservation {
   uint64_t drops = 0;          // dropped because the receive buffer was full
   double drain_gap_s = 0;      // longest time the application left the socket undrained
   bool rcvbuf_locked = false;  // the application set SO_RCVBUF (rmem_default does not apply)
+  // The reader runs on a CPU that serves the queue's softirq: it drains only between NAPI cycles,
+  // so packets that arrive while a cycle runs land in the same burst.
+  bool reader_shares_softirq_cpu = false;
 };
 
 struct DropCounts {
