@@ -44,7 +44,8 @@ inline constexpr int kNapiWorkBuckets = 66;
 struct NapiCounter {
   uint32_t napi_id = 0;  // 0 for drivers without a napi id (threaded/legacy); then keyed by ifindex
   int32_t ifindex = 0;
-  std::string device;
+  uint32_t netns_inode = 0;  // network namespace of the device (ifindex is unique only inside it)
+  std::string device;        // "backlog" for the per-CPU backlog NAPI (RPS, loopback, netif_rx)
   uint64_t polls = 0;
   uint64_t work = 0;              // sum of packets processed (rx work reported by the driver)
   uint64_t budget_exhausted = 0;  // polls with work >= budget
@@ -59,8 +60,10 @@ struct DropCounter {
   uint16_t protocol = 0;    // skb->protocol in host order (ETH_P_IP = 0x0800, ...)
   uint8_t l4_protocol = 0;  // IPPROTO_UDP, IPPROTO_TCP, 0 if unknown
   int32_t ifindex = 0;
-  uint16_t local_port = 0;  // destination port for received packets, 0 if unknown
-  uint64_t socket_cookie = 0;  // rx_sk where the kernel gives it, else 0
+  uint32_t netns_inode = 0;  // network namespace of skb->dev, 0 when the skb had no device
+  std::string device;        // skb->dev's name when it lives in our network namespace
+  uint16_t local_port = 0;  // the socket's port when known, else the destination port; 0 if unknown
+  uint64_t socket_cookie = 0;  // rx_sk where the kernel gives it, else skb->sk; 0 if none
   uint64_t count = 0;
 };
 
@@ -89,6 +92,7 @@ inline constexpr int kTruesizeBuckets = 20;
 
 struct TruesizeHistogram {
   int32_t ifindex = 0;
+  uint32_t netns_inode = 0;  // network namespace of the device
   std::string device;
   uint32_t sample_every = 1;  // one packet in sample_every is recorded
   uint64_t samples = 0;
@@ -104,6 +108,13 @@ struct BpfCounters {
   std::vector<DropCounter> drops;
   std::vector<SocketFill> sockets;  // the top sockets the LRU map still holds
   std::vector<TruesizeHistogram> truesize;
+  // Events the fixed-size maps could not place (so totals can be checked for completeness).
+  uint64_t irq_events_beyond_bound = 0;  // irq numbers beyond the per-irq array, all together
+  uint64_t drops_unrecorded = 0;         // drops that found the drop key map full
+  // Tx share: completions in NET_RX that no napi_poll followed, and skbs skipped because another
+  // CPU deferred their free to this one (skb_defer_free_flush; they are receive buffers).
+  uint64_t tx_completions_unattributed = 0;
+  uint64_t tx_completions_deferred_rx = 0;
 };
 
 // Per-program run-time statistics from kernel.bpf_stats_enabled (zero when disabled).

@@ -1,0 +1,168 @@
+// OpenBpfProbes: the ProbeSource backed by the BPF programs of driver/bpf.
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <linux/bpf.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "driver/bpf/drop_reasons.h"
+#include "driver/bpf/libbpf_log.h"
+#include "driver/bpf/loaded_probe.h"
+#include "driver/bpf/probes.h"
+#include "driver/probe_source.h"
+
+namespace nictune::driver {
+namespace {
+
+using bpf::LoadedProbe;
+
+std::string ErrnoText(int error_number) {
+  return absl::StrFormat("%s (errno %d)", std::strerror(error_number), error_number);
+}
+
+// BPF is impossible without the kernel's BTF (CO-RE and tp_btf need it) or without the right to
+// load tracing programs; anything short of that is a per-program problem reported in Status().
+absl::Status CheckBpfUsable() {
+  {
+    bpf::LibbpfLogCapture quiet;
+    btf* vmlinux = btf__load_vmlinux_btf();
+    if (vmlinux == nullptr) {
+      const int error_number = errno;
+      return absl::UnavailableError(absl::StrCat(
+          "BTF /sys/kernel/btf/vmlinux: load: ", ErrnoText(error_number),
+          ": the kernel needs CONFIG_DEBUG_INFO_BTF for the BPF probes"));
+    }
+    btf__free(vmlinux);
+  }
+  // The smallest raw tracepoint program: "return 0". Loading it needs what the probes need.
+  const bpf_insn return_zero[] = {
+      {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0, .imm = 0},
+      {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
+  };
+  const int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "nictune_probe", "GPL", return_zero,
+                               2, nullptr);
+  if (fd < 0) {
+    const int error_number = errno;
+    if (error_number == EPERM || error_number == EACCES) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "bpf: ", ErrnoText(error_number),
+          ": needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); run nictuned as root"));
+    }
+    return absl::UnavailableError(absl::StrCat("bpf: load a raw tracepoint program: ",
+                                               ErrnoText(error_number)));
+  }
+  close(fd);
+  return absl::OkStatus();
+}
+
+uint64_t MonotonicNowNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
+class BpfProbeSource final : public ProbeSource {
+ public:
+  BpfProbeSource(const ProbeOptions& options, std::optional<bpf::DropReasonNames> reasons,
+                 std::string reasons_error)
+      : reasons_(std::move(reasons)), reasons_error_(std::move(reasons_error)) {
+    irq_ = bpf::LoadIrqProbe();
+    softirq_ = bpf::LoadSoftirqProbe();
+    napi_ = bpf::LoadNapiProbe();
+    txshare_ = bpf::LoadTxshareProbe();
+    drops_ = bpf::LoadDropsProbe();
+    udp_fail_ = bpf::LoadUdpFailProbe(options);
+    sockfill_ = bpf::LoadSockfillProbe(options);
+    truesize_ = bpf::LoadTruesizeProbe(options);
+  }
+
+  std::vector<ProbeStatus> Status() const override {
+    std::vector<ProbeStatus> statuses;
+    for (const LoadedProbe* probe : Probes()) {
+      ProbeStatus status = probe->status();
+      if (probe == drops_.get() && !reasons_error_.empty()) {
+        if (!status.reason.empty()) status.reason += "; ";
+        status.reason += absl::StrCat("reason names unavailable: ", reasons_error_);
+      }
+      statuses.push_back(std::move(status));
+    }
+    return statuses;
+  }
+
+  absl::StatusOr<BpfCounters> Read() override {
+    BpfCounters counters;
+    counters.monotonic_ns = MonotonicNowNs();
+    const bpf::DropReasonNames* reasons = reasons_ ? &*reasons_ : nullptr;
+    // Order matters: tx share merges into the NAPI entries, UDP failures into the sockets.
+    const std::pair<const LoadedProbe*, std::function<absl::Status()>> readers[] = {
+        {irq_.get(), [&] { return bpf::ReadIrqProbe(*irq_, counters); }},
+        {softirq_.get(), [&] { return bpf::ReadSoftirqProbe(*softirq_, counters); }},
+        {napi_.get(), [&] { return bpf::ReadNapiProbe(*napi_, counters); }},
+        {txshare_.get(), [&] { return bpf::ReadTxshareProbe(*txshare_, counters); }},
+        {drops_.get(), [&] { return bpf::ReadDropsProbe(*drops_, reasons, counters); }},
+        {sockfill_.get(), [&] { return bpf::ReadSockfillProbe(*sockfill_, counters); }},
+        {udp_fail_.get(), [&] { return bpf::ReadUdpFailProbe(*udp_fail_, counters); }},
+        {truesize_.get(), [&] { return bpf::ReadTruesizeProbe(*truesize_, counters); }},
+    };
+    for (const auto& [probe, read] : readers) {
+      if (!probe->attached()) continue;
+      if (absl::Status status = read(); !status.ok()) return status;
+    }
+    return counters;
+  }
+
+  std::vector<ProbeCost> Cost() const override {
+    std::vector<ProbeCost> costs;
+    for (const LoadedProbe* probe : Probes()) {
+      std::vector<ProbeCost> probe_costs = probe->Costs();
+      costs.insert(costs.end(), probe_costs.begin(), probe_costs.end());
+    }
+    return costs;
+  }
+
+ private:
+  std::vector<const LoadedProbe*> Probes() const {
+    return {irq_.get(),   softirq_.get(),  napi_.get(),     txshare_.get(),
+            drops_.get(), udp_fail_.get(), sockfill_.get(), truesize_.get()};
+  }
+
+  std::optional<bpf::DropReasonNames> reasons_;
+  std::string reasons_error_;
+  std::unique_ptr<LoadedProbe> irq_;
+  std::unique_ptr<LoadedProbe> softirq_;
+  std::unique_ptr<LoadedProbe> napi_;
+  std::unique_ptr<LoadedProbe> txshare_;
+  std::unique_ptr<LoadedProbe> drops_;
+  std::unique_ptr<LoadedProbe> udp_fail_;
+  std::unique_ptr<LoadedProbe> sockfill_;
+  std::unique_ptr<LoadedProbe> truesize_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ProbeSource>> OpenBpfProbes(const ProbeOptions& options) {
+  if (absl::Status usable = CheckBpfUsable(); !usable.ok()) return usable;
+  // RLIMIT_MEMLOCK: libbpf 1.x raises it itself on kernels without memcg accounting of BPF
+  // memory (before 5.11); newer kernels charge the cgroup instead, so nothing is done here.
+  absl::StatusOr<bpf::DropReasonNames> reasons = bpf::RunningKernelDropReasons();
+  std::optional<bpf::DropReasonNames> names;
+  std::string reasons_error;
+  if (reasons.ok()) {
+    names = *std::move(reasons);
+  } else {
+    reasons_error = std::string(reasons.status().message());
+  }
+  return std::make_unique<BpfProbeSource>(options, std::move(names), std::move(reasons_error));
+}
+
+}  // namespace nictune::driver

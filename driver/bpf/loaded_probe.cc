@@ -1,0 +1,221 @@
+#include "driver/bpf/loaded_probe.h"
+
+#include <bpf/bpf.h>
+
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "driver/bpf/libbpf_log.h"
+
+namespace nictune::driver::bpf {
+namespace {
+
+constexpr absl::string_view kBtfSuffix = "_btf";
+constexpr absl::string_view kRawSuffix = "_raw";
+constexpr size_t kMaxReasonLength = 600;
+
+enum class Flavor { kTpBtf, kRawTp, kUnused };
+
+std::string ErrnoText(int error_number) {
+  return absl::StrFormat("%s (errno %d)", std::strerror(error_number), error_number);
+}
+
+// "on_napi_poll_btf" -> {"on_napi_poll", kTpBtf}; programs without a twin suffix load as they are.
+std::pair<std::string, Flavor> HandlerOf(absl::string_view program_name) {
+  absl::string_view base = program_name;
+  if (absl::ConsumeSuffix(&base, kBtfSuffix)) return {std::string(base), Flavor::kTpBtf};
+  if (absl::ConsumeSuffix(&base, kRawSuffix)) return {std::string(base), Flavor::kRawTp};
+  return {std::string(program_name), Flavor::kTpBtf};
+}
+
+// "tp_btf/napi_poll" -> "napi_poll"
+std::string TracepointOf(const bpf_program* program) {
+  absl::string_view section = bpf_program__section_name(program);
+  const size_t slash = section.find('/');
+  return std::string(slash == absl::string_view::npos ? section : section.substr(slash + 1));
+}
+
+// The program libbpf names in its failure messages ("prog 'on_irq_entry_btf': ..."), if any.
+std::string FailingProgram(absl::string_view log) {
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    const size_t start = line.find("prog '");
+    if (start == absl::string_view::npos) continue;
+    if (!absl::StrContains(line, "fail")) continue;
+    absl::string_view rest = line.substr(start + 6);
+    const size_t end = rest.find('\'');
+    if (end != absl::string_view::npos) return std::string(rest.substr(0, end));
+  }
+  return "";
+}
+
+// The lines of the libbpf log that explain why `program` failed, with the verifier's last word.
+std::string FailureSummary(absl::string_view log, absl::string_view program) {
+  std::vector<std::string> parts;
+  std::string last_verifier_line;
+  bool in_verifier_log = false;
+  for (absl::string_view line : absl::StrSplit(log, '\n', absl::SkipWhitespace())) {
+    if (absl::StrContains(line, "-- BEGIN PROG LOAD LOG --")) {
+      in_verifier_log = true;
+      continue;
+    }
+    if (absl::StrContains(line, "-- END PROG LOAD LOG --")) {
+      in_verifier_log = false;
+      continue;
+    }
+    if (in_verifier_log) {
+      if (!absl::StartsWith(line, "processed ") && !absl::StartsWith(line, "verification time"))
+        last_verifier_line = std::string(absl::StripAsciiWhitespace(line));
+      continue;
+    }
+    if (program.empty() || absl::StrContains(line, program)) {
+      absl::string_view text = absl::StripAsciiWhitespace(line);
+      absl::ConsumePrefix(&text, "libbpf: ");
+      parts.emplace_back(text);
+    }
+  }
+  if (!last_verifier_line.empty()) parts.push_back(absl::StrCat("verifier: ", last_verifier_line));
+  std::string summary = absl::StrJoin(parts, "; ");
+  if (summary.size() > kMaxReasonLength) summary = summary.substr(0, kMaxReasonLength) + "...";
+  return summary;
+}
+
+}  // namespace
+
+absl::Status OpenFailure(absl::string_view concern, int error_number) {
+  return absl::InternalError(
+      absl::StrCat("open BPF object ", concern, ": ", ErrnoText(error_number)));
+}
+
+LoadedProbe::LoadedProbe(std::string concern) { status_.name = std::move(concern); }
+
+LoadedProbe::~LoadedProbe() { Detach(); }
+
+void LoadedProbe::Detach() {
+  for (bpf_link* link : links_) bpf_link__destroy(link);
+  links_.clear();
+  if (opened_.destroy) opened_.destroy();
+  opened_ = OpenedObject{};
+}
+
+std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const ObjectOpener& open,
+                                               const std::vector<std::string>& unused_handlers) {
+  std::unique_ptr<LoadedProbe> probe(new LoadedProbe(std::move(concern)));
+  ProbeStatus& status = probe->status_;
+  std::map<std::string, Flavor> flavors;  // per handler: which twin to load
+  std::vector<std::string> notes;         // fallbacks taken, reported even when attached
+  for (const std::string& handler : unused_handlers) flavors[handler] = Flavor::kUnused;
+
+  // Each refusal demotes one handler (tp_btf -> raw_tp -> give up), so this terminates.
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    absl::StatusOr<OpenedObject> opened = open();
+    if (!opened.ok()) {
+      status.reason = std::string(opened.status().message());
+      return probe;
+    }
+    probe->opened_ = *std::move(opened);
+    bpf_object* object = probe->opened_.object;
+
+    bpf_program* program = nullptr;
+    bpf_object__for_each_program(program, object) {
+      auto [handler, flavor] = HandlerOf(bpf_program__name(program));
+      auto [it, inserted] = flavors.emplace(handler, Flavor::kTpBtf);
+      bpf_program__set_autoload(program, it->second == flavor);
+    }
+
+    LibbpfLogCapture log;
+    if (const int error = bpf_object__load(object); error != 0) {
+      const std::string failing_program = FailingProgram(log.text());
+      const std::string why = absl::StrCat("load: ", ErrnoText(-error), ": ",
+                                           FailureSummary(log.text(), failing_program));
+      probe->Detach();
+      const auto [handler, flavor] = HandlerOf(failing_program);
+      if (failing_program.empty() || flavor == Flavor::kRawTp || !flavors.contains(handler)) {
+        status.reason = absl::StrJoin(notes, "; ");
+        if (!status.reason.empty()) status.reason += "; ";
+        status.reason += why;
+        return probe;
+      }
+      notes.push_back(absl::StrCat(handler, ": tp_btf refused (", why, "), using raw_tp"));
+      flavors[handler] = Flavor::kRawTp;
+      continue;
+    }
+
+    bool all_attached = true;
+    bool any_btf = false;
+    bool any_raw = false;
+    bpf_object__for_each_program(program, object) {
+      if (!bpf_program__autoload(program)) continue;
+      const auto [handler, flavor] = HandlerOf(bpf_program__name(program));
+      bpf_link* link = bpf_program__attach(program);
+      if (link == nullptr) {
+        const int error_number = errno;
+        const std::string why = absl::StrCat("attach ", TracepointOf(program), ": ",
+                                             ErrnoText(error_number), ": ",
+                                             FailureSummary(log.text(), ""));
+        probe->Detach();
+        if (flavor == Flavor::kRawTp) {
+          notes.push_back(why);
+          status.reason = absl::StrJoin(notes, "; ");
+          return probe;
+        }
+        notes.push_back(absl::StrCat(handler, ": tp_btf refused (", why, "), using raw_tp"));
+        flavors[handler] = Flavor::kRawTp;
+        all_attached = false;
+        break;
+      }
+      probe->links_.push_back(link);
+      (flavor == Flavor::kRawTp ? any_raw : any_btf) = true;
+    }
+    if (!all_attached) continue;
+
+    status.attached = true;
+    status.attach_type = any_raw ? (any_btf ? "tp_btf+raw_tp" : "raw_tp") : "tp_btf";
+    status.reason = absl::StrJoin(notes, "; ");
+    return probe;
+  }
+  probe->Detach();
+  status.reason = absl::StrCat("gave up after repeated load failures: ", absl::StrJoin(notes, "; "));
+  return probe;
+}
+
+absl::StatusOr<int> LoadedProbe::MapFd(const char* map_name) const {
+  if (!status_.attached) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("BPF ", status_.name, " map ", map_name, ": probe is not attached"));
+  }
+  const bpf_map* map = bpf_object__find_map_by_name(opened_.object, map_name);
+  if (map == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("BPF ", status_.name, " map ", map_name, ": not in the object"));
+  }
+  return bpf_map__fd(map);
+}
+
+std::vector<ProbeCost> LoadedProbe::Costs() const {
+  std::vector<ProbeCost> costs;
+  if (!status_.attached) return costs;
+  bpf_program* program = nullptr;
+  bpf_object__for_each_program(program, opened_.object) {
+    if (!bpf_program__autoload(program)) continue;
+    ProbeCost cost;
+    cost.name = absl::StrCat(status_.name, ":", TracepointOf(program));
+    bpf_prog_info info;
+    std::memset(&info, 0, sizeof(info));
+    uint32_t info_length = sizeof(info);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(program), &info, &info_length) == 0) {
+      cost.run_cnt = info.run_cnt;
+      cost.run_time_ns = info.run_time_ns;
+    }
+    costs.push_back(std::move(cost));
+  }
+  return costs;
+}
+
+}  // namespace nictune::driver::bpf

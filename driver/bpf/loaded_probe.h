@@ -1,0 +1,79 @@
+// One probe concern (a BPF object: irq, napi, ...) loaded and attached, with the tp_btf -> raw_tp
+// fallback per handler. A concern is attached only when all its handlers are: its numbers are
+// meaningless with half of them missing.
+#pragma once
+
+#include <bpf/libbpf.h>
+
+#include <cerrno>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "driver/probe_source.h"
+
+namespace nictune::driver::bpf {
+
+// An opened, not yet loaded BPF object and the skeleton that owns it.
+struct OpenedObject {
+  bpf_object* object = nullptr;
+  void* skeleton = nullptr;
+  std::function<void()> destroy;  // frees the skeleton (and the object with it)
+};
+
+using ObjectOpener = std::function<absl::StatusOr<OpenedObject>()>;
+
+// "open CONCERN: <strerror> (errno N)"
+absl::Status OpenFailure(absl::string_view concern, int error_number);
+
+// Opens a bpftool skeleton and lets `configure` set its .rodata and map sizes before load.
+template <typename Skeleton>
+ObjectOpener SkeletonOpener(const char* concern, std::function<void(Skeleton&)> configure) {
+  return [concern, configure]() -> absl::StatusOr<OpenedObject> {
+    Skeleton* skeleton = Skeleton::open();
+    if (skeleton == nullptr) return OpenFailure(concern, errno);
+    if (configure) configure(*skeleton);
+    return OpenedObject{skeleton->obj, skeleton, [skeleton] { Skeleton::destroy(skeleton); }};
+  };
+}
+
+class LoadedProbe {
+ public:
+  // Loads every handler of the object (programs named HANDLER_btf / HANDLER_raw), tp_btf first;
+  // a handler the kernel refuses as tp_btf is retried as its raw_tp twin. Handlers listed in
+  // `unused_handlers` are not loaded (variants for other kernels). Never fails: a concern that
+  // cannot run comes back detached, with the reason in status().
+  static std::unique_ptr<LoadedProbe> Load(std::string concern, const ObjectOpener& open,
+                                           const std::vector<std::string>& unused_handlers);
+  ~LoadedProbe();
+  LoadedProbe(const LoadedProbe&) = delete;
+  LoadedProbe& operator=(const LoadedProbe&) = delete;
+
+  const ProbeStatus& status() const { return status_; }
+  bool attached() const { return status_.attached; }
+
+  // The skeleton (valid while attached), e.g. to reach its mmapped .bss.
+  template <typename Skeleton>
+  Skeleton* skeleton() const {
+    return static_cast<Skeleton*>(opened_.skeleton);
+  }
+
+  // File descriptor of a map of the loaded object.
+  absl::StatusOr<int> MapFd(const char* map_name) const;
+
+  // run_cnt / run_time_ns of each attached program, named "concern:tracepoint".
+  std::vector<ProbeCost> Costs() const;
+
+ private:
+  explicit LoadedProbe(std::string concern);
+  void Detach();
+
+  ProbeStatus status_;
+  OpenedObject opened_;
+  std::vector<bpf_link*> links_;
+};
+
+}  // namespace nictune::driver::bpf

@@ -1,0 +1,58 @@
+/* NAPI polls per instance from napi:napi_poll(napi, work, budget): polls, work, polls that used
+ * the whole budget, a work histogram, and the device. This hook runs once per poll, not per
+ * packet. */
+#include "napi_key.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, NICTUNE_NAPI_MAX_INSTANCES);
+  __type(key, struct nictune_napi_key);
+  __type(value, struct nictune_napi_stats);
+} napi_stats SEC(".maps");
+
+/* The value is larger than the BPF stack allows, so a new entry is built in per-CPU scratch. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct nictune_napi_stats);
+} napi_scratch SEC(".maps");
+
+static __always_inline struct nictune_napi_stats *new_entry(struct napi_struct *napi,
+                                                            struct nictune_napi_key *key) {
+  __u32 zero = 0;
+  struct nictune_napi_stats *fresh = bpf_map_lookup_elem(&napi_scratch, &zero);
+  if (!fresh) return 0;
+  __builtin_memset(fresh, 0, sizeof(*fresh));
+  struct net_device *dev = BPF_CORE_READ(napi, dev);
+  if (dev) {
+    fresh->ifindex = BPF_CORE_READ(dev, ifindex);
+    fresh->netns_inode = BPF_CORE_READ(dev, nd_net.net, ns.inum);
+    bpf_probe_read_kernel_str(fresh->device, sizeof(fresh->device), &dev->name);
+  }
+  bpf_map_update_elem(&napi_stats, key, fresh, BPF_NOEXIST);
+  return bpf_map_lookup_elem(&napi_stats, key);
+}
+
+NICTUNE_HANDLER on_napi_poll(unsigned long long *ctx, bool btf) {
+  struct napi_struct *napi = (struct napi_struct *)ctx[0];
+  int work = (int)ctx[1];
+  int budget = (int)ctx[2];
+  struct nictune_napi_key key;
+  nictune_napi_key_of(napi, &key);
+  struct nictune_napi_stats *stats = bpf_map_lookup_elem(&napi_stats, &key);
+  if (!stats) stats = new_entry(napi, &key);
+  if (!stats) return 0;
+  if (work < 0) work = 0;
+  stats->polls++;
+  stats->work += (__u64)work;
+  if (budget > 0 && work >= budget) stats->budget_exhausted++;
+  stats->last_budget = (__u32)budget;
+  __u32 bucket = work < NICTUNE_NAPI_WORK_BUCKETS - 1 ? (__u32)work : NICTUNE_NAPI_WORK_BUCKETS - 1;
+  stats->work_histogram[bucket]++;
+  return 0;
+}
+
+NICTUNE_TRACEPOINT(napi_poll, on_napi_poll)

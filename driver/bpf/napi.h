@@ -1,0 +1,33 @@
+/* Shared between napi.bpf.c, txshare.bpf.c and C++: NAPI poll statistics per NAPI instance. */
+#pragma once
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Work histogram: bucket w counts polls with exactly w packets of work, the last one all polls
+ * with more (matches kNapiWorkBuckets in driver/probe_source.h). */
+#define NICTUNE_NAPI_WORK_BUCKETS 66
+#define NICTUNE_NAPI_MAX_INSTANCES 1024
+#define NICTUNE_DEVICE_NAME_LEN 16
+
+/* A NAPI instance: its napi_id when it has one (unique across namespaces), else the device's
+ * ifindex within its network namespace (backlog NAPI has neither: all zero). */
+struct nictune_napi_key {
+  __u32 napi_id;
+  __s32 ifindex;
+  __u32 netns_inode;
+  __u32 reserved;
+};
+
+struct nictune_napi_stats {
+  __u64 polls;
+  __u64 work;
+  __u64 budget_exhausted;
+  __u32 last_budget;
+  __s32 ifindex;
+  __u32 netns_inode;
+  __u32 reserved;
+  char device[NICTUNE_DEVICE_NAME_LEN];
+  __u64 work_histogram[NICTUNE_NAPI_WORK_BUCKETS];
+};

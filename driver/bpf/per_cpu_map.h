@@ -1,0 +1,81 @@
+// Reading per-CPU BPF maps from user space: one value per possible CPU for each key.
+#pragma once
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <cerrno>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
+
+namespace nictune::driver::bpf {
+
+// Number of possible CPUs (the per-CPU value count the kernel copies out), or an error.
+absl::StatusOr<int> PossibleCpus();
+
+absl::Status MapReadError(const char* map_name, const char* operation, int error_number);
+
+// Calls visit(key, values) for each key of a per-CPU array; values has one entry per CPU.
+template <typename Value, typename Visit>
+absl::Status ForEachPerCpuArrayEntry(int map_fd, const char* map_name, uint32_t entries,
+                                     Visit visit) {
+  static_assert(sizeof(Value) % 8 == 0, "per-CPU values are copied in 8-byte strides");
+  absl::StatusOr<int> cpus = PossibleCpus();
+  if (!cpus.ok()) return cpus.status();
+  const size_t cpu_count = static_cast<size_t>(*cpus);
+  // One batch syscall for the whole array where the kernel has it (5.6+): the irq array is large.
+  std::vector<uint32_t> keys(entries);
+  std::vector<Value> all_values(entries * cpu_count);
+  uint32_t out_batch = 0;
+  uint32_t count = entries;
+  const int batch = bpf_map_lookup_batch(map_fd, nullptr, &out_batch, keys.data(),
+                                         all_values.data(), &count, nullptr);
+  if (batch == 0 || errno == ENOENT) {
+    for (uint32_t i = 0; i < count; ++i) {
+      visit(keys[i], std::span<const Value>(all_values.data() + i * cpu_count, cpu_count));
+    }
+    return absl::OkStatus();
+  }
+  constexpr int kKernelNotSupported = 524;  // ENOTSUPP: kernel-internal, not in <cerrno>
+  if (errno != EINVAL && errno != EOPNOTSUPP && errno != kKernelNotSupported)
+    return MapReadError(map_name, "lookup_batch", errno);
+  std::vector<Value> values(cpu_count);
+  for (uint32_t key = 0; key < entries; ++key) {
+    if (bpf_map_lookup_elem(map_fd, &key, values.data()) != 0)
+      return MapReadError(map_name, "lookup", errno);
+    visit(key, std::span<const Value>(values));
+  }
+  return absl::OkStatus();
+}
+
+// Calls visit(key, values) for each key of a per-CPU hash; values has one entry per CPU. Keys
+// deleted while we walk are skipped (the walk restarts nothing: counters are cumulative).
+template <typename Key, typename Value, typename Visit>
+absl::Status ForEachPerCpuHashEntry(int map_fd, const char* map_name, Visit visit) {
+  static_assert(sizeof(Value) % 8 == 0, "per-CPU values are copied in 8-byte strides");
+  absl::StatusOr<int> cpus = PossibleCpus();
+  if (!cpus.ok()) return cpus.status();
+  std::vector<Value> values(static_cast<size_t>(*cpus));
+  Key key;
+  Key next;
+  std::memset(&key, 0, sizeof(key));
+  const void* previous = nullptr;
+  while (bpf_map_get_next_key(map_fd, previous, &next) == 0) {
+    if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
+      visit(next, std::span<const Value>(values));
+    } else if (errno != ENOENT) {
+      return MapReadError(map_name, "lookup", errno);
+    }
+    key = next;
+    previous = &key;
+  }
+  if (errno != ENOENT) return MapReadError(map_name, "get_next_key", errno);
+  return absl::OkStatus();
+}
+
+}  // namespace nictune::driver::bpf

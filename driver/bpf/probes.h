@@ -1,0 +1,43 @@
+// The probe concerns, each in its own file: load (open the skeleton, configure it, attach) and
+// read (aggregate its per-CPU maps into BpfCounters).
+#pragma once
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "driver/bpf/drop_reasons.h"
+#include "driver/bpf/loaded_probe.h"
+#include "driver/probe_source.h"
+
+namespace nictune::driver::bpf {
+
+std::unique_ptr<LoadedProbe> LoadIrqProbe();
+absl::Status ReadIrqProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+std::unique_ptr<LoadedProbe> LoadSoftirqProbe();
+absl::Status ReadSoftirqProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+std::unique_ptr<LoadedProbe> LoadNapiProbe();
+absl::Status ReadNapiProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+// Tx completions per NAPI instance; merged into counters.napis (read NAPI first).
+std::unique_ptr<LoadedProbe> LoadTxshareProbe();
+absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+// `reasons` may be null when the kernel's BTF has no drop reasons: names are then numeric.
+std::unique_ptr<LoadedProbe> LoadDropsProbe();
+absl::Status ReadDropsProbe(const LoadedProbe& probe, const DropReasonNames* reasons,
+                            BpfCounters& counters);
+
+// Socket fill; resets the peaks (they are "since the previous read").
+std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options);
+absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+// UDP queue failures; merged into counters.sockets (read socket fill first).
+std::unique_ptr<LoadedProbe> LoadUdpFailProbe(const ProbeOptions& options);
+absl::Status ReadUdpFailProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+std::unique_ptr<LoadedProbe> LoadTruesizeProbe(const ProbeOptions& options);
+absl::Status ReadTruesizeProbe(const LoadedProbe& probe, BpfCounters& counters);
+
+}  // namespace nictune::driver::bpf

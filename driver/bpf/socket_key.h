@@ -1,0 +1,16 @@
+/* Shared between the per-socket BPF programs (udp_fail, sockfill) and C++: who a socket is. */
+#pragma once
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+struct nictune_socket_key {
+  __u64 cookie;
+  __u16 family;
+  __u16 protocol;
+  __u16 local_port; /* host order */
+  __u16 reserved;
+  __u32 netns_inode;
+  __u32 reserved2;
+};

@@ -1,0 +1,18 @@
+/* Shared between sockfill.bpf.c and C++: receive-buffer fill per socket. */
+#pragma once
+
+#include "socket_key.h" /* same folder: also built by clang for BPF */
+
+/* One CPU's copy of a socket's entry (the map is per-CPU: C++ sums counters and takes the
+ * largest peak of the current generation). */
+struct nictune_socket_fill {
+  struct nictune_socket_key socket; /* zero until this CPU saw the socket */
+  __u64 enqueues;
+  __u64 rcvqueue_full;
+  __u64 truesize_sum; /* sum of rmem_alloc / sk_receive_queue.qlen over recorded events */
+  __u64 truesize_samples;
+  __u32 rcvbuf;
+  __u32 peak_rmem_alloc; /* valid only when peak_generation equals the current generation */
+  __u32 peak_generation;
+  __u32 reserved;
+};

@@ -1,0 +1,59 @@
+// Receive-buffer fill per socket: enqueues, high-water rmem_alloc, truesize estimate.
+#include "driver/bpf/sockfill.h"
+
+#include <algorithm>
+
+#include "driver/bpf/per_cpu_map.h"
+#include "driver/bpf/probes.h"
+#include "sockfill.skel.h"  // generated into the build tree by bpftool
+
+namespace nictune::driver::bpf {
+
+static_assert(sizeof(nictune_socket_key) == 24);
+static_assert(sizeof(nictune_socket_fill) == 72);
+
+std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options) {
+  const ProbeOptions copy = options;
+  return LoadedProbe::Load(
+      "sockfill", SkeletonOpener<sockfill>("sockfill", [copy](sockfill& skeleton) {
+        skeleton.rodata->fill_threshold_pct = copy.socket_fill_threshold_pct;
+        bpf_map__set_max_entries(skeleton.maps.socket_fill, std::max(copy.max_sockets, 1u));
+      }),
+      {});
+}
+
+absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters) {
+  absl::StatusOr<int> fd = probe.MapFd("socket_fill");
+  if (!fd.ok()) return fd.status();
+  sockfill* skeleton = probe.skeleton<sockfill>();
+  volatile uint32_t* generation = &skeleton->bss->generation;
+  const uint32_t current = *generation;
+  absl::Status read = ForEachPerCpuHashEntry<uint64_t, nictune_socket_fill>(
+      *fd, "socket_fill",
+      [&counters, current](const uint64_t& cookie, std::span<const nictune_socket_fill> per_cpu) {
+        SocketFill fill;
+        fill.key.cookie = cookie;
+        for (const nictune_socket_fill& cpu : per_cpu) {
+          if (cpu.socket.cookie == 0) continue;  // this CPU never saw the socket
+          fill.key.family = cpu.socket.family;
+          fill.key.protocol = static_cast<uint8_t>(cpu.socket.protocol);
+          fill.key.local_port = cpu.socket.local_port;
+          fill.key.netns_inode = cpu.socket.netns_inode;
+          fill.enqueues += cpu.enqueues;
+          fill.rcvqueue_full += cpu.rcvqueue_full;
+          fill.truesize_sum += cpu.truesize_sum;
+          fill.truesize_samples += cpu.truesize_samples;
+          fill.rcvbuf = std::max(fill.rcvbuf, cpu.rcvbuf);
+          if (cpu.peak_generation == current)
+            fill.peak_rmem_alloc = std::max(fill.peak_rmem_alloc, cpu.peak_rmem_alloc);
+        }
+        if (fill.rcvbuf > 0)
+          fill.peak_fill = static_cast<double>(fill.peak_rmem_alloc) / fill.rcvbuf;
+        counters.sockets.push_back(std::move(fill));
+      });
+  // Peaks restart from here: entries still carrying `current` are stale from the next read on.
+  *generation = current + 1;
+  return read;
+}
+
+}  // namespace nictune::driver::bpf

@@ -1,0 +1,22 @@
+/* Shared between truesize.bpf.c and C++: sampled log2 histogram of rx skb->truesize per device. */
+#pragma once
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define NICTUNE_TRUESIZE_BUCKETS 20 /* matches kTruesizeBuckets in driver/probe_source.h */
+#define NICTUNE_TRUESIZE_MAX_DEVICES 256
+#define NICTUNE_TRUESIZE_DEVICE_NAME_LEN 16
+
+struct nictune_truesize_key {
+  __s32 ifindex;
+  __u32 netns_inode;
+};
+
+struct nictune_truesize_histogram {
+  __u64 samples;
+  __u64 bytes;
+  char device[NICTUNE_TRUESIZE_DEVICE_NAME_LEN];
+  __u64 buckets[NICTUNE_TRUESIZE_BUCKETS];
+};

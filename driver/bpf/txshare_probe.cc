@@ -1,0 +1,92 @@
+// Tx completions inside NET_RX polls, attributed to the NAPI instance that polled.
+#include "driver/bpf/txshare.h"
+
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "driver/bpf/device_names.h"
+#include "driver/bpf/kernel_symbols.h"
+#include "driver/bpf/napi.h"
+#include "driver/bpf/per_cpu_map.h"
+#include "driver/bpf/probes.h"
+#include "txshare.skel.h"  // generated into the build tree by bpftool
+
+namespace nictune::driver::bpf {
+
+static_assert(sizeof(nictune_txshare_cpu) == 32);
+static_assert(sizeof(nictune_code_range) == 16);
+
+namespace {
+
+// Receive buffers that other CPUs hand back (skb_attempt_defer_free) are freed by this function
+// inside NET_RX, between polls; their consume_skb events are not tx completions.
+constexpr const char* kDeferredFreeFunctions[] = {"skb_defer_free_flush"};
+static_assert(std::size(kDeferredFreeFunctions) <= NICTUNE_TXSHARE_EXCLUDED_RANGES);
+
+}  // namespace
+
+std::unique_ptr<LoadedProbe> LoadTxshareProbe() {
+  absl::StatusOr<std::string> kallsyms = ReadKallsyms();
+  std::vector<CodeRange> ranges;
+  if (kallsyms.ok()) {
+    for (const char* function : kDeferredFreeFunctions) {
+      absl::StatusOr<CodeRange> range = FindFunctionRange(*kallsyms, function);
+      if (range.ok()) ranges.push_back(*range);
+    }
+  }
+  std::unique_ptr<LoadedProbe> probe = LoadedProbe::Load(
+      "txshare", SkeletonOpener<txshare>("txshare", [ranges](txshare& skeleton) {
+        for (size_t i = 0; i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES; ++i) {
+          skeleton.rodata->excluded_callers[i].start = ranges[i].start;
+          skeleton.rodata->excluded_callers[i].end = ranges[i].end;
+        }
+      }),
+      {});
+  return probe;
+}
+
+absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters) {
+  absl::StatusOr<int> cpu_fd = probe.MapFd("txshare_cpu");
+  if (!cpu_fd.ok()) return cpu_fd.status();
+  absl::Status cpu_read = ForEachPerCpuArrayEntry<nictune_txshare_cpu>(
+      *cpu_fd, "txshare_cpu", 1, [&counters](uint32_t, std::span<const nictune_txshare_cpu> cpus) {
+        for (const nictune_txshare_cpu& cpu : cpus) {
+          counters.tx_completions_unattributed += cpu.unattributed;
+          counters.tx_completions_deferred_rx += cpu.excluded;
+        }
+      });
+  if (!cpu_read.ok()) return cpu_read;
+
+  absl::StatusOr<int> fd = probe.MapFd("tx_completions");
+  if (!fd.ok()) return fd.status();
+  return ForEachPerCpuHashEntry<nictune_napi_key, uint64_t>(
+      *fd, "tx_completions",
+      [&counters](const nictune_napi_key& key, std::span<const uint64_t> per_cpu) {
+        uint64_t total = 0;
+        for (uint64_t count : per_cpu) total += count;
+        for (NapiCounter& napi : counters.napis) {
+          const bool same = key.napi_id != 0 ? napi.napi_id == key.napi_id
+                                             : (napi.napi_id == 0 && napi.ifindex == key.ifindex &&
+                                                napi.netns_inode == key.netns_inode);
+          if (same) {
+            napi.tx_completions += total;
+            return;
+          }
+        }
+        // The NAPI probe is off or has not seen this instance: report the tx share alone.
+        NapiCounter napi;
+        napi.napi_id = key.napi_id;
+        napi.ifindex = key.ifindex;
+        napi.netns_inode = key.netns_inode;
+        napi.device = key.napi_id == 0 && key.ifindex == 0
+                          ? "backlog"
+                          : DeviceName(key.ifindex, key.netns_inode, "");
+        napi.tx_completions = total;
+        napi.work_histogram.assign(kNapiWorkBuckets, 0);
+        counters.napis.push_back(std::move(napi));
+      });
+}
+
+}  // namespace nictune::driver::bpf
