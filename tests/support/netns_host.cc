@@ -214,8 +214,13 @@ absl::StatusOr<std::unique_ptr<VethHosts>> VethHosts::Create(const VethHostsOpti
         absl::StrCat("veth name ", hosts->device_a_, " exceeds ", IFNAMSIZ - 1, " characters"));
   }
   // Created inside a and moved straight into b: neither end ever exists in the host namespace.
-  if (absl::Status s = hosts->a_->Ip({"link", "add", hosts->device_a_, "type", "veth", "peer",
-                                      "name", hosts->device_b_, "netns", hosts->b_->name()});
+  // Fixed locally administered MACs and permanent neighbours: no ARP crosses the pair, so the
+  // devices count only the tests' own datagrams.
+  const std::string mac_a = "02:13:00:00:00:01";
+  const std::string mac_b = "02:13:00:00:00:02";
+  if (absl::Status s =
+          hosts->a_->Ip({"link", "add", hosts->device_a_, "address", mac_a, "type", "veth", "peer",
+                         "name", hosts->device_b_, "address", mac_b, "netns", hosts->b_->name()});
       !s.ok()) {
     return s;
   }
@@ -239,6 +244,16 @@ absl::StatusOr<std::unique_ptr<VethHosts>> VethHosts::Create(const VethHostsOpti
         !s.ok()) {
       return s;
     }
+  }
+  if (absl::Status s = hosts->a_->Ip({"neigh", "replace", hosts->address_b_, "lladdr", mac_b, "dev",
+                                      hosts->device_a_, "nud", "permanent"});
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = hosts->b_->Ip({"neigh", "replace", hosts->address_a_, "lladdr", mac_a, "dev",
+                                      hosts->device_b_, "nud", "permanent"});
+      !s.ok()) {
+    return s;
   }
   if (absl::Status s = hosts->a_->Ip({"link", "set", hosts->device_a_, "up"}); !s.ok()) return s;
   if (absl::Status s = hosts->b_->Ip({"link", "set", hosts->device_b_, "up"}); !s.ok()) return s;

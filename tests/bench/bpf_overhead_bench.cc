@@ -1,0 +1,241 @@
+// Probe overhead, measured as a whole process rather than with Google Benchmark's timing loop:
+// UDP packets per second through a veth pair between two namespaces with nothing attached, with
+// the nictune probes attached, and with libbpf-tools hardirqs + softirqs attached, rounds
+// alternated to cancel drift; then each nictune program's mean cost per event from
+// kernel.bpf_stats (run_time_ns / run_cnt), with the sysctl restored afterwards.
+// Prints Markdown tables; it reports figures and never passes or fails on a time.
+//
+//   sudo build/tests/bench/bpf_overhead_bench [rounds] [seconds_per_round]
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "driver/probe_source.h"
+#include "tests/support/netns_host.h"
+#include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/udp_flow.h"
+
+namespace nictune::bench {
+namespace {
+
+using testing_support::BackgroundProgram;
+using testing_support::UdpFlow;
+using testing_support::VethHosts;
+
+constexpr char kBpfStatsSysctl[] = "/proc/sys/kernel/bpf_stats_enabled";
+
+absl::StatusOr<std::string> ReadSysctl(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "re");
+  if (file == nullptr) return absl::InternalError(absl::StrCat("open ", path, " failed"));
+  char buffer[64] = {};
+  const bool read = std::fgets(buffer, sizeof(buffer), file) != nullptr;
+  std::fclose(file);
+  if (!read) return absl::InternalError(absl::StrCat("read ", path, " failed"));
+  return std::string(absl::StripAsciiWhitespace(buffer));
+}
+
+absl::Status WriteSysctl(const std::string& path, const std::string& value) {
+  FILE* file = std::fopen(path.c_str(), "we");
+  if (file == nullptr) return absl::InternalError(absl::StrCat("open ", path, " for writing"));
+  const bool written = std::fputs(value.c_str(), file) >= 0;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !closed) return absl::InternalError(absl::StrCat("write ", value, " to ", path));
+  return absl::OkStatus();
+}
+
+// Sets a host-wide sysctl for its lifetime and puts the original value back.
+class ScopedSysctl {
+ public:
+  static absl::StatusOr<std::unique_ptr<ScopedSysctl>> Set(const std::string& path,
+                                                           const std::string& value) {
+    absl::StatusOr<std::string> original = ReadSysctl(path);
+    if (!original.ok()) return original.status();
+    if (absl::Status set = WriteSysctl(path, value); !set.ok()) return set;
+    return std::unique_ptr<ScopedSysctl>(new ScopedSysctl(path, *original));
+  }
+  ~ScopedSysctl() {
+    if (absl::Status restored = WriteSysctl(path_, original_); !restored.ok()) {
+      std::cerr << "could not restore " << path_ << " to " << original_ << ": " << restored << "\n";
+    }
+  }
+
+ private:
+  ScopedSysctl(std::string path, std::string original)
+      : path_(std::move(path)), original_(std::move(original)) {}
+  std::string path_;
+  std::string original_;
+};
+
+enum class Attached { kNothing, kNictune, kBccTools };
+
+std::string Name(Attached attached) {
+  switch (attached) {
+    case Attached::kNothing:
+      return "nothing attached";
+    case Attached::kNictune:
+      return "nictune probes";
+    case Attached::kBccTools:
+      return "libbpf-tools hardirqs + softirqs";
+  }
+  return "?";
+}
+
+// One round: the sender flat out for `seconds`; returns the datagrams per second it got out
+// (the veth receive path, NAPI and the socket enqueue run inside its sendmmsg calls).
+absl::StatusOr<double> MeasurePps(const VethHosts& hosts, absl::Duration duration) {
+  absl::StatusOr<UdpFlow> flow =
+      UdpFlow::Open(hosts, {.rcvbuf_bytes = 4 << 20, .batch = 256, .run_time = duration * 2},
+                    {.packets = 1ull << 40, .payload_bytes = 64, .max_duration = duration});
+  if (!flow.ok()) return flow.status();
+  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
+  if (!result.ok()) return result.status();
+  return static_cast<double>(result->sent.sent) / absl::ToDoubleSeconds(result->sent.elapsed);
+}
+
+absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Duration duration) {
+  switch (attached) {
+    case Attached::kNothing:
+      return MeasurePps(hosts, duration);
+    case Attached::kNictune: {
+      absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+      if (!probes.ok()) return probes.status();
+      return MeasurePps(hosts, duration);
+    }
+    case Attached::kBccTools: {
+      std::vector<BackgroundProgram> tools;
+      for (const char* tool : {"/usr/sbin/hardirqs", "/usr/sbin/softirqs"}) {
+        absl::StatusOr<BackgroundProgram> started =
+            BackgroundProgram::Start({"stdbuf", "-oL", tool, "-N"});
+        if (!started.ok()) return started.status();
+        if (absl::Status attached_ok = started->WaitForOutput("Tracing", absl::Seconds(10));
+            !attached_ok.ok()) {
+          return attached_ok;
+        }
+        tools.push_back(*std::move(started));
+      }
+      return MeasurePps(hosts, duration);  // the tools are killed when `tools` goes
+    }
+  }
+  return absl::InternalError("unknown configuration");
+}
+
+struct Series {
+  std::vector<double> pps;
+  double Mean() const {
+    double sum = 0;
+    for (double value : pps) sum += value;
+    return pps.empty() ? 0 : sum / static_cast<double>(pps.size());
+  }
+};
+
+int Main(int argc, char** argv) {
+  int rounds = 5;
+  double seconds = 1.0;
+  if (argc > 1 && !absl::SimpleAtoi(argv[1], &rounds)) {
+    std::cerr << "rounds: not a number: " << argv[1] << "\n";
+    return 2;
+  }
+  if (argc > 2 && !absl::SimpleAtod(argv[2], &seconds)) {
+    std::cerr << "seconds_per_round: not a number: " << argv[2] << "\n";
+    return 2;
+  }
+  if (const std::string why = testing_support::WhyNotPrivileged(); !why.empty()) {
+    std::cerr << "bpf_overhead_bench: " << why << "\n";
+    return 2;
+  }
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({.napi_on_b = true});
+  if (!hosts.ok()) {
+    std::cerr << hosts.status() << "\n";
+    return 1;
+  }
+  const absl::Duration duration = absl::Seconds(seconds);
+  const std::vector<Attached> order = {Attached::kNothing, Attached::kNictune, Attached::kBccTools};
+  std::map<Attached, Series> series;
+  // A warm-up round first: the first flow pays for cold caches and page faults.
+  if (absl::StatusOr<double> warm = MeasurePps(**hosts, duration); !warm.ok()) {
+    std::cerr << warm.status() << "\n";
+    return 1;
+  }
+  for (int round = 0; round < rounds; ++round) {
+    // Rotate the starting configuration so that none always runs first or last.
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Attached attached = order[(i + static_cast<size_t>(round)) % order.size()];
+      absl::StatusOr<double> pps = Round(**hosts, attached, duration);
+      if (!pps.ok()) {
+        std::cerr << Name(attached) << ": " << pps.status() << "\n";
+        return 1;
+      }
+      series[attached].pps.push_back(*pps);
+    }
+  }
+
+  const double baseline = series[Attached::kNothing].Mean();
+  std::cout << absl::StrFormat(
+      "## UDP through veth (64-byte payload, sendmmsg flat out, NAPI on the receiving veth)\n\n"
+      "%d rounds x %.1f s per configuration, alternated; nproc %ld\n\n",
+      rounds, seconds, sysconf(_SC_NPROCESSORS_ONLN));
+  std::cout << "| configuration | mean pps | min pps | max pps | ratio to nothing attached |\n"
+               "|---|---:|---:|---:|---:|\n";
+  for (const Attached attached : order) {
+    const Series& s = series[attached];
+    std::cout << absl::StrFormat("| %s | %.0f | %.0f | %.0f | %.3f |\n", Name(attached), s.Mean(),
+                                 *std::min_element(s.pps.begin(), s.pps.end()),
+                                 *std::max_element(s.pps.begin(), s.pps.end()),
+                                 baseline > 0 ? s.Mean() / baseline : 0.0);
+  }
+
+  // Per-program cost: bpf_stats adds two clock reads per run, so it is on only for this phase.
+  absl::StatusOr<std::unique_ptr<ScopedSysctl>> stats = ScopedSysctl::Set(kBpfStatsSysctl, "1");
+  if (!stats.ok()) {
+    std::cerr << stats.status() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  if (!probes.ok()) {
+    std::cerr << probes.status() << "\n";
+    return 1;
+  }
+  absl::StatusOr<double> cost_pps = MeasurePps(**hosts, duration);
+  if (!cost_pps.ok()) {
+    std::cerr << cost_pps.status() << "\n";
+    return 1;
+  }
+  std::vector<driver::ProbeCost> costs = (*probes)->Cost();
+  probes->reset();
+  stats->reset();  // restores kernel.bpf_stats_enabled before printing
+
+  std::cout << absl::StrFormat(
+      "\n## Cost per event of each nictune program (kernel.bpf_stats, one %.1f s flow at %.0f "
+      "pps)\n\n",
+      seconds, *cost_pps);
+  std::cout << "| program | run_cnt | run_time_ns | ns per event |\n|---|---:|---:|---:|\n";
+  for (const driver::ProbeCost& cost : costs) {
+    const double per_event =
+        cost.run_cnt > 0 ? static_cast<double>(cost.run_time_ns) / static_cast<double>(cost.run_cnt)
+                         : 0.0;
+    std::cout << absl::StrFormat("| %s | %d | %d | %.1f |\n", cost.name, cost.run_cnt,
+                                 cost.run_time_ns, per_event);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace nictune::bench
+
+int main(int argc, char** argv) { return nictune::bench::Main(argc, argv); }
