@@ -1,0 +1,46 @@
+// The /metrics exporter: publishes each sample into a prometheus-cpp registry and serializes it
+// in the text format 0.0.4. Counters are the kernel's and the probes' cumulative counters, so
+// Prometheus' rate() works at any scrape interval; gauges are levels and window peaks.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "agent/metrics/agent_series.h"
+#include "agent/metrics/bpf_series.h"
+#include "agent/metrics/procfs_series.h"
+#include "agent/model/snapshot.h"
+#include "agent/model/window.h"
+#include "prometheus/registry.h"
+
+namespace nictune::metrics {
+
+struct ExporterOptions {
+  size_t max_sockets = 10;  // sockets with their own series: the top ones by drops, then fill
+};
+
+class MetricsExporter {
+ public:
+  explicit MetricsExporter(ExporterOptions options = {});
+
+  // Publishes the window that ends at `latest` (the later snapshot of the window). Safe to call
+  // while another thread serializes.
+  void Update(const model::Snapshot& latest, const model::Window& window, const AgentCost& cost);
+
+  // The exposition, text format 0.0.4.
+  std::string Text() const;
+
+ private:
+  mutable std::mutex mutex_;  // a scrape sees one whole update, never half of one
+  std::shared_ptr<prometheus::Registry> registry_;
+  ProcfsSeries procfs_;
+  BpfSeries bpf_;
+  AgentSeries agent_;
+};
+
+// The Content-Type of Text().
+inline constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+}  // namespace nictune::metrics

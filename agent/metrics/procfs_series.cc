@@ -1,0 +1,228 @@
+#include "agent/metrics/procfs_series.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+
+namespace nictune::metrics {
+namespace {
+
+prometheus::Family<prometheus::Counter>& Counter(prometheus::Registry& r, const std::string& name,
+                                                 const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
+}
+
+prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const std::string& name,
+                                             const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
+}
+
+// The counters of /proc/net/snmp and /proc/net/netstat that bear on receive drops and load, with
+// snake_case names (promtool rejects node_exporter's node_netstat_Udp_RcvbufErrors spelling); the
+// rest are left to node_exporter.
+struct ProtocolCounterName {
+  absl::string_view section;
+  absl::string_view name;
+  absl::string_view metric;
+};
+constexpr ProtocolCounterName kProtocolCounters[] = {
+    {"Ip", "InReceives", "ip_in_receives"},
+    {"Ip", "InDiscards", "ip_in_discards"},
+    {"Ip", "InDelivers", "ip_in_delivers"},
+    {"Udp", "InDatagrams", "udp_in_datagrams"},
+    {"Udp", "NoPorts", "udp_no_ports"},
+    {"Udp", "InErrors", "udp_in_errors"},
+    {"Udp", "OutDatagrams", "udp_out_datagrams"},
+    {"Udp", "RcvbufErrors", "udp_rcvbuf_errors"},
+    {"Udp", "SndbufErrors", "udp_sndbuf_errors"},
+    {"Udp", "InCsumErrors", "udp_in_csum_errors"},
+    {"Udp", "MemErrors", "udp_mem_errors"},
+    {"Tcp", "InSegs", "tcp_in_segs"},
+    {"Tcp", "OutSegs", "tcp_out_segs"},
+    {"Tcp", "RetransSegs", "tcp_retrans_segs"},
+    {"Tcp", "InErrs", "tcp_in_errs"},
+    {"TcpExt", "TCPBacklogDrop", "tcpext_backlog_drop"},
+    {"TcpExt", "TCPRcvQDrop", "tcpext_rcvq_drop"},
+    {"TcpExt", "PruneCalled", "tcpext_prune_called"},
+    {"TcpExt", "RcvPruned", "tcpext_rcv_pruned"},
+    {"TcpExt", "OfoPruned", "tcpext_ofo_pruned"},
+    {"TcpExt", "TCPRcvCollapsed", "tcpext_rcv_collapsed"},
+    {"TcpExt", "ListenOverflows", "tcpext_listen_overflows"},
+    {"TcpExt", "ListenDrops", "tcpext_listen_drops"},
+};
+
+// The statistics files every device has (struct rtnl_link_stats64); drivers may add none here.
+constexpr absl::string_view kDeviceStatistics[] = {
+    "rx_packets",        "tx_packets",        "rx_bytes",         "tx_bytes",
+    "rx_errors",         "tx_errors",         "rx_dropped",       "tx_dropped",
+    "multicast",         "collisions",        "rx_length_errors", "rx_over_errors",
+    "rx_crc_errors",     "rx_frame_errors",   "rx_fifo_errors",   "rx_missed_errors",
+    "tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",   "tx_heartbeat_errors",
+    "tx_window_errors",  "rx_compressed",     "tx_compressed",    "rx_nohandler",
+};
+
+// rx_packets -> nictune_network_receive_packets_total, as node_exporter names its netclass and
+// netdev counters; multicast is counted on receive and collisions on transmit.
+std::string DeviceMetricName(absl::string_view file) {
+  std::string rest(file);
+  if (absl::StartsWith(file, "rx_")) {
+    rest = absl::StrCat("receive_", file.substr(3));
+  } else if (absl::StartsWith(file, "tx_")) {
+    rest = absl::StrCat("transmit_", file.substr(3));
+  } else if (file == "multicast") {
+    rest = "receive_multicast";
+  } else if (file == "collisions") {
+    rest = "transmit_collisions";
+  }
+  return absl::StrCat("nictune_network_", rest, "_total");
+}
+
+std::string Cpu(int cpu) { return std::to_string(cpu); }
+
+}  // namespace
+
+ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
+    : interrupts_(
+          Counter(r, "nictune_interrupts_total",
+                  "Interrupts per numbered irq line and CPU since boot (procfs "
+                  "/proc/interrupts); as node_interrupts_total, irq is its type and devices "
+                  "the handlers.")),
+      softirqs_(Counter(r, "nictune_softirqs_total",
+                        "Softirq runs per vector and CPU since boot (procfs /proc/softirqs); as "
+                        "node_softirqs_functions_total.")),
+      softnet_processed_(Counter(r, "nictune_softnet_processed_total",
+                                 "Packets processed by the receive softirq per CPU (procfs "
+                                 "/proc/net/softnet_stat, u32 extended to 64 bits).")),
+      softnet_dropped_(Counter(r, "nictune_softnet_dropped_total",
+                               "Packets dropped because the per-CPU backlog exceeded "
+                               "netdev_max_backlog (procfs /proc/net/softnet_stat).")),
+      softnet_times_squeezed_(
+          Counter(r, "nictune_softnet_times_squeezed_total",
+                  "Receive softirq runs that ended with work left because netdev_budget or "
+                  "netdev_budget_usecs ran out (procfs /proc/net/softnet_stat).")),
+      softnet_received_rps_(Counter(r, "nictune_softnet_received_rps_total",
+                                    "Packets steered to this CPU by RPS inter-processor "
+                                    "interrupts (procfs /proc/net/softnet_stat).")),
+      softnet_flow_limit_(Counter(r, "nictune_softnet_flow_limit_count_total",
+                                  "Packets dropped by the RPS flow limit (procfs "
+                                  "/proc/net/softnet_stat).")),
+      softnet_backlog_(Gauge(r, "nictune_softnet_backlog_packets",
+                             "Packets waiting in the per-CPU input and process queues when "
+                             "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
+  for (const auto& [section, name, metric] : kProtocolCounters) {
+    const absl::string_view file = section == "TcpExt" ? "/proc/net/netstat" : "/proc/net/snmp";
+    protocols_.push_back(ProtocolCounter{
+        .section = std::string(section),
+        .name = std::string(name),
+        .series = std::make_unique<CounterSeries>(Counter(
+            r, absl::StrCat("nictune_netstat_", metric, "_total"),
+            absl::StrCat(section, " ", name, " since boot (procfs ", file,
+                         "); node_exporter calls it node_netstat_", section, "_", name, ".")))});
+  }
+  for (const absl::string_view file : kDeviceStatistics) {
+    device_statistics_.push_back(DeviceStatistic{
+        .file = std::string(file),
+        .series = std::make_unique<CounterSeries>(
+            Counter(r, DeviceMetricName(file),
+                    absl::StrCat("Device counter ", file,
+                                 " (sysfs /sys/class/net/DEVICE/statistics/", file, ").")))});
+  }
+}
+
+void ProcfsSeries::Update(const model::Snapshot& snapshot) {
+  UpdateInterrupts(snapshot);
+  UpdateSoftirqs(snapshot);
+  UpdateSoftnet(snapshot);
+  UpdateProtocols(snapshot);
+  UpdateDevices(snapshot);
+}
+
+void ProcfsSeries::UpdateInterrupts(const model::Snapshot& snapshot) {
+  if (snapshot.interrupts) {
+    const auto& cpu_ids = snapshot.interrupts->cpu_ids;
+    for (const auto& line : snapshot.interrupts->lines) {
+      // Lines that never fired are left out: most of a large machine's table, and no signal.
+      if (!line.irq || line.total == 0) continue;
+      for (size_t i = 0; i < line.per_cpu.size() && i < cpu_ids.size(); ++i) {
+        interrupts_.Set({{"irq", std::to_string(*line.irq)},
+                         {"cpu", Cpu(cpu_ids[i])},
+                         {"devices", line.actions},
+                         {"chip", line.chip}},
+                        static_cast<double>(line.per_cpu[i]));
+      }
+    }
+  }
+  interrupts_.Sweep();
+}
+
+void ProcfsSeries::UpdateSoftirqs(const model::Snapshot& snapshot) {
+  if (snapshot.softirqs) {
+    const auto& cpu_ids = snapshot.softirqs->cpu_ids;
+    for (const auto& row : snapshot.softirqs->rows) {
+      for (size_t i = 0; i < row.per_cpu.size() && i < cpu_ids.size(); ++i) {
+        softirqs_.Set({{"vector", row.vector}, {"cpu", Cpu(cpu_ids[i])}},
+                      static_cast<double>(row.per_cpu[i]));
+      }
+    }
+  }
+  softirqs_.Sweep();
+}
+
+void ProcfsSeries::UpdateSoftnet(const model::Snapshot& snapshot) {
+  if (snapshot.softnet) {
+    for (const auto& row : *snapshot.softnet) {
+      const prometheus::Labels labels{{"cpu", std::to_string(row.cpu)}};
+      const auto set = [&](CounterSeries& series, SoftnetColumn column, uint32_t raw) {
+        series.Set(labels, static_cast<double>(softnet_wraps_.Extend({row.cpu, column}, raw)));
+      };
+      set(softnet_processed_, SoftnetColumn::kProcessed, row.processed);
+      set(softnet_dropped_, SoftnetColumn::kDropped, row.dropped);
+      set(softnet_times_squeezed_, SoftnetColumn::kTimeSqueeze, row.time_squeeze);
+      if (row.received_rps) {
+        set(softnet_received_rps_, SoftnetColumn::kReceivedRps, *row.received_rps);
+      }
+      if (row.flow_limit_count) {
+        set(softnet_flow_limit_, SoftnetColumn::kFlowLimit, *row.flow_limit_count);
+      }
+      if (row.backlog_len) softnet_backlog_.Set(labels, static_cast<double>(*row.backlog_len));
+    }
+  }
+  softnet_wraps_.Sweep();
+  softnet_processed_.Sweep();
+  softnet_dropped_.Sweep();
+  softnet_times_squeezed_.Sweep();
+  softnet_received_rps_.Sweep();
+  softnet_flow_limit_.Sweep();
+  softnet_backlog_.Sweep();
+}
+
+void ProcfsSeries::UpdateProtocols(const model::Snapshot& snapshot) {
+  for (ProtocolCounter& counter : protocols_) {
+    for (const auto* table : {&snapshot.snmp, &snapshot.netstat}) {
+      if (!table->has_value()) continue;
+      const auto section = (*table)->find(counter.section);
+      if (section == (*table)->end()) continue;
+      const auto value = section->second.find(counter.name);
+      if (value == section->second.end() || value->second < 0) continue;
+      counter.series->Set({}, static_cast<double>(value->second));
+    }
+    counter.series->Sweep();
+  }
+}
+
+void ProcfsSeries::UpdateDevices(const model::Snapshot& snapshot) {
+  for (DeviceStatistic& statistic : device_statistics_) {
+    if (snapshot.devices) {
+      for (const auto& device : *snapshot.devices) {
+        const auto value = device.statistics.find(statistic.file);
+        if (value == device.statistics.end()) continue;
+        statistic.series->Set({{"device", device.name}}, static_cast<double>(value->second));
+      }
+    }
+    statistic.series->Sweep();
+  }
+}
+
+}  // namespace nictune::metrics

@@ -1,0 +1,94 @@
+// Prometheus families whose series follow what the last sample saw. Each update Sets the series it
+// saw; Sweep() then removes every series that was not set, so an irq, device or socket that
+// vanished stops being exported instead of repeating its last value forever.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/labels.h"
+
+namespace nictune::metrics {
+
+// Counters set from cumulative totals (the kernel's own counters). A total below the exported
+// value means the source restarted (device re-created, probes reloaded): the series is re-created
+// so that Prometheus sees a counter reset, never a counter going down.
+class CounterSeries {
+ public:
+  explicit CounterSeries(prometheus::Family<prometheus::Counter>& family) : family_(family) {}
+  CounterSeries(const CounterSeries&) = delete;
+  CounterSeries& operator=(const CounterSeries&) = delete;
+
+  void Set(const prometheus::Labels& labels, double total);
+  void Sweep();
+
+ private:
+  struct Entry {
+    prometheus::Counter* counter = nullptr;
+    bool seen = false;
+  };
+  prometheus::Family<prometheus::Counter>& family_;
+  std::map<prometheus::Labels, Entry> entries_;
+};
+
+class GaugeSeries {
+ public:
+  explicit GaugeSeries(prometheus::Family<prometheus::Gauge>& family) : family_(family) {}
+  GaugeSeries(const GaugeSeries&) = delete;
+  GaugeSeries& operator=(const GaugeSeries&) = delete;
+
+  void Set(const prometheus::Labels& labels, double value);
+  void Sweep();
+
+ private:
+  struct Entry {
+    prometheus::Gauge* gauge = nullptr;
+    bool seen = false;
+  };
+  prometheus::Family<prometheus::Gauge>& family_;
+  std::map<prometheus::Labels, Entry> entries_;
+};
+
+// Histograms set from cumulative per-bucket counts (not cumulative across buckets): one count per
+// boundary plus one for +Inf, and the cumulative sum of the observed values.
+class HistogramSeries {
+ public:
+  HistogramSeries(prometheus::Family<prometheus::Histogram>& family, std::vector<double> boundaries)
+      : family_(family), boundaries_(std::move(boundaries)) {}
+  HistogramSeries(const HistogramSeries&) = delete;
+  HistogramSeries& operator=(const HistogramSeries&) = delete;
+
+  const std::vector<double>& boundaries() const { return boundaries_; }
+  void Set(const prometheus::Labels& labels, const std::vector<double>& bucket_totals,
+           double sum_total);
+  void Sweep();
+
+ private:
+  struct Entry {
+    prometheus::Histogram* histogram = nullptr;
+    std::vector<double> bucket_totals;
+    double sum_total = 0;
+    bool seen = false;
+  };
+  prometheus::Family<prometheus::Histogram>& family_;
+  std::vector<double> boundaries_;
+  std::map<prometheus::Labels, Entry> entries_;
+};
+
+// Sums of cumulative totals per label set: several raw kernel keys (drop keys that differ only by
+// socket, per-CPU backlog NAPIs) can map to one exported series.
+class CounterSums {
+ public:
+  void Add(const prometheus::Labels& labels, double total) { totals_[labels] += total; }
+  // Sets every summed series and sweeps the rest.
+  void PublishTo(CounterSeries& series) const;
+
+ private:
+  std::map<prometheus::Labels, double> totals_;
+};
+
+}  // namespace nictune::metrics

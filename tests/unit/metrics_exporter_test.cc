@@ -1,0 +1,315 @@
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "agent/metrics/exporter.h"
+#include "agent/procfs/interrupts.h"
+#include "agent/procfs/read_file.h"
+#include "agent/procfs/snmp.h"
+#include "agent/procfs/softirqs.h"
+#include "agent/procfs/softnet_stat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace nictune::metrics {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr uint64_t kSecond = 1'000'000'000;
+
+std::string Fixture(const std::string& relative) {
+  const auto text = procfs::ReadFile(std::string(NICTUNE_FIXTURES) + "/" + relative);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : std::string();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  return absl::StrSplit(text, '\n', absl::SkipEmpty());
+}
+
+// Lines that carry a sample (not # HELP / # TYPE) whose name starts with `prefix`.
+std::vector<std::string> Samples(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& line : Lines(text)) {
+    if (absl::StartsWith(line, prefix)) out.push_back(line);
+  }
+  return out;
+}
+
+model::Snapshot FromFixtures() {
+  model::Snapshot s;
+  s.monotonic_ns = 10 * kSecond;
+  auto interrupts = procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
+  auto softirqs = procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
+  auto softnet = procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
+  auto snmp = procfs::ParseSnmp(Fixture("snmp/x86_64_6.18.txt"), "/proc/net/snmp");
+  EXPECT_TRUE(interrupts.ok() && softirqs.ok() && softnet.ok() && snmp.ok());
+  if (interrupts.ok()) s.interrupts = *interrupts;
+  if (softirqs.ok()) s.softirqs = *softirqs;
+  if (softnet.ok()) s.softnet = *softnet;
+  if (snmp.ok()) s.snmp = *snmp;
+  s.devices = std::vector<procfs::NetDevice>{
+      {.name = "veth0", .ifindex = 4, .statistics = {{"rx_packets", 1200}, {"rx_dropped", 3}}}};
+  s.sources = {{.name = "/proc/interrupts", .source = model::Source::kProcfs, .in_use = true},
+               {.name = "bpf", .source = model::Source::kBpf, .detail = "not root"}};
+  return s;
+}
+
+TEST(MetricsExporterTest, RecordedProcfsTextBecomesNodeExporterLikeCounters) {
+  MetricsExporter exporter;
+  exporter.Update(FromFixtures(), model::Window{}, AgentCost{});
+  const auto lines = Lines(exporter.Text());
+  // The fixture's rows "31: 0 95 PCI-MSIX-0000:00:01.0 3-edge virtio0-stats" and NET_RX 864 1046.
+  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\",cpu=\"1\","
+                              "devices=\"virtio0-stats\",irq=\"31\"} 95"));
+  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\",cpu=\"0\","
+                              "devices=\"virtio0-stats\",irq=\"31\"} 0"));
+  EXPECT_THAT(lines, Contains("nictune_softirqs_total{cpu=\"1\",vector=\"NET_RX\"} 1046"));
+  EXPECT_THAT(lines, Contains("nictune_softirqs_total{cpu=\"0\",vector=\"NET_TX\"} 4"));
+  // softnet row 2 is 0x7fc processed on the CPU its index column names.
+  EXPECT_THAT(lines, Contains("nictune_softnet_processed_total{cpu=\"1\"} 2044"));
+  EXPECT_THAT(lines, Contains("nictune_softnet_times_squeezed_total{cpu=\"0\"} 0"));
+  EXPECT_THAT(lines, Contains("nictune_softnet_backlog_packets{cpu=\"0\"} 0"));
+  EXPECT_THAT(lines, Contains("nictune_netstat_udp_in_datagrams_total 26"));
+  EXPECT_THAT(lines, Contains("nictune_netstat_udp_out_datagrams_total 27"));
+  EXPECT_THAT(lines, Contains("nictune_network_receive_packets_total{device=\"veth0\"} 1200"));
+  EXPECT_THAT(lines, Contains("nictune_network_receive_dropped_total{device=\"veth0\"} 3"));
+  EXPECT_THAT(lines, Contains("nictune_source_up{kind=\"procfs\",source=\"/proc/interrupts\"} 1"));
+  EXPECT_THAT(lines, Contains("nictune_source_up{kind=\"bpf\",source=\"bpf\"} 0"));
+  // Lines that never fired (irq 28 virtio0-config) are not exported.
+  for (const auto& line : lines) EXPECT_THAT(line, Not(HasSubstr("virtio0-config")));
+}
+
+TEST(MetricsExporterTest, EveryFamilyIsTypedAndItsHelpNamesItsSource) {
+  MetricsExporter exporter;
+  exporter.Update(FromFixtures(), model::Window{}, AgentCost{});
+  int families = 0;
+  for (const auto& line : Lines(exporter.Text())) {
+    if (!absl::StartsWith(line, "# HELP ")) continue;
+    ++families;
+    EXPECT_TRUE(absl::StrContains(line, "bpf") || absl::StrContains(line, "procfs") ||
+                absl::StrContains(line, "sysfs") || absl::StrContains(line, "getrusage") ||
+                absl::StrContains(line, "nictuned"))
+        << line;
+    EXPECT_TRUE(absl::StartsWith(line, "# HELP nictune_")) << line;
+  }
+  EXPECT_GT(families, 20);  // families without a series are not printed
+}
+
+TEST(MetricsExporterTest, SoftnetCounterKeepsRisingAcrossTheKernelsU32Wrap) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.softnet = {{procfs::SoftnetRow{.cpu = 1, .processed = 0xFFFFFFF0u}}};
+  exporter.Update(s, {}, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_softnet_processed_total{cpu=\"1\"} 4294967280"));
+  s.softnet = {{procfs::SoftnetRow{.cpu = 1, .processed = 0x10u}}};
+  exporter.Update(s, {}, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_softnet_processed_total{cpu=\"1\"} 4294967312"));
+}
+
+TEST(MetricsExporterTest, CounterThatRestartedIsExportedAsAReset) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{.irqs = {{.irq = 34, .cpu = 0, .count = 100, .time_ns = 2'000'000}}};
+  exporter.Update(s, {}, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_irq_handler_calls_total{cpu=\"0\",irq=\"34\"} 100"));
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_irq_handler_seconds_total{cpu=\"0\",irq=\"34\"} 0.002"));
+  // The probes were reloaded: their counters start again from zero.
+  s.bpf->irqs[0].count = 40;
+  exporter.Update(s, {}, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_irq_handler_calls_total{cpu=\"0\",irq=\"34\"} 40"));
+}
+
+TEST(MetricsExporterTest, SeriesOfVanishedIrqsDevicesAndSourcesAreRemoved) {
+  MetricsExporter exporter;
+  model::Snapshot s = FromFixtures();
+  s.bpf = driver::BpfCounters{.irqs = {{.irq = 34, .cpu = 0, .count = 5, .time_ns = 10}}};
+  exporter.Update(s, {}, {});
+  ASSERT_FALSE(Samples(exporter.Text(), "nictune_interrupts_total{").empty());
+  ASSERT_FALSE(Samples(exporter.Text(), "nictune_irq_handler_calls_total{").empty());
+
+  // irq 31 was freed, veth0 deleted, the probes detached, /proc/softirqs unreadable.
+  auto& lines = s.interrupts->lines;
+  std::erase_if(lines, [](const procfs::InterruptLine& l) { return l.id == "31"; });
+  s.devices->clear();
+  s.bpf.reset();
+  s.softirqs.reset();
+  exporter.Update(s, {}, {});
+  const std::string text = exporter.Text();
+  EXPECT_THAT(text, Not(HasSubstr("irq=\"31\"")));
+  EXPECT_THAT(text, HasSubstr("irq=\"32\""));
+  EXPECT_THAT(text, Not(HasSubstr("veth0")));
+  EXPECT_TRUE(Samples(text, "nictune_irq_handler_calls_total{").empty());
+  EXPECT_TRUE(Samples(text, "nictune_softirqs_total{").empty());
+}
+
+model::SocketWindow SocketInWindow(uint64_t cookie, uint64_t full, double fill) {
+  return {.key = {.cookie = cookie, .protocol = 17, .local_port = static_cast<uint16_t>(cookie)},
+          .rcvbuf = 212992,
+          .peak_fill = fill,
+          .rcvqueue_full = full};
+}
+
+driver::SocketFill SocketCounters(uint64_t cookie, uint64_t enqueues) {
+  return {.key = {.cookie = cookie,
+                  .protocol = 17,
+                  .local_port = static_cast<uint16_t>(cookie),
+                  .netns_inode = 4026531840u},
+          .enqueues = enqueues,
+          .rcvbuf = 212992};
+}
+
+std::set<std::string> ExportedSockets(const std::string& text) {
+  std::set<std::string> sockets;
+  for (const auto& line : Samples(text, "nictune_socket_enqueues_total{")) {
+    const auto start = line.find("socket=\"") + 8;
+    sockets.insert(line.substr(start, line.find('"', start) - start));
+  }
+  return sockets;
+}
+
+TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
+  MetricsExporter exporter({.max_sockets = 2});
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{.sockets = {SocketCounters(1001, 10), SocketCounters(1002, 20),
+                                          SocketCounters(1003, 30), SocketCounters(1004, 40),
+                                          SocketCounters(1005, 50)}};
+  model::Window w;
+  w.sockets = {SocketInWindow(1001, 0, 0.9), SocketInWindow(1002, 7, 0.5),
+               SocketInWindow(1003, 0, 0.6), SocketInWindow(1004, 0, 0.99),
+               SocketInWindow(1005, 0, 0.1)};
+  exporter.Update(s, w, {});
+  std::string text = exporter.Text();
+  EXPECT_EQ(ExportedSockets(text), (std::set<std::string>{"1002", "1004"}));
+  EXPECT_THAT(Lines(text), Contains("nictune_socket_enqueues_total{netns=\"4026531840\",port="
+                                    "\"1002\",proto=\"udp\",socket=\"1002\"} 20"));
+  EXPECT_THAT(Lines(text), Contains("nictune_socket_receive_buffer_peak_fill_ratio{netns="
+                                    "\"4026531840\",port=\"1004\",proto=\"udp\",socket=\"1004\"} "
+                                    "0.99"));
+
+  // Next window socket 1005 overflows and 1004 went quiet: 1004's series go.
+  w.sockets = {SocketInWindow(1002, 1, 0.5), SocketInWindow(1005, 3, 1.0)};
+  exporter.Update(s, w, {});
+  text = exporter.Text();
+  EXPECT_EQ(ExportedSockets(text), (std::set<std::string>{"1002", "1005"}));
+  EXPECT_THAT(text, Not(HasSubstr("socket=\"1004\"")));
+}
+
+TEST(MetricsExporterTest, DropsKeepThePortOnlyWhereASocketTookThePacket) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{.drops = {
+                                  {.reason = 2,
+                                   .reason_name = "NO_SOCKET",
+                                   .protocol = 0x0800,
+                                   .l4_protocol = 17,
+                                   .device = "veth1",
+                                   .local_port = 31337,
+                                   .count = 4},
+                                  {.reason = 2,
+                                   .reason_name = "NO_SOCKET",
+                                   .protocol = 0x0800,
+                                   .l4_protocol = 17,
+                                   .device = "veth1",
+                                   .local_port = 31338,
+                                   .count = 6},
+                                  {.reason = 6,
+                                   .reason_name = "SOCKET_RCVBUFF",
+                                   .protocol = 0x0800,
+                                   .l4_protocol = 17,
+                                   .device = "veth1",
+                                   .local_port = 5000,
+                                   .socket_cookie = 77,
+                                   .count = 9},
+                                  {.reason = 6,
+                                   .reason_name = "SOCKET_RCVBUFF",
+                                   .protocol = 0x0800,
+                                   .l4_protocol = 17,
+                                   .device = "veth1",
+                                   .local_port = 5000,
+                                   .socket_cookie = 78,
+                                   .count = 1},
+                              }};
+  exporter.Update(s, {}, {});
+  const auto lines = Samples(exporter.Text(), "nictune_skb_drops_total{");
+  EXPECT_THAT(lines, testing::UnorderedElementsAre(
+                         "nictune_skb_drops_total{device=\"veth1\",port=\"\",proto=\"udp\","
+                         "reason=\"NO_SOCKET\"} 10",
+                         "nictune_skb_drops_total{device=\"veth1\",port=\"5000\",proto=\"udp\","
+                         "reason=\"SOCKET_RCVBUFF\"} 10"));
+}
+
+TEST(MetricsExporterTest, NapiWorkHistogramHasABucketForAWholeBudget) {
+  MetricsExporter exporter;
+  driver::NapiCounter napi{.napi_id = 8193,
+                           .device = "eth9",
+                           .polls = 10,
+                           .work = 200,
+                           .budget_exhausted = 2,
+                           .last_budget = 64,
+                           .tx_completions = 5};
+  napi.work_histogram.assign(driver::kNapiWorkBuckets, 0);
+  napi.work_histogram[0] = 3;   // polls that found nothing
+  napi.work_histogram[3] = 4;   // le 4
+  napi.work_histogram[50] = 1;  // le 63
+  napi.work_histogram[64] = 2;  // le 64: the whole budget
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{.napis = {napi}};
+  exporter.Update(s, {}, {});
+  const auto lines = Lines(exporter.Text());
+  const std::string labels = "device=\"eth9\",napi_id=\"8193\"";
+  EXPECT_THAT(lines, Contains("nictune_napi_polls_total{" + labels + "} 10"));
+  EXPECT_THAT(lines, Contains("nictune_napi_packets_total{" + labels + "} 200"));
+  EXPECT_THAT(lines, Contains("nictune_napi_budget_exhausted_total{" + labels + "} 2"));
+  EXPECT_THAT(lines, Contains("nictune_napi_budget_packets{" + labels + "} 64"));
+  const std::string bucket = "nictune_napi_poll_work_packets_bucket{" + labels + ",le=\"";
+  EXPECT_THAT(lines, Contains(bucket + "0\"} 3"));
+  EXPECT_THAT(lines, Contains(bucket + "2\"} 3"));
+  EXPECT_THAT(lines, Contains(bucket + "4\"} 7"));
+  EXPECT_THAT(lines, Contains(bucket + "63\"} 8"));
+  EXPECT_THAT(lines, Contains(bucket + "64\"} 10"));
+  EXPECT_THAT(lines, Contains(bucket + "+Inf\"} 10"));
+  EXPECT_THAT(lines, Contains("nictune_napi_poll_work_packets_sum{" + labels + "} 200"));
+  EXPECT_THAT(lines, Contains("nictune_napi_poll_work_packets_count{" + labels + "} 10"));
+}
+
+TEST(MetricsExporterTest, AgentCostAndProbeRunTimes) {
+  MetricsExporter exporter;
+  AgentCost cost{.process = ProcessUsage{.cpu_seconds = 1.5, .resident_bytes = 8 << 20},
+                 .probes = {{.name = "napi_poll", .run_cnt = 1000, .run_time_ns = 35'000}},
+                 .sampling_seconds = 0.00025};
+  exporter.Update({}, {}, cost);
+  const auto lines = Lines(exporter.Text());
+  EXPECT_THAT(lines, Contains("nictune_agent_cpu_seconds_total 1.5"));
+  EXPECT_THAT(lines, Contains("nictune_agent_resident_memory_bytes 8388608"));
+  EXPECT_THAT(lines, Contains("nictune_bpf_program_runs_total{program=\"napi_poll\"} 1000"));
+  EXPECT_THAT(lines,
+              Contains("nictune_bpf_program_run_seconds_total{program=\"napi_poll\"} 3.5e-05"));
+  EXPECT_THAT(lines, Contains("nictune_sampling_duration_seconds 0.00025"));
+}
+
+TEST(ProcessUsageTest, ReadsThisProcessesCpuTimeAndResidentMemory) {
+  // Burn some CPU so that the reading has something to show.
+  volatile double x = 0;
+  for (int i = 0; i < 20'000'000; ++i) x = x + 1.0;
+  const auto usage = ReadProcessUsage();
+  ASSERT_TRUE(usage.ok()) << usage.status();
+  EXPECT_GT(usage->cpu_seconds, 0.0);
+  // A gtest binary maps its code and heap: more than a megabyte, less than a few gigabytes.
+  EXPECT_GT(usage->resident_bytes, 1u << 20);
+  EXPECT_LT(usage->resident_bytes, uint64_t{4} << 30);
+}
+
+}  // namespace
+}  // namespace nictune::metrics
