@@ -130,7 +130,7 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
     }
 
     LibbpfLogCapture log;
-    if (const int error = bpf_object__load(object); error != 0) {
+    if (const int error = probe->opened_.load(); error != 0) {
       const std::string failing_program = FailingProgram(log.text());
       const std::string why = absl::StrCat("load: ", ErrnoText(-error), ": ",
                                            FailureSummary(log.text(), failing_program));

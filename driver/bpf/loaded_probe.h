@@ -21,6 +21,8 @@ namespace nictune::driver::bpf {
 struct OpenedObject {
   bpf_object* object = nullptr;
   void* skeleton = nullptr;
+  // Loads through the skeleton so that its .bss/.data pointers become the kernel's maps.
+  std::function<int()> load;
   std::function<void()> destroy;  // frees the skeleton (and the object with it)
 };
 
@@ -36,7 +38,8 @@ ObjectOpener SkeletonOpener(const char* concern, std::function<void(Skeleton&)> 
     Skeleton* skeleton = Skeleton::open();
     if (skeleton == nullptr) return OpenFailure(concern, errno);
     if (configure) configure(*skeleton);
-    return OpenedObject{skeleton->obj, skeleton, [skeleton] { Skeleton::destroy(skeleton); }};
+    return OpenedObject{skeleton->obj, skeleton, [skeleton] { return Skeleton::load(skeleton); },
+                        [skeleton] { Skeleton::destroy(skeleton); }};
   };
 }
 
