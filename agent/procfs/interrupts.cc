@@ -1,8 +1,7 @@
 #include "agent/procfs/interrupts.h"
 
-#include <limits>
-
 #include "absl/strings/str_cat.h"
+#include "agent/procfs/cpu_columns.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/text_scan.h"
 
@@ -10,23 +9,6 @@ namespace nictune::procfs {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// The header is one "CPUn" column per online CPU: "           CPU0       CPU1".
-absl::Status ParseHeader(std::string_view line, std::string_view path, InterruptTable& table) {
-  std::string_view rest = line;
-  for (std::string_view token = NextToken(rest); !token.empty(); token = NextToken(rest)) {
-    std::optional<uint32_t> cpu;
-    if (token.size() > 3 && token.substr(0, 3) == "CPU") cpu = ParseUint32(token.substr(3));
-    if (!cpu.has_value() || *cpu > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
-      return ParseError(
-          path, 1, absl::StrCat("expected a header of CPUn columns, got \"", ToAbsl(token), "\""));
-    }
-    table.cpu_ids.push_back(static_cast<int>(*cpu));
-  }
-  if (table.cpu_ids.empty()) return ParseError(path, 1, "expected a header of CPUn columns");
-  table.cpu_count = static_cast<int>(table.cpu_ids.size());
-  return absl::OkStatus();
-}
 
 // What follows the counts of a numbered row: the chip, then (kernel 3.12+) the hwirq with the flow
 // name glued to it ("1-edge"), then on GENERIC_IRQ_SHOW_LEVEL architectures "Level"/"Edge", then
@@ -123,7 +105,10 @@ absl::StatusOr<InterruptTable> ParseInterrupts(std::string_view text, std::strin
   LineReader lines(text);
   std::string_view line;
   if (!lines.Next(line)) return ParseError(path, 1, "empty, expected a header of CPUn columns");
-  if (absl::Status status = ParseHeader(line, path, table); !status.ok()) return status;
+  absl::StatusOr<std::vector<int>> cpu_ids = ParseCpuColumns(line, path);
+  if (!cpu_ids.ok()) return cpu_ids.status();
+  table.cpu_ids = *std::move(cpu_ids);
+  table.cpu_count = static_cast<int>(table.cpu_ids.size());
 
   while (lines.Next(line)) {
     InterruptLine row;

@@ -1,8 +1,7 @@
 #include "agent/procfs/softirqs.h"
 
-#include <limits>
-
 #include "absl/strings/str_cat.h"
+#include "agent/procfs/cpu_columns.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/text_scan.h"
 
@@ -16,21 +15,13 @@ absl::StatusOr<SoftirqTable> ParseSoftirqs(std::string_view text, std::string_vi
   LineReader lines(text);
   std::string_view line;
   if (!lines.Next(line)) return ParseError(path, 1, "empty, expected a header of CPUn columns");
-  std::string_view rest = line;
-  for (std::string_view token = NextToken(rest); !token.empty(); token = NextToken(rest)) {
-    std::optional<uint32_t> cpu;
-    if (token.size() > 3 && token.substr(0, 3) == "CPU") cpu = ParseUint32(token.substr(3));
-    if (!cpu.has_value() || *cpu > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
-      return ParseError(
-          path, 1, absl::StrCat("expected a header of CPUn columns, got \"", ToAbsl(token), "\""));
-    }
-    table.cpu_ids.push_back(static_cast<int>(*cpu));
-  }
-  if (table.cpu_ids.empty()) return ParseError(path, 1, "expected a header of CPUn columns");
+  absl::StatusOr<std::vector<int>> cpu_ids = ParseCpuColumns(line, path);
+  if (!cpu_ids.ok()) return cpu_ids.status();
+  table.cpu_ids = *std::move(cpu_ids);
   const size_t cpu_count = table.cpu_ids.size();
 
   while (lines.Next(line)) {
-    rest = line;
+    std::string_view rest = line;
     const std::string_view label = NextToken(rest);
     if (label.size() < 2 || label.back() != ':') {
       return ParseError(
