@@ -5,12 +5,12 @@
 
 namespace nictune::tuner {
 
-SimArrivals::SimArrivals(const ArrivalConfig& config, uint64_t seed)
-    : config_(config), rng_(seed) {
+SimArrivals::SimArrivals(const ArrivalConfig& config, uint64_t seed) : config_(config), rng_(seed) {
   double rate = config_.rate_pps;
   if (config_.pattern == ArrivalPattern::kOnOff) {
     // The peak rate that gives the configured mean over whole on+off periods.
-    rate *= static_cast<double>(config_.on_ns + config_.off_ns) / static_cast<double>(config_.on_ns);
+    rate *=
+        static_cast<double>(config_.on_ns + config_.off_ns) / static_cast<double>(config_.on_ns);
   }
   gap_ns_ = 1e9 / rate;
 }

@@ -23,10 +23,10 @@ class SimArrivals {
 
   ArrivalConfig config_;
   std::mt19937_64 rng_;
-  double gap_ns_ = 0;       // constant and on/off spacing
+  double gap_ns_ = 0;  // constant and on/off spacing
   double poisson_t_ns_ = 0;
-  int64_t index_ = 0;       // packets so far (constant) or within the current burst (on/off)
-  int64_t period_ = 0;      // on/off: the current on+off period
+  int64_t index_ = 0;   // packets so far (constant) or within the current burst (on/off)
+  int64_t period_ = 0;  // on/off: the current on+off period
 };
 
 }  // namespace nictune::tuner

@@ -192,8 +192,8 @@ class Run {
   }
 
   void CompleteNapi() {
-    result_.peak_packets_per_interrupt = std::max(result_.peak_packets_per_interrupt,
-                                                  cycle_packets_);
+    result_.peak_packets_per_interrupt =
+        std::max(result_.peak_packets_per_interrupt, cycle_packets_);
     moderator_.OnNapiComplete(now_, moderation_packets_, moderation_bytes_);
     moderation_packets_ = 0;
     moderation_bytes_ = 0;
@@ -302,9 +302,10 @@ class Run {
   SimResult Finish() {
     result_.in_ring_at_end = RingCount();
     result_.in_socket_at_end = socket_packets_;
-    result_.peak_socket_fill = s_.rcvbuf_bytes > 0 ? static_cast<double>(result_.peak_socket_bytes) /
-                                                         static_cast<double>(s_.rcvbuf_bytes)
-                                                   : 0;
+    result_.peak_socket_fill =
+        s_.rcvbuf_bytes > 0
+            ? static_cast<double>(result_.peak_socket_bytes) / static_cast<double>(s_.rcvbuf_bytes)
+            : 0;
     result_.moderation_changes = moderator_.changes();
     result_.final_interval_ns = moderator_.IntervalNs();
     const double seconds = static_cast<double>(s_.duration_ns) / 1e9;

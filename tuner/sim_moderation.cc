@@ -65,8 +65,7 @@ int64_t SimModerator::FrameThreshold() const {
 }
 
 bool SimModerator::RestartsOnEachPacket() const {
-  return config_.kind == ModerationKind::kDim &&
-         config_.dim.mode == DimPeriodMode::kStartFromCqe;
+  return config_.kind == ModerationKind::kDim && config_.dim.mode == DimPeriodMode::kStartFromCqe;
 }
 
 void SimModerator::OnNapiComplete(int64_t now_ns, uint64_t packets, uint64_t bytes) {
@@ -236,8 +235,7 @@ bool SimModerator::DimDecide(const DimStats& current) {
       break;
   }
   // Parked on top, the reference stays the stats that made it park.
-  if (previous_state != DimTuneState::kParkingOnTop ||
-      dim_state_ != DimTuneState::kParkingOnTop) {
+  if (previous_state != DimTuneState::kParkingOnTop || dim_state_ != DimTuneState::kParkingOnTop) {
     dim_prev_ = current;
   }
   return dim_profile_ != previous_profile;

@@ -14,8 +14,8 @@ constexpr int64_t kIntMax = 2147483647;      // kernel int knobs (sk_rcvbuf, bud
 
 absl::Status CheckRange(const char* field, int64_t value, int64_t lo, int64_t hi) {
   if (value < lo || value > hi) {
-    return absl::InvalidArgumentError(absl::StrCat("sim scenario: ", field, " = ", value,
-                                                   " outside [", lo, ", ", hi, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sim scenario: ", field, " = ", value, " outside [", lo, ", ", hi, "]"));
   }
   return absl::OkStatus();
 }
@@ -32,8 +32,8 @@ int64_t TruesizeBytes(const FrameConfig& frame) {
 absl::Status ValidateScenario(const SimScenario& s) {
   const ArrivalConfig& a = s.arrivals;
   if (!std::isfinite(a.rate_pps) || a.rate_pps <= 0 || a.rate_pps > 1e8) {
-    return absl::InvalidArgumentError(absl::StrCat("sim scenario: arrivals.rate_pps = ",
-                                                   a.rate_pps, " outside (0, 1e8]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sim scenario: arrivals.rate_pps = ", a.rate_pps, " outside (0, 1e8]"));
   }
   if (a.pattern == ArrivalPattern::kOnOff) {
     if (absl::Status st = CheckRange("arrivals.on_ns", a.on_ns, 1, kMaxNs); !st.ok()) return st;
@@ -47,8 +47,7 @@ absl::Status ValidateScenario(const SimScenario& s) {
   } ranges[] = {
       {"frame.frame_bytes", s.frame.frame_bytes, 1, 65536 + 18},
       {"frame.rx_buffer_bytes", s.frame.rx_buffer_bytes, 1, 1 << 20},
-      {"frame.rx_buffer_usable_bytes", s.frame.rx_buffer_usable_bytes, 1,
-       s.frame.rx_buffer_bytes},
+      {"frame.rx_buffer_usable_bytes", s.frame.rx_buffer_usable_bytes, 1, s.frame.rx_buffer_bytes},
       {"frame.skb_overhead_bytes", s.frame.skb_overhead_bytes, 0, 1 << 20},
       {"frame.truesize_bytes", s.frame.truesize_bytes.value_or(1), 1, 1 << 30},
       {"ring_size", s.ring_size, 1, 1 << 16},
@@ -57,11 +56,9 @@ absl::Status ValidateScenario(const SimScenario& s) {
       {"moderation.ixgbe.lowest_latency_usecs", s.moderation.ixgbe.lowest_latency_usecs, 1,
        1'000'000},
       {"moderation.ixgbe.low_latency_usecs", s.moderation.ixgbe.low_latency_usecs, 1, 1'000'000},
-      {"moderation.ixgbe.bulk_latency_usecs", s.moderation.ixgbe.bulk_latency_usecs, 1,
-       1'000'000},
+      {"moderation.ixgbe.bulk_latency_usecs", s.moderation.ixgbe.bulk_latency_usecs, 1, 1'000'000},
       {"moderation.ixgbe.low_bytes_per_usec", s.moderation.ixgbe.low_bytes_per_usec, 0, kIntMax},
-      {"moderation.ixgbe.high_bytes_per_usec", s.moderation.ixgbe.high_bytes_per_usec, 0,
-       kIntMax},
+      {"moderation.ixgbe.high_bytes_per_usec", s.moderation.ixgbe.high_bytes_per_usec, 0, kIntMax},
       {"moderation.dim.start_profile", s.moderation.dim.start_profile, 0, 4},
       {"napi.weight", s.napi.weight, 1, 1 << 16},
       {"napi.netdev_budget", s.napi.netdev_budget, 1, kIntMax},

@@ -87,9 +87,9 @@ enum class NapiPollMode {
 };
 
 struct NapiConfig {
-  int64_t weight = 64;           // dev_weight: packets per poll
-  int64_t netdev_budget = 300;   // packets per softirq run
-  int64_t budget_usecs = 8000;   // netdev_budget_usecs: time per softirq run
+  int64_t weight = 64;          // dev_weight: packets per poll
+  int64_t netdev_budget = 300;  // packets per softirq run
+  int64_t budget_usecs = 8000;  // netdev_budget_usecs: time per softirq run
   NapiPollMode mode = NapiPollMode::kRepollWhileWork;
   // After a time_squeeze the rest runs later (ksoftirqd); an application on the same CPU gets
   // this long first. 0: the softirq continues at once.
@@ -112,11 +112,11 @@ enum class AppPlacement {
 
 struct AppConfig {
   AppPlacement placement = AppPlacement::kOwnCpu;
-  int64_t read_ns = 0;              // per datagram (recvmsg + the application's own work)
-  int64_t read_batch = 1;           // datagrams per wakeup (recvmmsg vlen)
-  int64_t batch_overhead_ns = 0;    // per batch (syscall entry, wakeup)
-  int64_t gap_ns = 0;               // scheduling gap: the reader is off CPU this long ...
-  int64_t gap_period_ns = 0;        // ... at the end of every period (0: no gaps)
+  int64_t read_ns = 0;            // per datagram (recvmsg + the application's own work)
+  int64_t read_batch = 1;         // datagrams per wakeup (recvmmsg vlen)
+  int64_t batch_overhead_ns = 0;  // per batch (syscall entry, wakeup)
+  int64_t gap_ns = 0;             // scheduling gap: the reader is off CPU this long ...
+  int64_t gap_period_ns = 0;      // ... at the end of every period (0: no gaps)
 };
 
 struct SimScenario {

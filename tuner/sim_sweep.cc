@@ -22,8 +22,8 @@ absl::StatusOr<SweepResult> SweepRxUsecs(const SimScenario& base, int64_t lo, in
     scenario.moderation.fixed.rx_usecs = usecs;
     absl::StatusOr<SimResult> run = Simulate(scenario);
     if (!run.ok()) {
-      return absl::Status(run.status().code(), absl::StrCat("rx-usecs sweep at ", usecs,
-                                                            ": ", run.status().message()));
+      return absl::Status(run.status().code(),
+                          absl::StrCat("rx-usecs sweep at ", usecs, ": ", run.status().message()));
     }
     SweepPoint point{usecs, run->interrupts_per_s, run->ring_drops + run->socket_drops};
     out.points.push_back(point);

@@ -48,8 +48,8 @@ absl::StatusOr<WhatIfResult> SimulateWhatIf(const WhatIfInput& in) {
   };
   for (const auto& r : ranges) {
     if (r.value < r.lo || r.value > r.hi) {
-      return absl::InvalidArgumentError(absl::StrCat("what-if: ", r.field, " = ", r.value,
-                                                     " outside [", r.lo, ", ", r.hi, "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("what-if: ", r.field, " = ", r.value, " outside [", r.lo, ", ", r.hi, "]"));
     }
   }
   absl::StatusOr<SimResult> run = Simulate(WhatIfScenario(in));

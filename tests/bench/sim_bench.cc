@@ -105,7 +105,8 @@ Outcome RunWith(SimScenario s, const ModerationConfig& moderation) {
 
 void BM_Matrix(benchmark::State& state, MatrixPoint p) {
   // Long enough for three of the reader's gap periods and twenty on/off bursts.
-  const int64_t duration_us = std::max<int64_t>(40'000, 3 * std::max<int64_t>(1000, 10 * p.drain_gap_us));
+  const int64_t duration_us =
+      std::max<int64_t>(40'000, 3 * std::max<int64_t>(1000, 10 * p.drain_gap_us));
   const SimScenario base = MatrixScenario(p, duration_us);
   for (auto _ : state) {
     // The fill math's interval (margin 0.1), floored to whole microseconds, capped at 1000.
@@ -116,8 +117,8 @@ void BM_Matrix(benchmark::State& state, MatrixPoint p) {
                      .drain_gap_s = static_cast<double>(p.drain_gap_us) * 1e-6,
                      .margin = 0.1});
     const int64_t choice_us =
-        fill.ok() ? std::clamp<int64_t>(static_cast<int64_t>(std::floor(fill->max_interval_s * 1e6)),
-                                        0, 1000)
+        fill.ok() ? std::clamp<int64_t>(
+                        static_cast<int64_t>(std::floor(fill->max_interval_s * 1e6)), 0, 1000)
                   : 0;
     ModerationConfig fixed;
     fixed.fixed.rx_usecs = choice_us;
@@ -152,9 +153,8 @@ void BM_Matrix(benchmark::State& state, MatrixPoint p) {
     state.counters["tuner_drops_s"] = static_cast<double>(tuner.drops) / seconds;
     state.counters["opt_us"] = best ? static_cast<double>(best->rx_usecs) : -1;
     state.counters["opt_ints"] = best ? best->interrupts_per_s : -1;
-    state.counters["tuner_vs_opt"] = best && best->interrupts_per_s > 0
-                                         ? tuner.ints_per_s / best->interrupts_per_s
-                                         : -1;
+    state.counters["tuner_vs_opt"] =
+        best && best->interrupts_per_s > 0 ? tuner.ints_per_s / best->interrupts_per_s : -1;
     state.counters["s0_drops_s"] = static_cast<double>(s0.drops) / seconds;
     state.counters["s50_drops_s"] = static_cast<double>(s50.drops) / seconds;
     state.counters["ixgbe_drops_s"] = static_cast<double>(ix.drops) / seconds;
@@ -172,9 +172,9 @@ int RegisterMatrix() {
         for (int64_t gap : {0, 2000}) {
           for (ArrivalPattern pattern : {ArrivalPattern::kConstant, ArrivalPattern::kOnOff}) {
             const MatrixPoint p{rate, frame, rcvbuf, gap, pattern};
-            const std::string name = absl::StrFormat(
-                "Matrix/%.0fpps/%dB/rcvbuf%d/gap%dus/%s", rate, frame, rcvbuf, gap,
-                pattern == ArrivalPattern::kConstant ? "constant" : "bursty");
+            const std::string name =
+                absl::StrFormat("Matrix/%.0fpps/%dB/rcvbuf%d/gap%dus/%s", rate, frame, rcvbuf, gap,
+                                pattern == ArrivalPattern::kConstant ? "constant" : "bursty");
             benchmark::RegisterBenchmark(name.c_str(), BM_Matrix, p)
                 ->Iterations(1)
                 ->Unit(benchmark::kMillisecond);

@@ -115,8 +115,7 @@ TEST(SimProperties, PacketsAndCpuTimeAreConserved) {
     EXPECT_EQ(polls, r->polls);
     // A poll still running at the end has taken packets but is not in the histogram yet.
     EXPECT_LE(polled, r->packets_enqueued + r->socket_drops);
-    EXPECT_LE(r->packets_enqueued + r->socket_drops - polled,
-              static_cast<uint64_t>(s.napi.weight));
+    EXPECT_LE(r->packets_enqueued + r->socket_drops - polled, static_cast<uint64_t>(s.napi.weight));
     EXPECT_LE(r->peak_socket_bytes, s.rcvbuf_bytes);
     for (const SimCpuTime& cpu : {r->softirq_cpu, r->reader_cpu}) {
       EXPECT_EQ(cpu.hardirq_ns + cpu.softirq_ns + cpu.user_ns + cpu.idle_ns, s.duration_ns);

@@ -54,8 +54,8 @@ TEST(SimSeed001, SocketHoldsSeventyOnePacketsOfTruesize2994) {
 }
 
 TEST(SimSeed001, FillMathMatchesTheSeed) {
-  absl::StatusOr<FillResult> fill = ComputeFill(
-      {.rate_pps = kRatePps, .truesize_bytes = kTruesize, .rcvbuf_bytes = kRcvbuf});
+  absl::StatusOr<FillResult> fill =
+      ComputeFill({.rate_pps = kRatePps, .truesize_bytes = kTruesize, .rcvbuf_bytes = kRcvbuf});
   ASSERT_TRUE(fill.ok()) << fill.status();
   EXPECT_NEAR(fill->capacity_packets, 71.14, 0.005);
   EXPECT_NEAR(fill->fill_time_s * 1e6, 87.53, 0.01);

@@ -1,11 +1,12 @@
 // The what-if entry point the REST API and CLI call, checked against seed 001's numbers and the
 // fill math's drain-gap term.
+#include "tuner/sim_whatif.h"
+
 #include <cstdint>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner/fill_math.h"
-#include "tuner/sim_whatif.h"
 
 namespace nictune::tuner {
 namespace {
@@ -87,8 +88,8 @@ TEST(SimWhatIf, CostsShowUpInTheCpuSplit) {
   absl::StatusOr<WhatIfResult> r = SimulateWhatIf(in);
   ASSERT_TRUE(r.ok()) << r.status();
   const double seconds = 0.2;
-  EXPECT_NEAR(static_cast<double>(r->cpu.hardirq_ns) / 1e9,
-              r->interrupts_per_s * seconds * 2e-6, 1e-4);
+  EXPECT_NEAR(static_cast<double>(r->cpu.hardirq_ns) / 1e9, r->interrupts_per_s * seconds * 2e-6,
+              1e-4);
   // 812744 pps * 300 ns = 24% of the CPU in softirq packet work, plus poll overhead.
   EXPECT_GT(static_cast<double>(r->cpu.softirq_ns) / 1e9 / seconds, 0.24);
   EXPECT_LT(static_cast<double>(r->cpu.softirq_ns) / 1e9 / seconds, 0.30);
