@@ -1,0 +1,83 @@
+#include "agent/store/database_file.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "agent/log.h"
+
+namespace nictune::store {
+namespace {
+
+constexpr int kOpenFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+constexpr const char* kCompanions[] = {"", "-wal", "-shm"};
+
+bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+}  // namespace
+
+absl::Status QuickCheck(Connection& connection) {
+  absl::StatusOr<Statement> check = connection.Prepare("PRAGMA quick_check(1)", "quick_check");
+  if (!check.ok()) return check.status();
+  absl::StatusOr<bool> row = check->Step();
+  if (!row.ok()) return row.status();
+  const std::string verdict = *row ? check->ColumnText(0) : "no answer";
+  if (verdict != "ok") {
+    return absl::DataLossError(
+        absl::StrFormat("SQLite %s: quick_check: %s", connection.path(), verdict));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> MoveDatabaseAside(const std::string& path, absl::Time now) {
+  const std::string stem = absl::StrCat(path, ".corrupt-", absl::ToUnixSeconds(now));
+  std::string target = stem;
+  // A second failure within the same second must not overwrite the first file kept for study.
+  for (int n = 1; Exists(target) || Exists(target + "-wal"); ++n) {
+    target = absl::StrCat(stem, ".", n);
+  }
+  for (const char* suffix : kCompanions) {
+    const std::string from = path + suffix;
+    const std::string to = target + suffix;
+    if (std::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
+      const int error = errno;
+      return absl::InternalError(
+          absl::StrFormat("rename %s to %s: %s (errno %d)", from, to, std::strerror(error), error));
+    }
+  }
+  return target;
+}
+
+absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy_timeout_ms,
+                                               absl::Time now) {
+  absl::Status damage;
+  {
+    absl::StatusOr<Connection> connection = Connection::Open(path, kOpenFlags, busy_timeout_ms);
+    if (!connection.ok()) return connection.status();
+    damage = QuickCheck(*connection);
+    if (damage.ok()) return connection;
+    // Busy, I/O or permission errors are not the file's fault: moving it aside would lose data.
+    if (!absl::IsDataLoss(damage)) return damage;
+  }  // closed here: the file must not be open while it is renamed
+  absl::StatusOr<std::string> moved = MoveDatabaseAside(path, now);
+  if (!moved.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(damage.message(), "; and moving it aside failed: ", moved.status().message()));
+  }
+  agent::LogError(absl::StrFormat(
+      "store: %s is damaged (%s); moved it to %s and started an empty database: history and "
+      "the change journal before now are in the moved file",
+      path, damage.message(), *moved));
+  absl::StatusOr<Connection> fresh = Connection::Open(path, kOpenFlags, busy_timeout_ms);
+  if (!fresh.ok()) return fresh.status();
+  absl::Status fresh_check = QuickCheck(*fresh);
+  if (!fresh_check.ok()) return fresh_check;
+  return fresh;
+}
+
+}  // namespace nictune::store
