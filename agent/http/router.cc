@@ -1,0 +1,52 @@
+#include "agent/http/router.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::http {
+
+absl::Status Router::Add(const std::string& method, const std::string& path, Handler handler) {
+  if (path.empty() || path[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("route ", method, " \"", path, "\": path must start with '/'"));
+  }
+  if (!routes_[path].emplace(method, std::move(handler)).second) {
+    return absl::AlreadyExistsError(absl::StrCat("route ", method, " ", path, ": already added"));
+  }
+  return absl::OkStatus();
+}
+
+Response Router::Dispatch(const Request& request) const {
+  const auto path = routes_.find(request.path);
+  if (path == routes_.end()) {
+    return ErrorResponse(404, "not_found", absl::StrCat("no resource at ", request.path));
+  }
+  const auto handler = path->second.find(request.method);
+  if (handler == path->second.end()) {
+    std::vector<std::string> allowed;
+    for (const auto& [method, unused] : path->second) allowed.push_back(method);
+    Response r = ErrorResponse(405, "method_not_allowed",
+                               absl::StrCat(request.method, " is not allowed on ", request.path,
+                                            "; allowed: ", absl::StrJoin(allowed, ", ")));
+    r.headers.emplace_back("Allow", absl::StrJoin(allowed, ", "));
+    return r;
+  }
+  // Library boundary: handlers use nlohmann::json and the standard library, which throw.
+  try {
+    return handler->second(request);
+  } catch (const nlohmann::json::exception& e) {
+    return ErrorResponse(400, "bad_request",
+                         absl::StrCat(request.method, " ", request.path, ": ", e.what()));
+  } catch (const std::exception& e) {
+    return ErrorResponse(500, "internal",
+                         absl::StrCat(request.method, " ", request.path, ": ", e.what()));
+  } catch (...) {
+    return ErrorResponse(500, "internal",
+                         absl::StrCat(request.method, " ", request.path, ": unknown exception"));
+  }
+}
+
+}  // namespace nictune::http

@@ -1,0 +1,309 @@
+// The HTTP server as a client sees it: a real CivetWeb server on an ephemeral loopback port and
+// raw HTTP/1.1 over a socket.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "agent/http/bearer_token.h"
+#include "agent/http/json_body.h"
+#include "agent/http/metrics_route.h"
+#include "agent/http/server.h"
+#include "agent/metrics/exporter.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::http {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Reply {
+  int status = 0;
+  std::string head;
+  std::string body;
+};
+
+int Connect(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval timeout{.tv_sec = 5, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    ADD_FAILURE() << "connect to 127.0.0.1:" << port << ": " << errno;
+  }
+  return fd;
+}
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = read(fd, buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<size_t>(n));
+  return out;
+}
+
+Reply Exchange(int port, const std::string& raw_request) {
+  const int fd = Connect(port);
+  EXPECT_EQ(write(fd, raw_request.data(), raw_request.size()),
+            static_cast<ssize_t>(raw_request.size()));
+  const std::string raw = ReadAll(fd);
+  close(fd);
+  Reply reply;
+  const size_t end_of_head = raw.find("\r\n\r\n");
+  reply.head = raw.substr(0, end_of_head);
+  if (end_of_head != std::string::npos) reply.body = raw.substr(end_of_head + 4);
+  // "HTTP/1.1 404 Not Found"
+  if (raw.size() > 12) {
+    EXPECT_TRUE(absl::SimpleAtoi(raw.substr(9, 3), &reply.status)) << raw;
+  }
+  return reply;
+}
+
+Reply Get(int port, const std::string& target) {
+  return Exchange(port, absl::StrCat("GET ", target, " HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+}
+
+Reply Post(int port, const std::string& target, const std::string& body,
+           const std::string& extra_headers = "") {
+  return Exchange(port, absl::StrCat("POST ", target, " HTTP/1.1\r\nHost: localhost\r\n",
+                                     "Content-Type: application/json\r\nContent-Length: ",
+                                     body.size(), "\r\n", extra_headers, "\r\n", body));
+}
+
+nlohmann::json Json(const Reply& r) {
+  return nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+}
+
+constexpr const char* kToken = "0123456789abcdef0123456789abcdef";
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start({}); }
+
+  void Start(ServerOptions options) {
+    server_.reset();
+    options.listen = "127.0.0.1:0";
+    Router router;
+    ASSERT_TRUE(AddMetricsRoute(router, exporter_).ok());
+    ASSERT_TRUE(router
+                    .Add("GET", "/api/v1/status",
+                         [](const Request& r) {
+                           return Response{.body = nlohmann::json{{"query", r.query}}.dump()};
+                         })
+                    .ok());
+    // Echoes the "value" member of a JSON body; a body of another shape makes .at() throw.
+    ASSERT_TRUE(router
+                    .Add("POST", "/api/v1/whatif",
+                         [](const Request& r) {
+                           auto body = ParseJsonBody(r);
+                           if (!body.ok()) {
+                             return ErrorResponse(400, "bad_request",
+                                                  std::string(body.status().message()));
+                           }
+                           const int value = body->at("value").get<int>();
+                           return Response{.body = nlohmann::json{{"echo", value}}.dump()};
+                         })
+                    .ok());
+    auto started = HttpServer::Start(std::move(options), std::move(router));
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = *std::move(started);
+    ASSERT_GT(server_->port(), 0);
+  }
+
+  int port() const { return server_->port(); }
+
+  metrics::MetricsExporter exporter_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(HttpServerTest, MetricsAreServedInTextFormat004) {
+  model::Snapshot snapshot;
+  snapshot.sources = {{.name = "/proc/stat", .source = model::Source::kProcfs, .in_use = true}};
+  exporter_.Update(snapshot, {}, {});
+  const Reply r = Get(port(), "/metrics");
+  EXPECT_EQ(r.status, 200) << r.head;
+  EXPECT_THAT(r.head, HasSubstr("Content-Type: text/plain; version=0.0.4; charset=utf-8"));
+  EXPECT_THAT(r.body, HasSubstr("nictune_source_up{kind=\"procfs\",source=\"/proc/stat\"} 1\n"));
+}
+
+TEST_F(HttpServerTest, RoutedHandlerGetsTheRawQuery) {
+  const Reply r = Get(port(), "/api/v1/status?since=1700000000&series=a%2Cb");
+  EXPECT_EQ(r.status, 200) << r.head;
+  EXPECT_THAT(r.head, HasSubstr("Content-Type: application/json"));
+  EXPECT_EQ(Json(r)["query"], "since=1700000000&series=a%2Cb");
+}
+
+TEST_F(HttpServerTest, UnknownPathIs404WithJsonError) {
+  const Reply r = Get(port(), "/api/v1/nothing-here");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(Json(r)["error"], "not_found");
+  EXPECT_THAT(Json(r)["detail"].get<std::string>(), HasSubstr("/api/v1/nothing-here"));
+}
+
+TEST_F(HttpServerTest, WrongMethodIs405AndSaysWhichAreAllowed) {
+  const Reply r = Exchange(port(), "DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  // DELETE mutates: refused on TCP before routing, as every non-read method without a token.
+  EXPECT_EQ(r.status, 403);
+  const Reply get_on_post = Get(port(), "/api/v1/whatif");
+  EXPECT_EQ(get_on_post.status, 405);
+  EXPECT_THAT(get_on_post.head, HasSubstr("Allow: POST"));
+  EXPECT_EQ(Json(get_on_post)["error"], "method_not_allowed");
+}
+
+TEST_F(HttpServerTest, MutatingRequestOnTcpWithoutConfiguredTokenIs403) {
+  const Reply r = Post(port(), "/api/v1/whatif", R"({"value": 1})",
+                       absl::StrCat("Authorization: Bearer ", kToken, "\r\n"));
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Json(r)["error"], "forbidden");
+  EXPECT_THAT(Json(r)["detail"].get<std::string>(), HasSubstr("--api_token_file"));
+}
+
+TEST_F(HttpServerTest, MutatingRequestNeedsTheConfiguredBearerToken) {
+  Start({.api_token = kToken});
+  EXPECT_EQ(Post(port(), "/api/v1/whatif", R"({"value": 1})").status, 403);
+  EXPECT_EQ(Post(port(), "/api/v1/whatif", R"({"value": 1})",
+                 "Authorization: Bearer 0123456789abcdef0123456789abcdeX\r\n")
+                .status,
+            403);
+  EXPECT_EQ(Post(port(), "/api/v1/whatif", R"({"value": 1})",
+                 absl::StrCat("Authorization: Basic ", kToken, "\r\n"))
+                .status,
+            403);
+  const Reply ok = Post(port(), "/api/v1/whatif", R"({"value": 7})",
+                        absl::StrCat("Authorization: Bearer ", kToken, "\r\n"));
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(Json(ok)["echo"], 7);
+}
+
+TEST_F(HttpServerTest, MalformedOrMisshapenJsonIs400) {
+  Start({.api_token = kToken});
+  const std::string auth = absl::StrCat("Authorization: Bearer ", kToken, "\r\n");
+  const Reply malformed = Post(port(), "/api/v1/whatif", R"({"value": )", auth);
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_THAT(Json(malformed)["detail"].get<std::string>(), HasSubstr("not valid JSON"));
+  // Valid JSON of the wrong shape: the handler's .at() throws, the router answers 400.
+  const Reply misshapen = Post(port(), "/api/v1/whatif", R"({"value": "seven"})", auth);
+  EXPECT_EQ(misshapen.status, 400);
+  EXPECT_EQ(Json(misshapen)["error"], "bad_request");
+}
+
+TEST_F(HttpServerTest, BodyOverTheLimitIs413) {
+  Start({.max_body_bytes = 1024, .api_token = kToken});
+  const std::string auth = absl::StrCat("Authorization: Bearer ", kToken, "\r\n");
+  const std::string padding(2000, ' ');
+  const Reply declared = Post(port(), "/api/v1/whatif", R"({"value": 1})" + padding, auth);
+  EXPECT_EQ(declared.status, 413);
+  EXPECT_EQ(Json(declared)["error"], "payload_too_large");
+  // Chunked: no Content-Length, the size is found while reading.
+  const std::string chunk = R"({"value": 1})" + padding;
+  const Reply chunked = Exchange(
+      port(), absl::StrCat("POST /api/v1/whatif HTTP/1.1\r\nHost: x\r\n", auth,
+                           "Transfer-Encoding: chunked\r\n\r\n",
+                           absl::StrFormat("%x", chunk.size()), "\r\n", chunk, "\r\n0\r\n\r\n"));
+  EXPECT_EQ(chunked.status, 413) << chunked.head;
+  // Just under the limit passes.
+  const Reply small =
+      Post(port(), "/api/v1/whatif", R"({"value": 2})" + std::string(900, ' '), auth);
+  EXPECT_EQ(small.status, 200) << small.body;
+}
+
+TEST_F(HttpServerTest, ConnectionThatStallsIsClosedAfterTheRequestTimeout) {
+  Start({.request_timeout_ms = 300});
+  const int fd = Connect(port());
+  const std::string partial = "GET /metrics HTTP/1.1\r\nHost: x\r\n";  // never finished
+  ASSERT_EQ(write(fd, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
+  const auto start = std::chrono::steady_clock::now();
+  ReadAll(fd);  // returns at EOF, or after the 5 s socket timeout if the server never closes
+  const auto waited = std::chrono::steady_clock::now() - start;
+  close(fd);
+  EXPECT_LT(waited, std::chrono::milliseconds(4000));
+}
+
+TEST(HttpServerStartTest, PortInUseIsAnErrorNamingTheAddress) {
+  auto first = HttpServer::Start({.listen = "127.0.0.1:0"}, Router());
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string taken = absl::StrCat("127.0.0.1:", (*first)->port());
+  auto second = HttpServer::Start({.listen = taken}, Router());
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(), HasSubstr(taken));
+}
+
+TEST(BearerTokenTest, ConstantTimeEqualsComparesWholeStrings) {
+  EXPECT_TRUE(ConstantTimeEquals("secret-token-123", "secret-token-123"));
+  EXPECT_FALSE(ConstantTimeEquals("secret-token-123", "secret-token-124"));
+  EXPECT_FALSE(ConstantTimeEquals("secret-token-123", "secret-token-12"));
+  EXPECT_FALSE(ConstantTimeEquals("secret-token-12", "secret-token-123"));
+  EXPECT_FALSE(ConstantTimeEquals("", "x"));
+  EXPECT_TRUE(ConstantTimeEquals("", ""));
+}
+
+TEST(BearerTokenTest, UnixSocketRequestsNeedNoTokenAndReadsNeverDo) {
+  const Request post_unix{
+      .method = "POST", .path = "/api/v1/apply", .transport = Transport::kUnixSocket};
+  EXPECT_FALSE(RefuseUnauthorized(post_unix, std::nullopt).has_value());
+  const Request get_tcp{.method = "GET", .path = "/api/v1/status"};
+  EXPECT_FALSE(RefuseUnauthorized(get_tcp, std::nullopt).has_value());
+  const Request post_tcp{.method = "POST", .path = "/api/v1/apply"};
+  ASSERT_TRUE(RefuseUnauthorized(post_tcp, std::nullopt).has_value());
+  EXPECT_EQ(RefuseUnauthorized(post_tcp, std::nullopt)->status, 403);
+}
+
+class TokenFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/nictune_token_XXXXXX";
+    const int fd = mkstemp(name);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    path_ = name;
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+  void Write(const std::string& text, mode_t mode) {
+    std::ofstream(path_) << text;
+    ASSERT_EQ(chmod(path_.c_str(), mode), 0);
+  }
+  std::string path_;
+};
+
+TEST_F(TokenFileTest, ReadsTheTokenWithoutItsNewline) {
+  Write(absl::StrCat(kToken, "\n"), 0600);
+  const auto token = ReadTokenFile(path_);
+  ASSERT_TRUE(token.ok()) << token.status();
+  EXPECT_EQ(*token, kToken);
+}
+
+TEST_F(TokenFileTest, RefusesAFileOthersCanRead) {
+  Write(kToken, 0644);
+  const auto token = ReadTokenFile(path_);
+  ASSERT_FALSE(token.ok());
+  EXPECT_THAT(token.status().message(), HasSubstr("mode 0644"));
+  EXPECT_THAT(token.status().message(), HasSubstr(path_));
+}
+
+TEST_F(TokenFileTest, RefusesAShortToken) {
+  Write("short\n", 0600);
+  EXPECT_THAT(ReadTokenFile(path_).status().message(), HasSubstr("at least 16"));
+}
+
+TEST_F(TokenFileTest, MissingFileNamesTheErrno) {
+  EXPECT_THAT(ReadTokenFile(path_ + ".absent").status().message(),
+              HasSubstr("No such file or directory (errno 2)"));
+}
+
+}  // namespace
+}  // namespace nictune::http
