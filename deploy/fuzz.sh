@@ -24,8 +24,10 @@ fi
 
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$top" -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNICTUNE_FUZZ=ON -DNICTUNE_BENCH=OFF >/dev/null
-# The machine is shared: two jobs at most.
-cmake --build "$build_dir" -j2 --target "${targets[@]}"
+# The machine is shared: two jobs at most. Keep going past a target that does not compile so
+# the others still run; it is reported below and fails the run.
+cmake --build "$build_dir" -j2 --target "${targets[@]}" -- -k 0 ||
+  echo "fuzz: some targets did not build; the rest run" >&2
 
 # Seeds: the fixtures of the file the target parses (snmp and netstat share one parser).
 seed_dirs() {
@@ -50,6 +52,11 @@ for target in "${targets[@]}"; do
     printf '0\n' >"$corpus/seed-single"
     printf '0-127\n' >"$corpus/seed-wide"
   fi
+  if [[ ! -x $build_dir/tests/fuzz/$target ]]; then
+    failed+=("$target")
+    summary+=("$(printf '%-28s NOT BUILT (see the build output above)' "$target")")
+    continue
+  fi
   read -r -a seeds <<<"$(seed_dirs "$target")"
   log=$build_dir/fuzz-artifacts/$target.log
   echo "fuzz: $target for ${seconds}s"
@@ -68,6 +75,6 @@ done
 
 printf '%s\n' "${summary[@]}"
 if [[ ${#failed[@]} -gt 0 ]]; then
-  echo "fuzz: crashes in ${failed[*]}; inputs in $build_dir/fuzz-artifacts/" >&2
+  echo "fuzz: failed: ${failed[*]}; crashing inputs in $build_dir/fuzz-artifacts/" >&2
   exit 1
 fi
