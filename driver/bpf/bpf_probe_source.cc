@@ -38,9 +38,9 @@ absl::Status CheckBpfUsable() {
     btf* vmlinux = btf__load_vmlinux_btf();
     if (vmlinux == nullptr) {
       const int error_number = errno;
-      return absl::UnavailableError(absl::StrCat(
-          "BTF /sys/kernel/btf/vmlinux: load: ", ErrnoText(error_number),
-          ": the kernel needs CONFIG_DEBUG_INFO_BTF for the BPF probes"));
+      return absl::UnavailableError(
+          absl::StrCat("BTF /sys/kernel/btf/vmlinux: load: ", ErrnoText(error_number),
+                       ": the kernel needs CONFIG_DEBUG_INFO_BTF for the BPF probes"));
     }
     btf__free(vmlinux);
   }
@@ -49,17 +49,17 @@ absl::Status CheckBpfUsable() {
       {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0, .imm = 0},
       {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
   };
-  const int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "nictune_probe", "GPL", return_zero,
-                               2, nullptr);
+  const int fd =
+      bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "nictune_probe", "GPL", return_zero, 2, nullptr);
   if (fd < 0) {
     const int error_number = errno;
     if (error_number == EPERM || error_number == EACCES) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          "bpf: ", ErrnoText(error_number),
-          ": needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); run nictuned as root"));
+      return absl::PermissionDeniedError(
+          absl::StrCat("bpf: ", ErrnoText(error_number),
+                       ": needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); run nictuned as root"));
     }
-    return absl::UnavailableError(absl::StrCat("bpf: load a raw tracepoint program: ",
-                                               ErrnoText(error_number)));
+    return absl::UnavailableError(
+        absl::StrCat("bpf: load a raw tracepoint program: ", ErrnoText(error_number)));
   }
   close(fd);
   return absl::OkStatus();

@@ -50,12 +50,11 @@ struct BtfDeleter {
 using BtfPtr = std::unique_ptr<btf, BtfDeleter>;
 
 absl::StatusOr<BtfPtr> ParseBtf(const std::string& path, btf* base) {
-  btf* parsed = base == nullptr ? btf__parse(path.c_str(), nullptr)
-                                : btf__parse_split(path.c_str(), base);
+  btf* parsed =
+      base == nullptr ? btf__parse(path.c_str(), nullptr) : btf__parse_split(path.c_str(), base);
   if (parsed == nullptr) {
     const int error_number = errno;
-    return absl::UnavailableError(
-        absl::StrCat("BTF ", path, ": parse: ", ErrnoText(error_number)));
+    return absl::UnavailableError(absl::StrCat("BTF ", path, ": parse: ", ErrnoText(error_number)));
   }
   return BtfPtr(parsed);
 }
@@ -181,8 +180,8 @@ absl::StatusOr<DropReasonNames> RunningKernelDropReasons() {
     entries.insert(entries.end(), module_entries.begin(), module_entries.end());
   }
   if (error) {
-    return absl::UnavailableError(absl::StrCat(kBtfDirectory, ": list module BTF: ",
-                                               ErrnoText(error.value())));
+    return absl::UnavailableError(
+        absl::StrCat(kBtfDirectory, ": list module BTF: ", ErrnoText(error.value())));
   }
   return DropReasonNames::FromEnums(entries);
 }

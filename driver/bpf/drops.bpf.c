@@ -3,10 +3,11 @@
  * loader looks at the running kernel's BTF for btf_trace_kfree_skb and loads either on_kfree_skb
  * (four arguments) or on_kfree_skb_no_rx_sk (three, falling back to skb->sk). Kernels that report
  * normal frees here as SKB_CONSUMED have those skipped. */
-#include "socket_identity.bpf.h"
 #include "drops.h"
 
 #include <bpf/bpf_endian.h>
+
+#include "socket_identity.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -31,10 +32,10 @@ struct {
 } drops_cpu SEC(".maps");
 
 /* L4 protocol and destination port from the packet's headers: bounded reads only. */
-static __always_inline void read_l4(struct sk_buff *skb, struct nictune_drop_key *key) {
-  unsigned char *head = BPF_CORE_READ(skb, head);
-  __u16 network = BPF_CORE_READ(skb, network_header);
-  __u16 transport = BPF_CORE_READ(skb, transport_header);
+static __always_inline void read_l4(struct sk_buff* skb, struct nictune_drop_key* key, bool btf) {
+  unsigned char* head = NICTUNE_READ(btf, skb, head);
+  __u16 network = NICTUNE_READ(btf, skb, network_header);
+  __u16 transport = NICTUNE_READ(btf, skb, transport_header);
   if (!head || network == HEADER_UNSET) return;
   __u32 l4_offset = 0;
   if (key->protocol == ETH_P_IP_VALUE) {
@@ -58,16 +59,16 @@ static __always_inline void read_l4(struct sk_buff *skb, struct nictune_drop_key
 }
 
 /* typed_sk: sk is a typed tp_btf argument that bpf_get_socket_cookie accepts. */
-static __always_inline int count_drop(struct sk_buff *skb, __u32 reason, struct sock *sk,
-                                      bool typed_sk) {
+static __always_inline int count_drop(struct sk_buff* skb, __u32 reason, struct sock* sk,
+                                      bool typed_sk, bool btf) {
   if (bpf_core_enum_value_exists(enum skb_drop_reason, SKB_CONSUMED) &&
       reason == (__u32)bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
     return 0;
   struct nictune_drop_key key;
   __builtin_memset(&key, 0, sizeof(key));
   key.reason = reason;
-  key.protocol = bpf_ntohs(BPF_CORE_READ(skb, protocol));
-  struct net_device *dev = BPF_CORE_READ(skb, dev);
+  key.protocol = bpf_ntohs(NICTUNE_READ(btf, skb, protocol));
+  struct net_device* dev = NICTUNE_READ(btf, skb, dev);
   if (dev) {
     key.ifindex = BPF_CORE_READ(dev, ifindex);
     key.netns_inode = BPF_CORE_READ(dev, nd_net.net, ns.inum);
@@ -76,9 +77,9 @@ static __always_inline int count_drop(struct sk_buff *skb, __u32 reason, struct 
     key.socket_cookie = nictune_socket_identity(sk, typed_sk);
     key.local_port = BPF_CORE_READ(sk, __sk_common.skc_num);
   }
-  read_l4(skb, &key);
+  read_l4(skb, &key, btf);
 
-  __u64 *count = bpf_map_lookup_elem(&drop_counts, &key);
+  __u64* count = bpf_map_lookup_elem(&drop_counts, &key);
   if (count) {
     (*count)++;
     return 0;
@@ -86,7 +87,7 @@ static __always_inline int count_drop(struct sk_buff *skb, __u32 reason, struct 
   __u64 one = 1;
   if (bpf_map_update_elem(&drop_counts, &key, &one, BPF_NOEXIST) != 0) {
     __u32 zero = 0;
-    struct nictune_drops_cpu *cpu = bpf_map_lookup_elem(&drops_cpu, &zero);
+    struct nictune_drops_cpu* cpu = bpf_map_lookup_elem(&drops_cpu, &zero);
     if (cpu) cpu->unrecorded++;
   }
   return 0;
@@ -95,17 +96,17 @@ static __always_inline int count_drop(struct sk_buff *skb, __u32 reason, struct 
 /* kfree_skb(skb, location, reason, rx_sk). rx_sk is a typed argument, so tp_btf can ask for
  * (and create) its cookie; skb->sk is an RCU pointer the helper refuses, so for it only an
  * existing cookie is read (see nictune_socket_identity). */
-NICTUNE_HANDLER on_kfree_skb(unsigned long long *ctx, bool btf) {
-  struct sk_buff *skb = (struct sk_buff *)ctx[0];
-  struct sock *rx_sk = (struct sock *)ctx[3];
-  if (rx_sk) return count_drop(skb, (__u32)ctx[2], rx_sk, btf);
-  return count_drop(skb, (__u32)ctx[2], BPF_CORE_READ(skb, sk), false);
+NICTUNE_HANDLER on_kfree_skb(unsigned long long* ctx, bool btf) {
+  struct sk_buff* skb = (struct sk_buff*)ctx[0];
+  struct sock* rx_sk = (struct sock*)ctx[3];
+  if (rx_sk) return count_drop(skb, (__u32)ctx[2], rx_sk, btf, btf);
+  return count_drop(skb, (__u32)ctx[2], BPF_CORE_READ(skb, sk), false, btf);
 }
 
 /* kfree_skb(skb, location, reason): kernels before rx_sk. */
-NICTUNE_HANDLER on_kfree_skb_no_rx_sk(unsigned long long *ctx, bool btf) {
-  struct sk_buff *skb = (struct sk_buff *)ctx[0];
-  return count_drop(skb, (__u32)ctx[2], BPF_CORE_READ(skb, sk), false);
+NICTUNE_HANDLER on_kfree_skb_no_rx_sk(unsigned long long* ctx, bool btf) {
+  struct sk_buff* skb = (struct sk_buff*)ctx[0];
+  return count_drop(skb, (__u32)ctx[2], BPF_CORE_READ(skb, sk), false, btf);
 }
 
 NICTUNE_TRACEPOINT(kfree_skb, on_kfree_skb)

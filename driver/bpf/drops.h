@@ -1,16 +1,18 @@
 /* Shared between drops.bpf.c and C++: dropped skbs by reason, protocol, device and socket. */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 
 #define NICTUNE_DROP_MAX_KEYS 8192
 
 struct nictune_drop_key {
-  __u32 reason;      /* enum skb_drop_reason, subsystem bits included */
-  __u16 protocol;    /* skb->protocol, host order */
-  __u8 l4_protocol;  /* IPPROTO_*, 0 when unknown */
+  __u32 reason;     /* enum skb_drop_reason, subsystem bits included */
+  __u16 protocol;   /* skb->protocol, host order */
+  __u8 l4_protocol; /* IPPROTO_*, 0 when unknown */
   __u8 reserved;
   __s32 ifindex;     /* skb->dev, 0 when none */
   __u32 netns_inode; /* network namespace of skb->dev, 0 when none */

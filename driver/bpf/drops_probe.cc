@@ -1,14 +1,13 @@
 // Dropped skbs by reason, protocol, device, L4 protocol, local port and socket.
-#include "driver/bpf/drops.h"
-
 #include <bpf/btf.h>
 
 #include <cstring>
 
 #include "driver/bpf/device_names.h"
-#include "drops.skel.h"  // generated into the build tree by bpftool
+#include "driver/bpf/drops.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "drops.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
 
@@ -60,8 +59,8 @@ absl::Status ReadDropsProbe(const LoadedProbe& probe, const DropReasonNames* rea
       [&counters, reasons](const nictune_drop_key& key, std::span<const uint64_t> per_cpu) {
         DropCounter drop;
         drop.reason = key.reason;
-        drop.reason_name = reasons != nullptr ? reasons->Name(key.reason)
-                                              : absl::StrCat("UNKNOWN_", key.reason);
+        drop.reason_name =
+            reasons != nullptr ? reasons->Name(key.reason) : absl::StrCat("UNKNOWN_", key.reason);
         drop.protocol = key.protocol;
         drop.l4_protocol = key.l4_protocol;
         drop.ifindex = key.ifindex;

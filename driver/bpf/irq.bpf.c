@@ -1,8 +1,9 @@
 /* Hard interrupts: count and handler time per (irq, cpu) from irq:irq_handler_entry/exit.
  * Handlers of one CPU do not nest (they run with interrupts off), so one start time per CPU is
  * enough; shared lines run their handlers one after another and each gets its own pair. */
-#include "tracepoint_twin.bpf.h"
 #include "irq.h"
+
+#include "tracepoint_twin.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,12 +30,12 @@ static __always_inline __u32 slot_of(int irq) {
   return (irq < 0 || irq >= NICTUNE_IRQ_SLOTS) ? NICTUNE_IRQ_SLOTS : (__u32)irq;
 }
 
-NICTUNE_HANDLER on_irq_entry(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_irq_entry(unsigned long long* ctx, bool btf) {
   int irq = (int)ctx[0];
   __u32 zero = 0;
   __u32 slot_index = slot_of(irq);
-  struct nictune_irq_slot *slot = bpf_map_lookup_elem(&irq_slots, &slot_index);
-  struct irq_start *start = bpf_map_lookup_elem(&irq_start, &zero);
+  struct nictune_irq_slot* slot = bpf_map_lookup_elem(&irq_slots, &slot_index);
+  struct irq_start* start = bpf_map_lookup_elem(&irq_start, &zero);
   if (!slot || !start) return 0;
   slot->count++;
   start->irq = irq;
@@ -42,13 +43,13 @@ NICTUNE_HANDLER on_irq_entry(unsigned long long *ctx, bool btf) {
   return 0;
 }
 
-NICTUNE_HANDLER on_irq_exit(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_irq_exit(unsigned long long* ctx, bool btf) {
   int irq = (int)ctx[0];
   __u32 zero = 0;
-  struct irq_start *start = bpf_map_lookup_elem(&irq_start, &zero);
+  struct irq_start* start = bpf_map_lookup_elem(&irq_start, &zero);
   if (!start || start->timestamp_ns == 0 || start->irq != irq) return 0;
   __u32 slot_index = slot_of(irq);
-  struct nictune_irq_slot *slot = bpf_map_lookup_elem(&irq_slots, &slot_index);
+  struct nictune_irq_slot* slot = bpf_map_lookup_elem(&irq_slots, &slot_index);
   if (slot) slot->time_ns += bpf_ktime_get_ns() - start->timestamp_ns;
   start->timestamp_ns = 0;
   return 0;

@@ -1,7 +1,9 @@
 /* Shared between irq.bpf.c and C++: hard IRQ count and handler time per (irq, cpu). */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 

@@ -1,9 +1,8 @@
 // Hard IRQ count and handler time per (irq, cpu).
 #include "driver/bpf/irq.h"
-
-#include "irq.skel.h"  // generated into the build tree by bpftool
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "irq.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
 

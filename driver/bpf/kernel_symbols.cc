@@ -51,8 +51,8 @@ absl::StatusOr<CodeRange> FindFunctionRange(absl::string_view kallsyms, absl::st
     }
   }
   if (start == 0) {
-    return absl::NotFoundError(absl::StrCat(
-        kKallsyms, ": function ", name, ": not found or address hidden (kptr_restrict)"));
+    return absl::NotFoundError(absl::StrCat(kKallsyms, ": function ", name,
+                                            ": not found or address hidden (kptr_restrict)"));
   }
   uint64_t end = std::numeric_limits<uint64_t>::max();
   for (absl::string_view line : absl::StrSplit(kallsyms, '\n', absl::SkipEmpty())) {

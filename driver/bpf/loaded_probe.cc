@@ -156,9 +156,9 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
       bpf_link* link = bpf_program__attach(program);
       if (link == nullptr) {
         const int error_number = errno;
-        const std::string why = absl::StrCat("attach ", TracepointOf(program), ": ",
-                                             ErrnoText(error_number), ": ",
-                                             FailureSummary(log.text(), ""));
+        const std::string why =
+            absl::StrCat("attach ", TracepointOf(program), ": ", ErrnoText(error_number), ": ",
+                         FailureSummary(log.text(), ""));
         probe->Detach();
         if (flavor == Flavor::kRawTp) {
           notes.push_back(why);
@@ -181,7 +181,8 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
     return probe;
   }
   probe->Detach();
-  status.reason = absl::StrCat("gave up after repeated load failures: ", absl::StrJoin(notes, "; "));
+  status.reason =
+      absl::StrCat("gave up after repeated load failures: ", absl::StrJoin(notes, "; "));
   return probe;
 }
 

@@ -20,13 +20,13 @@ struct {
   __type(value, struct nictune_napi_stats);
 } napi_scratch SEC(".maps");
 
-static __always_inline struct nictune_napi_stats *new_entry(struct napi_struct *napi,
-                                                            struct nictune_napi_key *key) {
+static __always_inline struct nictune_napi_stats* new_entry(struct napi_struct* napi,
+                                                            struct nictune_napi_key* key) {
   __u32 zero = 0;
-  struct nictune_napi_stats *fresh = bpf_map_lookup_elem(&napi_scratch, &zero);
+  struct nictune_napi_stats* fresh = bpf_map_lookup_elem(&napi_scratch, &zero);
   if (!fresh) return 0;
   __builtin_memset(fresh, 0, sizeof(*fresh));
-  struct net_device *dev = BPF_CORE_READ(napi, dev);
+  struct net_device* dev = BPF_CORE_READ(napi, dev);
   if (dev) {
     fresh->ifindex = BPF_CORE_READ(dev, ifindex);
     fresh->netns_inode = BPF_CORE_READ(dev, nd_net.net, ns.inum);
@@ -36,13 +36,13 @@ static __always_inline struct nictune_napi_stats *new_entry(struct napi_struct *
   return bpf_map_lookup_elem(&napi_stats, key);
 }
 
-NICTUNE_HANDLER on_napi_poll(unsigned long long *ctx, bool btf) {
-  struct napi_struct *napi = (struct napi_struct *)ctx[0];
+NICTUNE_HANDLER on_napi_poll(unsigned long long* ctx, bool btf) {
+  struct napi_struct* napi = (struct napi_struct*)ctx[0];
   int work = (int)ctx[1];
   int budget = (int)ctx[2];
   struct nictune_napi_key key;
-  nictune_napi_key_of(napi, &key);
-  struct nictune_napi_stats *stats = bpf_map_lookup_elem(&napi_stats, &key);
+  nictune_napi_key_of(napi, &key, btf);
+  struct nictune_napi_stats* stats = bpf_map_lookup_elem(&napi_stats, &key);
   if (!stats) stats = new_entry(napi, &key);
   if (!stats) return 0;
   if (work < 0) work = 0;

@@ -1,7 +1,9 @@
 /* Shared between napi.bpf.c, txshare.bpf.c and C++: NAPI poll statistics per NAPI instance. */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 

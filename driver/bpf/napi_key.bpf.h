@@ -1,17 +1,17 @@
 /* Shared by the BPF programs that key by NAPI instance (napi.bpf.c, txshare.bpf.c). */
 #pragma once
 
-#include "tracepoint_twin.bpf.h"
 #include "napi.h"
+#include "tracepoint_twin.bpf.h"
 
-static __always_inline void nictune_napi_key_of(struct napi_struct *napi,
-                                                struct nictune_napi_key *key) {
-  key->napi_id = BPF_CORE_READ(napi, napi_id);
+static __always_inline void nictune_napi_key_of(struct napi_struct* napi,
+                                                struct nictune_napi_key* key, bool btf) {
+  key->napi_id = NICTUNE_READ(btf, napi, napi_id);
   key->ifindex = 0;
   key->netns_inode = 0;
   key->reserved = 0;
   if (key->napi_id != 0) return;
-  struct net_device *dev = BPF_CORE_READ(napi, dev);
+  struct net_device* dev = BPF_CORE_READ(napi, dev);
   if (!dev) return; /* the per-CPU backlog NAPI (RPS, loopback, netif_rx) has no device */
   key->ifindex = BPF_CORE_READ(dev, ifindex);
   key->netns_inode = BPF_CORE_READ(dev, nd_net.net, ns.inum);

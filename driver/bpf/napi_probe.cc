@@ -1,13 +1,12 @@
 // NAPI polls, work, budget exhaustion and work histogram per NAPI instance.
-#include "driver/bpf/napi.h"
-
 #include <algorithm>
 #include <cstring>
 
 #include "driver/bpf/device_names.h"
-#include "napi.skel.h"  // generated into the build tree by bpftool
+#include "driver/bpf/napi.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "napi.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
 
@@ -44,8 +43,7 @@ absl::Status ReadNapiProbe(const LoadedProbe& probe, BpfCounters& counters) {
           }
         }
         const bool backlog = key.napi_id == 0 && key.ifindex == 0;
-        napi.device =
-            backlog ? "backlog" : DeviceName(napi.ifindex, napi.netns_inode, kernel_name);
+        napi.device = backlog ? "backlog" : DeviceName(napi.ifindex, napi.netns_inode, kernel_name);
         counters.napis.push_back(std::move(napi));
       });
 }

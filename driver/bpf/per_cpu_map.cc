@@ -7,9 +7,9 @@ namespace nictune::driver::bpf {
 absl::StatusOr<int> PossibleCpus() {
   const int cpus = libbpf_num_possible_cpus();
   if (cpus <= 0) {
-    return absl::InternalError(absl::StrFormat(
-        "/sys/devices/system/cpu/possible: read possible CPUs: %s (errno %d)",
-        std::strerror(-cpus), -cpus));
+    return absl::InternalError(
+        absl::StrFormat("/sys/devices/system/cpu/possible: read possible CPUs: %s (errno %d)",
+                        std::strerror(-cpus), -cpus));
   }
   return cpus;
 }

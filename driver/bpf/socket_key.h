@@ -1,7 +1,9 @@
 /* Shared between the per-socket BPF programs (udp_fail, sockfill) and C++: who a socket is. */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 

@@ -6,8 +6,9 @@
  *
  * Peaks are "since the previous Read()": user space bumps `generation` after reading, and an
  * entry whose peak_generation is older starts its peak again. */
-#include "socket_identity.bpf.h"
 #include "sockfill.h"
+
+#include "socket_identity.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -21,7 +22,7 @@ struct {
   __type(value, struct nictune_socket_fill);
 } socket_fill SEC(".maps");
 
-static __always_inline struct nictune_socket_fill *track(const struct sock *sk, __u64 cookie) {
+static __always_inline struct nictune_socket_fill* track(const struct sock* sk, __u64 cookie) {
   struct nictune_socket_fill fresh;
   __builtin_memset(&fresh, 0, sizeof(fresh));
   nictune_socket_key_of(sk, cookie, &fresh.socket);
@@ -30,7 +31,7 @@ static __always_inline struct nictune_socket_fill *track(const struct sock *sk, 
   return bpf_map_lookup_elem(&socket_fill, &cookie);
 }
 
-static __always_inline void record_fill(struct nictune_socket_fill *entry, const struct sock *sk,
+static __always_inline void record_fill(struct nictune_socket_fill* entry, const struct sock* sk,
                                         __u32 rmem_alloc) {
   __u32 current = generation;
   if (entry->peak_generation != current) {
@@ -45,20 +46,20 @@ static __always_inline void record_fill(struct nictune_socket_fill *entry, const
   }
 }
 
-static __always_inline void fill_identity(struct nictune_socket_fill *entry,
-                                          const struct sock *sk, __u64 cookie) {
+static __always_inline void fill_identity(struct nictune_socket_fill* entry, const struct sock* sk,
+                                          __u64 cookie) {
   if (entry->socket.cookie == 0) nictune_socket_key_of(sk, cookie, &entry->socket);
 }
 
-NICTUNE_HANDLER on_sk_data_ready(unsigned long long *ctx, bool btf) {
-  const struct sock *sk = (const struct sock *)ctx[0];
+NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
+  const struct sock* sk = (const struct sock*)ctx[0];
   if (!sk) return 0;
-  int rmem_alloc = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
-  int rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
+  int rmem_alloc = NICTUNE_READ(btf, sk, sk_backlog.rmem_alloc.counter);
+  int rcvbuf = NICTUNE_READ(btf, sk, sk_rcvbuf);
   if (rmem_alloc < 0 || rcvbuf <= 0) return 0;
   bool above = (__u64)rmem_alloc * 100 >= (__u64)rcvbuf * fill_threshold_pct;
   __u64 cookie = nictune_socket_identity(sk, btf);
-  struct nictune_socket_fill *entry = bpf_map_lookup_elem(&socket_fill, &cookie);
+  struct nictune_socket_fill* entry = bpf_map_lookup_elem(&socket_fill, &cookie);
   if (!entry) {
     if (!above) return 0;
     entry = track(sk, cookie);
@@ -72,11 +73,11 @@ NICTUNE_HANDLER on_sk_data_ready(unsigned long long *ctx, bool btf) {
 }
 
 /* sock_rcvqueue_full(sk, skb): the socket is full, so it is tracked whatever the threshold. */
-NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long *ctx, bool btf) {
-  const struct sock *sk = (const struct sock *)ctx[0];
+NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long* ctx, bool btf) {
+  const struct sock* sk = (const struct sock*)ctx[0];
   if (!sk) return 0;
   __u64 cookie = nictune_socket_identity(sk, btf);
-  struct nictune_socket_fill *entry = bpf_map_lookup_elem(&socket_fill, &cookie);
+  struct nictune_socket_fill* entry = bpf_map_lookup_elem(&socket_fill, &cookie);
   if (!entry) entry = track(sk, cookie);
   if (!entry) return 0;
   fill_identity(entry, sk, cookie);

@@ -1,10 +1,9 @@
 // Receive-buffer fill per socket: enqueues, high-water rmem_alloc, truesize estimate.
-#include "driver/bpf/sockfill.h"
-
 #include <algorithm>
 
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/sockfill.h"
 #include "sockfill.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
@@ -15,10 +14,13 @@ static_assert(sizeof(nictune_socket_fill) == 72);
 std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options) {
   const ProbeOptions copy = options;
   return LoadedProbe::Load(
-      "sockfill", SkeletonOpener<sockfill>("sockfill", [copy](sockfill& skeleton) {
-        skeleton.rodata->fill_threshold_pct = copy.socket_fill_threshold_pct;
-        bpf_map__set_max_entries(skeleton.maps.socket_fill, std::max(copy.max_sockets, 1u));
-      }),
+      "sockfill",
+      SkeletonOpener<sockfill>(
+          "sockfill",
+          [copy](sockfill& skeleton) {
+            skeleton.rodata->fill_threshold_pct = copy.socket_fill_threshold_pct;
+            bpf_map__set_max_entries(skeleton.maps.socket_fill, std::max(copy.max_sockets, 1u));
+          }),
       {});
 }
 

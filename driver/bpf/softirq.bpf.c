@@ -1,7 +1,8 @@
 /* Softirqs: count, time and raises per (vector, cpu) from irq:softirq_entry/exit/raise. Softirqs
  * do not nest on one CPU, so one start time per CPU is enough. */
-#include "tracepoint_twin.bpf.h"
 #include "softirq.h"
+
+#include "tracepoint_twin.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -24,11 +25,11 @@ struct {
   __type(value, struct softirq_start);
 } softirq_start SEC(".maps");
 
-NICTUNE_HANDLER on_softirq_entry(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_softirq_entry(unsigned long long* ctx, bool btf) {
   __u32 vector = (__u32)ctx[0];
   __u32 zero = 0;
-  struct nictune_softirq_slot *slot = bpf_map_lookup_elem(&softirq_slots, &vector);
-  struct softirq_start *start = bpf_map_lookup_elem(&softirq_start, &zero);
+  struct nictune_softirq_slot* slot = bpf_map_lookup_elem(&softirq_slots, &vector);
+  struct softirq_start* start = bpf_map_lookup_elem(&softirq_start, &zero);
   if (!slot || !start) return 0;
   slot->count++;
   start->vector = vector;
@@ -36,20 +37,20 @@ NICTUNE_HANDLER on_softirq_entry(unsigned long long *ctx, bool btf) {
   return 0;
 }
 
-NICTUNE_HANDLER on_softirq_exit(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_softirq_exit(unsigned long long* ctx, bool btf) {
   __u32 vector = (__u32)ctx[0];
   __u32 zero = 0;
-  struct softirq_start *start = bpf_map_lookup_elem(&softirq_start, &zero);
+  struct softirq_start* start = bpf_map_lookup_elem(&softirq_start, &zero);
   if (!start || start->timestamp_ns == 0 || start->vector != vector) return 0;
-  struct nictune_softirq_slot *slot = bpf_map_lookup_elem(&softirq_slots, &vector);
+  struct nictune_softirq_slot* slot = bpf_map_lookup_elem(&softirq_slots, &vector);
   if (slot) slot->time_ns += bpf_ktime_get_ns() - start->timestamp_ns;
   start->timestamp_ns = 0;
   return 0;
 }
 
-NICTUNE_HANDLER on_softirq_raise(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_softirq_raise(unsigned long long* ctx, bool btf) {
   __u32 vector = (__u32)ctx[0];
-  struct nictune_softirq_slot *slot = bpf_map_lookup_elem(&softirq_slots, &vector);
+  struct nictune_softirq_slot* slot = bpf_map_lookup_elem(&softirq_slots, &vector);
   if (slot) slot->raised++;
   return 0;
 }

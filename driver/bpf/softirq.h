@@ -1,7 +1,9 @@
 /* Shared between softirq.bpf.c and C++: softirq count, time and raises per (vector, cpu). */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 

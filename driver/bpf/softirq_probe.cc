@@ -1,8 +1,7 @@
 // Softirq count, time and raises per (vector, cpu).
-#include "driver/bpf/softirq.h"
-
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/softirq.h"
 #include "softirq.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {

@@ -1,7 +1,8 @@
 /* Rx truesize distribution per device from net:netif_receive_skb, a per-packet hook: one packet
  * in sample_every is recorded (a per-CPU countdown), the others return after one array lookup. */
-#include "tracepoint_twin.bpf.h"
 #include "truesize.h"
+
+#include "tracepoint_twin.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -23,17 +24,31 @@ struct {
 
 static __always_inline __u32 log2_bucket(__u32 value) {
   __u32 bucket = 0;
-  if (value >= (1U << 16)) { value >>= 16; bucket += 16; }
-  if (value >= (1U << 8)) { value >>= 8; bucket += 8; }
-  if (value >= (1U << 4)) { value >>= 4; bucket += 4; }
-  if (value >= (1U << 2)) { value >>= 2; bucket += 2; }
-  if (value >= (1U << 1)) { bucket += 1; }
+  if (value >= (1U << 16)) {
+    value >>= 16;
+    bucket += 16;
+  }
+  if (value >= (1U << 8)) {
+    value >>= 8;
+    bucket += 8;
+  }
+  if (value >= (1U << 4)) {
+    value >>= 4;
+    bucket += 4;
+  }
+  if (value >= (1U << 2)) {
+    value >>= 2;
+    bucket += 2;
+  }
+  if (value >= (1U << 1)) {
+    bucket += 1;
+  }
   return bucket < NICTUNE_TRUESIZE_BUCKETS - 1 ? bucket : NICTUNE_TRUESIZE_BUCKETS - 1;
 }
 
-NICTUNE_HANDLER on_netif_receive_skb(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_netif_receive_skb(unsigned long long* ctx, bool btf) {
   __u32 zero = 0;
-  __u32 *countdown = bpf_map_lookup_elem(&sample_countdown, &zero);
+  __u32* countdown = bpf_map_lookup_elem(&sample_countdown, &zero);
   if (!countdown) return 0;
   if (*countdown > 1) {
     (*countdown)--;
@@ -41,16 +56,15 @@ NICTUNE_HANDLER on_netif_receive_skb(unsigned long long *ctx, bool btf) {
   }
   *countdown = sample_every;
 
-  struct sk_buff *skb = (struct sk_buff *)ctx[0];
+  struct sk_buff* skb = (struct sk_buff*)ctx[0];
   __u32 truesize = BPF_CORE_READ(skb, truesize);
-  struct net_device *dev = BPF_CORE_READ(skb, dev);
+  struct net_device* dev = BPF_CORE_READ(skb, dev);
   struct nictune_truesize_key key = {};
   if (dev) {
     key.ifindex = BPF_CORE_READ(dev, ifindex);
     key.netns_inode = BPF_CORE_READ(dev, nd_net.net, ns.inum);
   }
-  struct nictune_truesize_histogram *histogram =
-      bpf_map_lookup_elem(&truesize_histograms, &key);
+  struct nictune_truesize_histogram* histogram = bpf_map_lookup_elem(&truesize_histograms, &key);
   if (!histogram) {
     struct nictune_truesize_histogram fresh;
     __builtin_memset(&fresh, 0, sizeof(fresh));

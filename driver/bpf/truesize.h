@@ -1,7 +1,9 @@
 /* Shared between truesize.bpf.c and C++: sampled log2 histogram of rx skb->truesize per device. */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 

@@ -1,12 +1,11 @@
 // Sampled log2 histogram of rx skb->truesize per device.
-#include "driver/bpf/truesize.h"
-
 #include <algorithm>
 #include <cstring>
 
 #include "driver/bpf/device_names.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/truesize.h"
 #include "truesize.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
@@ -17,11 +16,12 @@ static_assert(NICTUNE_TRUESIZE_BUCKETS == kTruesizeBuckets);
 
 std::unique_ptr<LoadedProbe> LoadTruesizeProbe(const ProbeOptions& options) {
   const uint32_t sample_every = std::max(options.truesize_sample_every, 1u);
-  return LoadedProbe::Load(
-      "truesize", SkeletonOpener<truesize>("truesize", [sample_every](truesize& skeleton) {
-        skeleton.rodata->sample_every = sample_every;
-      }),
-      {});
+  return LoadedProbe::Load("truesize",
+                           SkeletonOpener<truesize>("truesize",
+                                                    [sample_every](truesize& skeleton) {
+                                                      skeleton.rodata->sample_every = sample_every;
+                                                    }),
+                           {});
 }
 
 absl::Status ReadTruesizeProbe(const LoadedProbe& probe, BpfCounters& counters) {

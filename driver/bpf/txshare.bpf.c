@@ -15,8 +15,9 @@
  *   to NET_TX via dev_kfree_skb_irq (completion queue), and threaded NAPI (it polls in a kthread
  *   without a softirq_entry event, so the NET_RX flag is never set).
  * consume_skb is per packet: outside NET_RX the handler returns after one per-CPU array lookup. */
-#include "napi_key.bpf.h"
 #include "txshare.h"
+
+#include "napi_key.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -38,23 +39,23 @@ struct {
   __type(value, __u64);
 } tx_completions SEC(".maps");
 
-static __always_inline struct nictune_txshare_cpu *this_cpu_state(void) {
+static __always_inline struct nictune_txshare_cpu* this_cpu_state(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&txshare_cpu, &zero);
 }
 
-NICTUNE_HANDLER on_softirq_entry(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_softirq_entry(unsigned long long* ctx, bool btf) {
   if ((__u32)ctx[0] != NET_RX_SOFTIRQ_VECTOR) return 0;
-  struct nictune_txshare_cpu *state = this_cpu_state();
+  struct nictune_txshare_cpu* state = this_cpu_state();
   if (!state) return 0;
   state->in_net_rx = 1;
   state->pending = 0;
   return 0;
 }
 
-NICTUNE_HANDLER on_softirq_exit(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_softirq_exit(unsigned long long* ctx, bool btf) {
   if ((__u32)ctx[0] != NET_RX_SOFTIRQ_VECTOR) return 0;
-  struct nictune_txshare_cpu *state = this_cpu_state();
+  struct nictune_txshare_cpu* state = this_cpu_state();
   if (!state) return 0;
   state->in_net_rx = 0;
   state->unattributed += state->pending;
@@ -62,8 +63,8 @@ NICTUNE_HANDLER on_softirq_exit(unsigned long long *ctx, bool btf) {
   return 0;
 }
 
-NICTUNE_HANDLER on_consume_skb(unsigned long long *ctx, bool btf) {
-  struct nictune_txshare_cpu *state = this_cpu_state();
+NICTUNE_HANDLER on_consume_skb(unsigned long long* ctx, bool btf) {
+  struct nictune_txshare_cpu* state = this_cpu_state();
   if (!state || !state->in_net_rx) return 0;
   __u64 caller = ctx[1];
   for (int i = 0; i < NICTUNE_TXSHARE_EXCLUDED_RANGES; i++) {
@@ -76,12 +77,12 @@ NICTUNE_HANDLER on_consume_skb(unsigned long long *ctx, bool btf) {
   return 0;
 }
 
-NICTUNE_HANDLER on_napi_poll(unsigned long long *ctx, bool btf) {
-  struct nictune_txshare_cpu *state = this_cpu_state();
+NICTUNE_HANDLER on_napi_poll(unsigned long long* ctx, bool btf) {
+  struct nictune_txshare_cpu* state = this_cpu_state();
   if (!state || state->pending == 0) return 0;
   struct nictune_napi_key key;
-  nictune_napi_key_of((struct napi_struct *)ctx[0], &key);
-  __u64 *count = bpf_map_lookup_elem(&tx_completions, &key);
+  nictune_napi_key_of((struct napi_struct*)ctx[0], &key, btf);
+  __u64* count = bpf_map_lookup_elem(&tx_completions, &key);
   if (count) {
     *count += state->pending;
   } else {

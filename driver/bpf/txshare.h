@@ -2,7 +2,9 @@
  * (keyed by struct nictune_napi_key from napi.h). */
 #pragma once
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "vmlinux.h" /* the BPF side's kernel types */
+#else
 #include <linux/types.h>
 #endif
 

@@ -1,6 +1,4 @@
 // Tx completions inside NET_RX polls, attributed to the NAPI instance that polled.
-#include "driver/bpf/txshare.h"
-
 #include <iterator>
 #include <string>
 #include <vector>
@@ -11,6 +9,7 @@
 #include "driver/bpf/napi.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/txshare.h"
 #include "txshare.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
@@ -37,12 +36,15 @@ std::unique_ptr<LoadedProbe> LoadTxshareProbe() {
     }
   }
   std::unique_ptr<LoadedProbe> probe = LoadedProbe::Load(
-      "txshare", SkeletonOpener<txshare>("txshare", [ranges](txshare& skeleton) {
-        for (size_t i = 0; i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES; ++i) {
-          skeleton.rodata->excluded_callers[i].start = ranges[i].start;
-          skeleton.rodata->excluded_callers[i].end = ranges[i].end;
-        }
-      }),
+      "txshare",
+      SkeletonOpener<txshare>(
+          "txshare",
+          [ranges](txshare& skeleton) {
+            for (size_t i = 0; i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES; ++i) {
+              skeleton.rodata->excluded_callers[i].start = ranges[i].start;
+              skeleton.rodata->excluded_callers[i].end = ranges[i].end;
+            }
+          }),
       {});
   return probe;
 }

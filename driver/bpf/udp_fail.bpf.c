@@ -1,7 +1,8 @@
 /* UDP sockets that failed to queue a datagram, from udp:udp_fail_queue_rcv_skb(rc, sk[, skb]):
  * counted per socket cookie. Only the first two arguments are read, which every kernel passes. */
-#include "socket_identity.bpf.h"
 #include "udp_fail.h"
+
+#include "socket_identity.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -12,12 +13,12 @@ struct {
   __type(value, struct nictune_udp_fail);
 } udp_failures SEC(".maps");
 
-NICTUNE_HANDLER on_udp_fail_queue_rcv_skb(unsigned long long *ctx, bool btf) {
+NICTUNE_HANDLER on_udp_fail_queue_rcv_skb(unsigned long long* ctx, bool btf) {
   int rc = (int)ctx[0];
-  struct sock *sk = (struct sock *)ctx[1];
+  struct sock* sk = (struct sock*)ctx[1];
   if (!sk) return 0;
   __u64 cookie = nictune_socket_identity(sk, btf);
-  struct nictune_udp_fail *entry = bpf_map_lookup_elem(&udp_failures, &cookie);
+  struct nictune_udp_fail* entry = bpf_map_lookup_elem(&udp_failures, &cookie);
   if (!entry || entry->socket.cookie == 0) {
     struct nictune_udp_fail fresh;
     __builtin_memset(&fresh, 0, sizeof(fresh));

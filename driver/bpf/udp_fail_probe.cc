@@ -1,10 +1,9 @@
 // UDP queueing failures per socket, merged into the socket fill entries.
-#include "driver/bpf/udp_fail.h"
-
 #include <algorithm>
 
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/udp_fail.h"
 #include "udp_fail.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
@@ -13,11 +12,13 @@ static_assert(sizeof(nictune_udp_fail) == 40);
 
 std::unique_ptr<LoadedProbe> LoadUdpFailProbe(const ProbeOptions& options) {
   const uint32_t max_sockets = std::max(options.max_sockets, 1u);
-  return LoadedProbe::Load(
-      "udp_fail", SkeletonOpener<udp_fail>("udp_fail", [max_sockets](udp_fail& skeleton) {
-        bpf_map__set_max_entries(skeleton.maps.udp_failures, max_sockets);
-      }),
-      {});
+  return LoadedProbe::Load("udp_fail",
+                           SkeletonOpener<udp_fail>("udp_fail",
+                                                    [max_sockets](udp_fail& skeleton) {
+                                                      bpf_map__set_max_entries(
+                                                          skeleton.maps.udp_failures, max_sockets);
+                                                    }),
+                           {});
 }
 
 absl::Status ReadUdpFailProbe(const LoadedProbe& probe, BpfCounters& counters) {

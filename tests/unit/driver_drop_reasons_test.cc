@@ -1,11 +1,10 @@
 // Drop reason names come from the kernel's BTF; these tests check the naming rules on entries
 // shaped like real kernels' enums and on this machine's own /sys/kernel/btf/vmlinux.
-#include "driver/bpf/drop_reasons.h"
-
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "driver/bpf/drop_reasons.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -103,7 +102,8 @@ TEST(DropReasonNamesTest, MissingBtfFileNamesThePath) {
 // This machine's kernel: the enum read from its BTF, not a table.
 TEST(DropReasonNamesTest, RunningKernelBtf) {
   const std::string vmlinux = "/sys/kernel/btf/vmlinux";
-  if (!std::filesystem::exists(vmlinux)) GTEST_SKIP() << "the kernel has no BTF (" << vmlinux << ")";
+  if (!std::filesystem::exists(vmlinux))
+    GTEST_SKIP() << "the kernel has no BTF (" << vmlinux << ")";
   absl::StatusOr<std::vector<EnumEntry>> entries = DropReasonEnumsFromFile(vmlinux);
   ASSERT_TRUE(entries.ok()) << entries.status();
   absl::StatusOr<DropReasonNames> names = DropReasonNames::FromEnums(*entries);
