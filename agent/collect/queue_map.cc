@@ -348,6 +348,21 @@ std::vector<QueueBinding> FromNetlink(const QueueMapInputs& inputs,
       }
     }
     for (const auto& [index, napi_id] : tx) add(QueueKind::kTx, index, napi_id);
+
+    // Queues netlink lists without a NAPI (virtio_net's tx queues when tx NAPI is off) still
+    // have the irq their name gives.
+    const size_t from_netlink = out.size();
+    for (const QueueBinding& by_name : named) {
+      if (by_name.ifindex != device.ifindex) continue;
+      const bool covered = std::any_of(
+          out.begin(), out.begin() + static_cast<std::ptrdiff_t>(from_netlink),
+          [&](const QueueBinding& b) {
+            return b.ifindex == device.ifindex && b.queue == by_name.queue &&
+                   (b.kind == by_name.kind || b.kind == QueueKind::kCombined ||
+                    by_name.kind == QueueKind::kCombined);
+          });
+      if (!covered) out.push_back(by_name);
+    }
   }
   return out;
 }
@@ -382,7 +397,7 @@ std::vector<QueueBinding> BuildQueueMap(const QueueMapInputs& inputs) {
                                                                           : a.smp_affinity;
   }
   std::sort(out.begin(), out.end(), [](const QueueBinding& x, const QueueBinding& y) {
-    return std::tie(x.device, x.kind, x.queue) < std::tie(y.device, y.kind, y.queue);
+    return std::tie(x.device, x.queue, x.kind) < std::tie(y.device, y.queue, y.kind);
   });
   return out;
 }
@@ -441,6 +456,8 @@ std::optional<std::vector<int>> ReadCpuListFile(const std::string& path, std::st
     }
     return std::nullopt;
   }
+  // An irq that has not fired yet may have an empty effective_affinity_list: no answer there.
+  if (text->find_first_not_of(" \t\n") == std::string::npos) return std::nullopt;
   absl::StatusOr<std::vector<int>> cpus = procfs::ParseCpuList(*text, path);
   if (!cpus.ok()) {
     if (problem->empty()) *problem = std::string(cpus.status().message());

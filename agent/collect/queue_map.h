@@ -67,9 +67,11 @@ struct QueueMapInputs {
   std::optional<std::vector<driver::netlink::NetdevQueue>> queues;
 };
 
-// Pure: bindings sorted by device, kind, queue. A device that netdev netlink describes (any of
-// its queues has a NAPI) is mapped from netlink alone; other devices from irq names. Queues
-// with neither an irq nor a NAPI are left out: nothing there to measure or tune.
+// Pure: bindings sorted by device, queue, kind (rx, tx, combined). For a device that netdev
+// netlink describes (any of its queues has a NAPI), netlink decides the queues, their NAPIs and,
+// where the driver linked them, the irqs; irq names fill irqs and queues netlink leaves without
+// (virtio_net on 6.18 links no irq to its NAPIs). Other devices are mapped from irq names.
+// Queues with neither an irq nor a NAPI are left out: nothing there to measure or tune.
 std::vector<QueueBinding> BuildQueueMap(const QueueMapInputs& inputs);
 
 struct QueueMap {
