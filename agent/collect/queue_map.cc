@@ -80,9 +80,8 @@ std::vector<DeviceNamedQueue> DeviceNamedCandidates(std::string_view action) {
 }
 
 bool HeadNamesDevice(std::string_view head, std::string_view device) {
-  return head == device ||
-         (EndsWith(head, device) && head.size() > device.size() &&
-          head[head.size() - device.size() - 1] == '-');
+  return head == device || (EndsWith(head, device) && head.size() > device.size() &&
+                            head[head.size() - device.size() - 1] == '-');
 }
 
 // ---- Names that carry a bus id instead of the device ----
@@ -239,9 +238,9 @@ std::optional<Found> MatchAction(const std::vector<QueueMapDevice>& devices,
   // (eth0 -> enp3s0f0 by udev). Only msi_irqs can say whose vector it is.
   if (!candidates.empty()) {
     if (const QueueMapDevice* owner = DeviceOwningIrq(devices, irq)) {
-      return Found{Bind(*owner, candidates.front().kind, candidates.front().index, irq,
-                        kSourceMsiIrqs),
-                   false};
+      return Found{
+          Bind(*owner, candidates.front().kind, candidates.front().index, irq, kSourceMsiIrqs),
+          false};
     }
   }
   return std::nullopt;
@@ -354,13 +353,13 @@ std::vector<QueueBinding> FromNetlink(const QueueMapInputs& inputs,
     const size_t from_netlink = out.size();
     for (const QueueBinding& by_name : named) {
       if (by_name.ifindex != device.ifindex) continue;
-      const bool covered = std::any_of(
-          out.begin(), out.begin() + static_cast<std::ptrdiff_t>(from_netlink),
-          [&](const QueueBinding& b) {
-            return b.ifindex == device.ifindex && b.queue == by_name.queue &&
-                   (b.kind == by_name.kind || b.kind == QueueKind::kCombined ||
-                    by_name.kind == QueueKind::kCombined);
-          });
+      const bool covered =
+          std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(from_netlink),
+                      [&](const QueueBinding& b) {
+                        return b.ifindex == device.ifindex && b.queue == by_name.queue &&
+                               (b.kind == by_name.kind || b.kind == QueueKind::kCombined ||
+                                by_name.kind == QueueKind::kCombined);
+                      });
       if (!covered) out.push_back(by_name);
     }
   }
@@ -419,8 +418,7 @@ bool IsPciAddress(std::string_view name) {
 std::vector<int> ListMsiIrqs(const fs::path& directory) {
   std::vector<int> irqs;
   std::error_code error;
-  for (fs::directory_iterator it(directory, error), end; !error && it != end;
-       it.increment(error)) {
+  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
     if (std::optional<int> irq = SmallNumber(it->path().filename().native())) {
       irqs.push_back(*irq);
     }
@@ -497,8 +495,8 @@ absl::StatusOr<QueueMap> ReadQueueMap(const CollectorPaths& paths,
       inputs.napis = *std::move(napis);
       inputs.queues = *std::move(queues);
     } else {
-      map.notes.push_back(absl::StrCat(queues.status().message(),
-                                       "; queues mapped from /proc/interrupts names"));
+      map.notes.push_back(
+          absl::StrCat(queues.status().message(), "; queues mapped from /proc/interrupts names"));
     }
   }
 

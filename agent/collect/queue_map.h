@@ -48,8 +48,8 @@ struct QueueBinding {
 struct QueueMapDevice {
   std::string name;
   int32_t ifindex = 0;
-  std::string bus_id;       // basename of /sys/class/net/DEV/device: "virtio2", "0000:3b:00.0"
-  std::string pci_address;  // the PCI function whose MSI vectors the device uses, or empty
+  std::string bus_id;         // basename of /sys/class/net/DEV/device: "virtio2", "0000:3b:00.0"
+  std::string pci_address;    // the PCI function whose MSI vectors the device uses, or empty
   std::vector<int> msi_irqs;  // that function's msi_irqs (for virtio: the parent PCI device's)
 };
 

@@ -15,15 +15,17 @@ int Collect(const nlattr* attribute, void* data) {
   return MNL_CB_OK;
 }
 
-absl::string_view View(std::string_view text) { return absl::string_view(text.data(), text.size()); }
+absl::string_view View(std::string_view text) {
+  return absl::string_view(text.data(), text.size());
+}
 
 }  // namespace
 
 AttributeReader AttributeReader::FromMessage(const nlmsghdr& message, size_t header_bytes,
                                              std::string context) {
   std::vector<const nlattr*> attributes;
-  const int rc = mnl_attr_parse(&message, static_cast<unsigned int>(header_bytes), Collect,
-                                &attributes);
+  const int rc =
+      mnl_attr_parse(&message, static_cast<unsigned int>(header_bytes), Collect, &attributes);
   AttributeReader reader(std::move(attributes), std::move(context));
   if (rc < 0) {
     reader.status_ =

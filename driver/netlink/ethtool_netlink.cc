@@ -22,11 +22,11 @@ constexpr uint16_t kCoalesceTxAggrMaxBytes = 26;   // 6.2
 constexpr uint16_t kCoalesceTxAggrMaxFrames = 27;  // 6.2
 constexpr uint16_t kCoalesceTxAggrTimeUsecs = 28;  // 6.2
 static_assert(ETHTOOL_A_RINGS_TX_PUSH == 13);
-constexpr uint16_t kRingsRxPush = 14;            // 6.2
-constexpr uint16_t kRingsTxPushBufLen = 15;      // 6.4
-constexpr uint16_t kRingsTxPushBufLenMax = 16;   // 6.4
-constexpr uint16_t kRingsHdsThresh = 17;         // 6.14
-constexpr uint16_t kRingsHdsThreshMax = 18;      // 6.14
+constexpr uint16_t kRingsRxPush = 14;           // 6.2
+constexpr uint16_t kRingsTxPushBufLen = 15;     // 6.4
+constexpr uint16_t kRingsTxPushBufLenMax = 16;  // 6.4
+constexpr uint16_t kRingsHdsThresh = 17;        // 6.14
+constexpr uint16_t kRingsHdsThreshMax = 18;     // 6.14
 
 constexpr uint8_t kEthtoolGenlVersion = ETHTOOL_GENL_VERSION;
 
@@ -61,7 +61,8 @@ absl::StatusOr<Settings> GetOne(GenlSocket& socket, const GenlFamily& family, ui
       });
   if (!status.ok()) return status;
   if (!settings) {
-    return absl::DataLossError(absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
+    return absl::DataLossError(
+        absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
   }
   return *std::move(settings);
 }

@@ -17,15 +17,13 @@ absl::Status NameTheDriver(const absl::Status& status, const std::string& device
   const std::string who = driver.ok() && !driver->empty()
                               ? *driver
                               : absl::StrCat("the driver of ", device, " (no driver info)");
-  return absl::UnimplementedError(
-      absl::StrCat("not supported by ", who, ": ", status.message()));
+  return absl::UnimplementedError(absl::StrCat("not supported by ", who, ": ", status.message()));
 }
 
 template <typename Settings>
-absl::StatusOr<Settings> Read(
-    const std::string& device,
-    absl::StatusOr<Settings> (EthtoolNetlink::*get)(const std::string&),
-    absl::StatusOr<Settings> (*get_by_ioctl)(const std::string&)) {
+absl::StatusOr<Settings> Read(const std::string& device,
+                              absl::StatusOr<Settings> (EthtoolNetlink::*get)(const std::string&),
+                              absl::StatusOr<Settings> (*get_by_ioctl)(const std::string&)) {
   absl::StatusOr<GenlSocket> socket = GenlSocket::Open();
   if (!socket.ok()) return socket.status();
   absl::StatusOr<EthtoolNetlink> ethtool = EthtoolNetlink::Open(*std::move(socket));

@@ -39,12 +39,15 @@ bool FamilyHasCommand(const GenlFamily& family, uint32_t command) {
 }
 
 GenlSocket::GenlSocket(mnl_socket* socket)
-    : socket_(socket), port_id_(mnl_socket_get_portid(socket)),
+    : socket_(socket),
+      port_id_(mnl_socket_get_portid(socket)),
       receive_buffer_(kReceiveBufferBytes) {}
 
 GenlSocket::GenlSocket(GenlSocket&& other) noexcept
-    : socket_(std::exchange(other.socket_, nullptr)), port_id_(other.port_id_),
-      next_sequence_(other.next_sequence_), receive_buffer_(std::move(other.receive_buffer_)) {}
+    : socket_(std::exchange(other.socket_, nullptr)),
+      port_id_(other.port_id_),
+      next_sequence_(other.next_sequence_),
+      receive_buffer_(std::move(other.receive_buffer_)) {}
 
 GenlSocket& GenlSocket::operator=(GenlSocket&& other) noexcept {
   if (this != &other) {
@@ -105,8 +108,8 @@ absl::StatusOr<GenlFamily> GenlSocket::ResolveFamily(std::string_view name) {
           AttributeReader op_list =
               AttributeReader::FromNested(*ops, DescribeRequest(context) + " CTRL_ATTR_OPS");
           for (const nlattr* op : op_list.attributes()) {
-            AttributeReader fields = AttributeReader::FromNested(
-                *op, DescribeRequest(context) + " CTRL_ATTR_OPS entry");
+            AttributeReader fields =
+                AttributeReader::FromNested(*op, DescribeRequest(context) + " CTRL_ATTR_OPS entry");
             if (std::optional<uint32_t> command = fields.U32(CTRL_ATTR_OP_ID, "CTRL_ATTR_OP_ID")) {
               family.commands.push_back(*command);
             }
@@ -125,14 +128,15 @@ absl::StatusOr<GenlFamily> GenlSocket::ResolveFamily(std::string_view name) {
       });
   if (!status.ok()) return status;
   if (!found) {
-    return absl::DataLossError(absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
+    return absl::DataLossError(
+        absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
   }
   return family;
 }
 
-absl::Status GenlSocket::Request(const RequestContext& context, uint16_t family_id,
-                                 uint8_t command, uint8_t version, bool dump,
-                                 AttributeWriter write_attributes, ReplyHandler on_reply) {
+absl::Status GenlSocket::Request(const RequestContext& context, uint16_t family_id, uint8_t command,
+                                 uint8_t version, bool dump, AttributeWriter write_attributes,
+                                 ReplyHandler on_reply) {
   const std::string what = DescribeRequest(context);
   char request[kRequestBufferBytes];
   nlmsghdr* message = mnl_nlmsg_put_header(request);
@@ -157,8 +161,8 @@ absl::Status GenlSocket::Request(const RequestContext& context, uint16_t family_
     if (received < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return absl::UnavailableError(absl::StrCat(what, ": no reply within ",
-                                                   kReceiveTimeoutSeconds, " s"));
+        return absl::UnavailableError(
+            absl::StrCat(what, ": no reply within ", kReceiveTimeoutSeconds, " s"));
       }
       return ErrnoStatus(absl::StrCat(what, ": receive"), errno);
     }

@@ -26,10 +26,10 @@ constexpr uint16_t kNapiIfindex = 1;
 constexpr uint16_t kNapiId = 2;
 constexpr uint16_t kNapiIrq = 3;
 constexpr uint16_t kNapiPid = 4;
-constexpr uint16_t kNapiDeferHardIrqs = 5;     // 6.13
-constexpr uint16_t kNapiGroFlushTimeout = 6;   // 6.13
-constexpr uint16_t kNapiIrqSuspendTimeout = 7; // 6.13
-constexpr uint16_t kNapiThreaded = 8;          // 6.17
+constexpr uint16_t kNapiDeferHardIrqs = 5;      // 6.13
+constexpr uint16_t kNapiGroFlushTimeout = 6;    // 6.13
+constexpr uint16_t kNapiIrqSuspendTimeout = 7;  // 6.13
+constexpr uint16_t kNapiThreaded = 8;           // 6.17
 
 constexpr uint16_t kQueueId = 1;
 constexpr uint16_t kQueueIfindex = 2;
@@ -40,16 +40,16 @@ constexpr uint32_t kQueueTypeRx = 0;
 constexpr uint32_t kQueueTypeTx = 1;
 
 absl::Status NotSupported(std::string_view command, std::string_view why) {
-  return absl::UnimplementedError(absl::StrCat("netdev netlink: ",
-                                               absl::string_view(command.data(), command.size()),
-                                               " not supported by this kernel (",
-                                               absl::string_view(why.data(), why.size()), ")"));
+  return absl::UnimplementedError(absl::StrCat(
+      "netdev netlink: ", absl::string_view(command.data(), command.size()),
+      " not supported by this kernel (", absl::string_view(why.data(), why.size()), ")"));
 }
 
 class NetdevNetlink final : public NetdevTopology {
  public:
   NetdevNetlink(GenlSocket socket, std::optional<GenlFamily> family, std::string missing_reason)
-      : socket_(std::move(socket)), family_(std::move(family)),
+      : socket_(std::move(socket)),
+        family_(std::move(family)),
         missing_reason_(std::move(missing_reason)) {}
 
   absl::StatusOr<std::vector<NapiInfo>> ListNapis(std::optional<int32_t> ifindex) override {
@@ -57,19 +57,18 @@ class NetdevNetlink final : public NetdevTopology {
   }
 
   absl::StatusOr<std::vector<NetdevQueue>> ListQueues(std::optional<int32_t> ifindex) override {
-    return Dump<NetdevQueue>("queue-get", kCmdQueueGet, kQueueIfindex, ifindex,
-                             ParseQueueMessage);
+    return Dump<NetdevQueue>("queue-get", kCmdQueueGet, kQueueIfindex, ifindex, ParseQueueMessage);
   }
 
  private:
   template <typename Item, typename Parse>
   absl::StatusOr<std::vector<Item>> Dump(std::string_view command_name, uint8_t command,
-                                         uint16_t ifindex_attribute,
-                                         std::optional<int32_t> ifindex, Parse parse) {
+                                         uint16_t ifindex_attribute, std::optional<int32_t> ifindex,
+                                         Parse parse) {
     if (!family_) return NotSupported(command_name, missing_reason_);
     if (!FamilyHasCommand(*family_, command)) {
-      return NotSupported(command_name, absl::StrCat("the \"netdev\" family has no command ",
-                                                     command));
+      return NotSupported(command_name,
+                          absl::StrCat("the \"netdev\" family has no command ", command));
     }
     const std::string target = ifindex ? absl::StrCat("ifindex ", *ifindex) : "";
     const RequestContext context{kFamilyName, command_name, target};
@@ -77,7 +76,8 @@ class NetdevNetlink final : public NetdevTopology {
     absl::Status status = socket_.Request(
         context, family_->id, command, kFamilyVersion, /*dump=*/true,
         [&](nlmsghdr& message) {
-          if (ifindex) mnl_attr_put_u32(&message, ifindex_attribute, static_cast<uint32_t>(*ifindex));
+          if (ifindex)
+            mnl_attr_put_u32(&message, ifindex_attribute, static_cast<uint32_t>(*ifindex));
         },
         [&](const nlmsghdr& message) -> absl::Status {
           absl::StatusOr<Item> item = parse(message);
@@ -104,9 +104,8 @@ absl::StatusOr<std::unique_ptr<NetdevTopology>> OpenNetdevNetlink() {
   if (!socket.ok()) return socket.status();
   absl::StatusOr<GenlFamily> family = socket->ResolveFamily(kFamilyName);
   if (family.status().code() == absl::StatusCode::kNotFound) {
-    return std::make_unique<NetdevNetlink>(
-        *std::move(socket), std::nullopt,
-        std::string(family.status().message()));
+    return std::make_unique<NetdevNetlink>(*std::move(socket), std::nullopt,
+                                           std::string(family.status().message()));
   }
   if (!family.ok()) return family.status();
   return std::make_unique<NetdevNetlink>(*std::move(socket), *std::move(family), "");

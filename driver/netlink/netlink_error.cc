@@ -9,7 +9,9 @@
 namespace nictune::driver::netlink {
 namespace {
 
-absl::string_view View(std::string_view text) { return absl::string_view(text.data(), text.size()); }
+absl::string_view View(std::string_view text) {
+  return absl::string_view(text.data(), text.size());
+}
 
 }  // namespace
 
@@ -20,8 +22,7 @@ std::string DescribeRequest(const RequestContext& context) {
 }
 
 absl::Status ErrnoStatus(std::string_view what, int err, std::string_view detail) {
-  std::string message =
-      absl::StrCat(View(what), ": ", std::strerror(err), " (errno ", err, ")");
+  std::string message = absl::StrCat(View(what), ": ", std::strerror(err), " (errno ", err, ")");
   if (!detail.empty()) absl::StrAppend(&message, ": ", View(detail));
   switch (err) {
     case EOPNOTSUPP:

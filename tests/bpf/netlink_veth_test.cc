@@ -65,8 +65,9 @@ TEST(NetlinkVethTest, CoalesceIsUnsupportedAndNapisFollowGro) {
   absl::StatusOr<std::unique_ptr<NetworkNamespace>> netns =
       NetworkNamespace::Create(absl::StrCat("nt-nl-", getpid()));
   ASSERT_TRUE(netns.ok()) << netns.status();
-  ASSERT_TRUE((*netns)->Ip({"link", "add", kVeth, "numrxqueues", absl::StrCat(kRxQueues), "type",
-                            "veth", "peer", "name", kPeer})
+  ASSERT_TRUE((*netns)
+                  ->Ip({"link", "add", kVeth, "numrxqueues", absl::StrCat(kRxQueues), "type",
+                        "veth", "peer", "name", kPeer})
                   .ok());
   ASSERT_TRUE((*netns)->Ip({"link", "set", kVeth, "up"}).ok());
   ASSERT_TRUE((*netns)->Ip({"link", "set", kPeer, "up"}).ok());

@@ -68,8 +68,7 @@ TEST(GenlSocketTest, SocketSurvivesBeingMoved) {
 }
 
 TEST(NetlinkErrorTest, MapsErrnoToCodeAndNamesEverything) {
-  const std::string what =
-      DescribeRequest(RequestContext{"ethtool", "COALESCE_GET", "eth0"});
+  const std::string what = DescribeRequest(RequestContext{"ethtool", "COALESCE_GET", "eth0"});
   EXPECT_EQ(what, "ethtool netlink COALESCE_GET eth0");
   absl::Status status = ErrnoStatus(what, EOPNOTSUPP);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);

@@ -76,9 +76,9 @@ TEST_F(NetdevNetlinkTest, RealNicNapisServeItsQueuesAndAnyIrqMatchesTheQueueName
     // virtio_net on 6.18 does not link its NAPIs to irqs (no netif_napi_set_irq); where a
     // driver does, the irq must be the one named after this queue.
     if (!napi->second->irq) continue;
-    const std::string expected =
-        virtio + (queue.type == NetdevQueueType::kRx ? "-input." : "-output.") +
-        std::to_string(queue.id);
+    const std::string expected = virtio +
+                                 (queue.type == NetdevQueueType::kRx ? "-input." : "-output.") +
+                                 std::to_string(queue.id);
     auto name = irq_names.find(*napi->second->irq);
     ASSERT_NE(name, irq_names.end()) << "irq " << *napi->second->irq;
     EXPECT_EQ(name->second, expected) << "irq " << name->first;

@@ -49,7 +49,8 @@ procfs::InterruptTable Interrupts(const std::string& text) {
 }
 
 std::string ReadFixture(const std::string& relative) {
-  absl::StatusOr<std::string> text = procfs::ReadFile(std::string(NICTUNE_FIXTURES) + "/" + relative);
+  absl::StatusOr<std::string> text =
+      procfs::ReadFile(std::string(NICTUNE_FIXTURES) + "/" + relative);
   EXPECT_TRUE(text.ok()) << text.status();
   return text.value_or("");
 }
@@ -80,7 +81,8 @@ class FakeHost {
 
   void Affinity(uint32_t irq, const std::string& smp, std::optional<std::string> effective) {
     Write(absl::StrCat("proc/irq/", irq, "/smp_affinity_list"), smp + "\n");
-    if (effective) Write(absl::StrCat("proc/irq/", irq, "/effective_affinity_list"), *effective + "\n");
+    if (effective)
+      Write(absl::StrCat("proc/irq/", irq, "/effective_affinity_list"), *effective + "\n");
   }
 
   // A device under /sys/class/net whose `device` link points at sys/<bus_path> (empty: virtual).
@@ -96,7 +98,8 @@ class FakeHost {
     fs::create_directories(root_ / "sys" / bus_path);
     fs::create_symlink(fs::path("../../..") / bus_path, root_ / dir / "device");
     fs::create_symlink(fs::path("/sys/bus/drivers") / driver, root_ / "sys" / bus_path / "driver");
-    for (int irq : msi_irqs_at) Write(fs::path("sys") / msi_path / "msi_irqs" / absl::StrCat(irq), "msix\n");
+    for (int irq : msi_irqs_at)
+      Write(fs::path("sys") / msi_path / "msi_irqs" / absl::StrCat(irq), "msix\n");
   }
 
  private:
@@ -159,8 +162,8 @@ TEST(QueueMapReaderTest, VirtioStyleNamesUseTheVirtioBusIdAndSkipOtherVirtioDevi
   host.Affinity(38, "0-1", "1");
   host.Affinity(39, "0-1", "0");
   FakeTopology netlink;
-  netlink.napis = absl::UnimplementedError(
-      "netdev netlink: napi-get not supported by this kernel (no family)");
+  netlink.napis =
+      absl::UnimplementedError("netdev netlink: napi-get not supported by this kernel (no family)");
 
   absl::StatusOr<QueueMap> map = ReadQueueMap(host.Paths(), &netlink);
   ASSERT_TRUE(map.ok()) << map.status();
@@ -222,10 +225,14 @@ TEST(BuildQueueMapTest, Mlx5CompletionVectorsTieByPciAddressOrMsiIrqs) {
                 Pci("ens1f1np1", 6, "0000:3b:00.1", {100, 101, 102, 103})};
   in.interrupts = Interrupts(
       "           CPU0       CPU1\n"
-      " 90:          1          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      mlx5_async0@pci:0000:3b:00.0\n"
-      " 91:        100          0  IR-PCI-MSIX-0000:3b:00.0    1-edge      mlx5_comp0@pci:0000:3b:00.0\n"
-      " 92:          0        200  IR-PCI-MSIX-0000:3b:00.0    2-edge      mlx5_comp1@pci:0000:3b:00.0\n"
-      "101:          5          0  IR-PCI-MSIX-0000:3b:00.1    1-edge      mlx5_comp0@pci:0000:3b:00.1\n"
+      " 90:          1          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      "
+      "mlx5_async0@pci:0000:3b:00.0\n"
+      " 91:        100          0  IR-PCI-MSIX-0000:3b:00.0    1-edge      "
+      "mlx5_comp0@pci:0000:3b:00.0\n"
+      " 92:          0        200  IR-PCI-MSIX-0000:3b:00.0    2-edge      "
+      "mlx5_comp1@pci:0000:3b:00.0\n"
+      "101:          5          0  IR-PCI-MSIX-0000:3b:00.1    1-edge      "
+      "mlx5_comp0@pci:0000:3b:00.1\n"
       // Kernels before 4.14 named the vectors without the PCI address: msi_irqs ties them.
       "102:          5          0  IR-PCI-MSIX-0000:3b:00.1    2-edge      mlx5_comp1\n"
       // Not one of ours: no tie at all, left out.
