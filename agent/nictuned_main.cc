@@ -21,7 +21,8 @@
 #include "agent/collect/snapshot_collector.h"
 #include "agent/log.h"
 #include "agent/model/window.h"
-#include "agent/model/window_json.h"
+#include "agent/topology.h"
+#include "agent/window_report.h"
 #include "agent/window_summary.h"
 #include "driver/probe_source.h"
 #include "nlohmann/json.hpp"
@@ -126,9 +127,10 @@ int Run() {
   }
   const sigset_t signals = BlockStopSignals();
   Probes probes = OpenProbes();
-  collect::SnapshotCollector collector(
-      {.proc = absl::GetFlag(FLAGS_proc_root), .sys = absl::GetFlag(FLAGS_sys_root)},
-      probes.source.get(), probes.why_not);
+  const collect::CollectorPaths paths{.proc = absl::GetFlag(FLAGS_proc_root),
+                                      .sys = absl::GetFlag(FLAGS_sys_root)};
+  collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
+  TopologyReader topology(paths);
 
   timespec deadline{};
   clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -143,7 +145,8 @@ int Run() {
       return 1;
     }
     if (absl::GetFlag(FLAGS_json)) {
-      std::cout << model::WindowToJson(*window).dump(2) << std::endl;
+      const Topology t = topology.Read(DeviceNames(*window));
+      std::cout << WindowReport(*window, t).dump(2) << std::endl;
     } else {
       std::cout << SummarizeWindow(*window) << std::endl;
     }
@@ -174,7 +177,7 @@ int Run() {
       continue;
     }
     LogInfo(SummarizeWindow(*window));
-    SaveLastWindow(state_dir, model::WindowToJson(*window));
+    SaveLastWindow(state_dir, WindowReport(*window, topology.Read(DeviceNames(*window))));
   }
 }
 

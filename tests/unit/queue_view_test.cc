@@ -1,0 +1,56 @@
+#include "agent/queue_view.h"
+
+#include "gtest/gtest.h"
+
+namespace nictune::agent {
+namespace {
+
+model::Window TwoQueueWindow() {
+  model::Window w;
+  w.seconds = 1;
+  w.irqs = {{.irq = 41, .count = 12000, .per_s = 12000, .handler_time_share = 0.01}};
+  w.napis = {{.napi_id = 8193, .ifindex = 2, .device = "eth0", .polls = 15000,
+              .polls_per_s = 15000, .packets_per_poll = 54.2, .budget_exhausted_fraction = 0.3,
+              .rx_share = 0.85}};
+  model::CpuWindow cpu0{.cpu = 0};
+  cpu0.split = model::CpuSplit{.user = 0.2, .hardirq = 0.02, .softirq = 0.4, .idle = 0.38};
+  model::CpuWindow cpu1{.cpu = 1};
+  cpu1.split = model::CpuSplit{.user = 0.5, .hardirq = 0.0, .softirq = 0.2, .idle = 0.3};
+  w.cpus = {cpu0, cpu1};
+  return w;
+}
+
+TEST(BuildQueueWindowsTest, JoinsIrqNapiAndCpusOfEachQueue) {
+  const std::vector<collect::QueueBinding> bindings = {
+      {.device = "eth0", .ifindex = 2, .queue = 0, .kind = collect::QueueKind::kCombined,
+       .irq = 41, .cpus = {0, 1}, .napi_id = 8193, .source = collect::kSourceNetdevNetlink},
+      {.device = "eth0", .ifindex = 2, .queue = 1, .kind = collect::QueueKind::kCombined,
+       .irq = 42, .cpus = {1}, .napi_id = 8194, .source = collect::kSourceNetdevNetlink}};
+  const auto queues = BuildQueueWindows(TwoQueueWindow(), bindings);
+  ASSERT_EQ(queues.size(), 2u);
+  EXPECT_DOUBLE_EQ(*queues[0].interrupts_per_s, 12000);
+  EXPECT_DOUBLE_EQ(*queues[0].packets_per_poll, 54.2);
+  EXPECT_DOUBLE_EQ(*queues[0].rx_share, 0.85);
+  EXPECT_DOUBLE_EQ(*queues[0].cpu_softirq_share, 0.3);  // mean of cpu 0 (0.4) and cpu 1 (0.2)
+  // Queue 1's irq did not fire: zero interrupts, and its NAPI instance did not poll: unknown.
+  EXPECT_DOUBLE_EQ(*queues[1].interrupts_per_s, 0);
+  EXPECT_FALSE(queues[1].polls_per_s.has_value());
+  EXPECT_DOUBLE_EQ(*queues[1].cpu_softirq_share, 0.2);
+}
+
+TEST(BuildQueueWindowsTest, WithoutNapiIdADevicesOnlyInstanceIsUsed) {
+  const std::vector<collect::QueueBinding> bindings = {
+      {.device = "eth0", .ifindex = 2, .queue = 0, .irq = 41, .source = collect::kSourceIrqName}};
+  auto w = TwoQueueWindow();
+  auto queues = BuildQueueWindows(w, bindings);
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_DOUBLE_EQ(*queues[0].polls_per_s, 15000);
+  EXPECT_FALSE(queues[0].cpu_softirq_share.has_value());  // no cpus known
+  // With two instances on the device the queue's cannot be told apart.
+  w.napis.push_back({.napi_id = 8194, .ifindex = 2, .device = "eth0", .polls = 1});
+  queues = BuildQueueWindows(w, bindings);
+  EXPECT_FALSE(queues[0].polls_per_s.has_value());
+}
+
+}  // namespace
+}  // namespace nictune::agent
