@@ -56,6 +56,7 @@ absl::StatusOr<std::string> MoveDatabaseAside(const std::string& path, absl::Tim
 absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy_timeout_ms,
                                                absl::Time now) {
   absl::Status damage;
+  absl::StatusOr<std::string> moved;
   {
     absl::StatusOr<Connection> connection = Connection::Open(path, kOpenFlags, busy_timeout_ms);
     if (!connection.ok()) return connection.status();
@@ -63,8 +64,11 @@ absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy
     if (damage.ok()) return connection;
     // Busy, I/O or permission errors are not the file's fault: moving it aside would lose data.
     if (!absl::IsDataLoss(damage)) return damage;
-  }  // closed here: the file must not be open while it is renamed
-  absl::StatusOr<std::string> moved = MoveDatabaseAside(path, now);
+    // Renamed while still open: closing a connection deletes a -wal and -shm it finds by name,
+    // and would checkpoint into the main file. Neither may happen to the copy kept for study.
+    connection->KeepFilesOnClose();
+    moved = MoveDatabaseAside(path, now);
+  }
   if (!moved.ok()) {
     return absl::DataLossError(
         absl::StrCat(damage.message(), "; and moving it aside failed: ", moved.status().message()));

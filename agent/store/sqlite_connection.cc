@@ -142,6 +142,10 @@ absl::StatusOr<std::string> Connection::QueryText(absl::string_view sql,
   return statement->ColumnText(0);
 }
 
+void Connection::KeepFilesOnClose() {
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+}
+
 bool Connection::InAutocommit() const { return sqlite3_get_autocommit(db_) != 0; }
 
 int64_t Connection::RowsChanged() const { return static_cast<int64_t>(sqlite3_changes64(db_)); }

@@ -71,6 +71,10 @@ class Connection {
                                                     absl::string_view operation);
   absl::StatusOr<std::string> QueryText(absl::string_view sql, absl::string_view operation);
 
+  // No checkpoint when this connection closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE), so the files
+  // are left as they are.
+  void KeepFilesOnClose();
+
   // True outside an explicit transaction (SQLite may end one by itself after an I/O error).
   bool InAutocommit() const;
   int64_t RowsChanged() const;

@@ -1,0 +1,141 @@
+// A full disk makes appends fail with ResourceExhausted, names the database, stores nothing of
+// the failed window, and leaves the store working once space is back. The disk is a 1 MiB tmpfs
+// the test mounts on its own temporary directory and unmounts afterwards.
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "agent/store/store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/privileges.h"
+
+namespace nictune::store {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'040);
+
+// Mounts a tmpfs of `size` on a fresh temporary directory; unmounts and removes it when done.
+class TinyTmpfs {
+ public:
+  explicit TinyTmpfs(const char* size) {
+    char pattern[] = "/tmp/nictune-store-full-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) {
+      error_ = std::string("mkdtemp: ") + std::strerror(errno);
+      return;
+    }
+    dir_ = pattern;
+    const std::string options = std::string("size=") + size + ",mode=0700";
+    if (::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                options.c_str()) != 0) {
+      error_ = "mount tmpfs on " + dir_ + ": " + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  ~TinyTmpfs() {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    if (!dir_.empty()) ::rmdir(dir_.c_str());
+  }
+  TinyTmpfs(const TinyTmpfs&) = delete;
+  TinyTmpfs& operator=(const TinyTmpfs&) = delete;
+
+  const std::string& error() const { return error_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::string error_;
+  bool mounted_ = false;
+};
+
+// Writes a file until the file system says ENOSPC; returns the bytes written.
+int64_t FillUp(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  const std::vector<char> block(4096, 'x');
+  int64_t written = 0;
+  for (;;) {
+    const ssize_t n = ::write(fd, block.data(), block.size());
+    if (n <= 0) break;
+    written += n;
+  }
+  ::close(fd);
+  return written;
+}
+
+std::vector<SeriesSample> Window(int series, double value) {
+  std::vector<SeriesSample> samples;
+  for (int s = 0; s < series; ++s) {
+    samples.push_back({"nictune_test", {{"n", std::to_string(s)}}, value});
+  }
+  return samples;
+}
+
+TEST(StoreDiskFullTest, FullDiskIsResourceExhaustedAndTheStoreRecoversWhenSpaceFrees) {
+  const std::string why_not = testing_support::WhyNotPrivileged();
+  if (!why_not.empty()) GTEST_SKIP() << why_not;
+  TinyTmpfs disk("1m");
+  ASSERT_EQ(disk.error(), "");
+
+  absl::StatusOr<std::unique_ptr<Store>> opened =
+      Store::Open(disk.dir() + "/state", StoreOptions{});
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  Store& store = **opened;
+  ASSERT_TRUE(store.AppendSamples(kT0, Window(50, 1.0)).ok());
+
+  const std::string filler = disk.dir() + "/filler";
+  ASSERT_GT(FillUp(filler), 0);
+
+  // The WAL may still have room in pages it already owns; new series need new pages soon.
+  absl::Status full;
+  int attempt = 0;
+  for (; attempt < 100 && full.ok(); ++attempt) {
+    full = store.AppendSamples(kT0 + absl::Seconds(1 + attempt), Window(400 + 50 * attempt, 2.0))
+               .status();
+  }
+  ASSERT_FALSE(full.ok()) << "100 windows fitted on a full 1 MiB disk";
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
+  EXPECT_THAT(full.message(), HasSubstr(store.path()));
+  EXPECT_THAT(full.message(), HasSubstr("append samples"));
+  EXPECT_THAT(full.message(), AnyOf(HasSubstr("SQLITE_FULL"), HasSubstr("errno 28")));
+  const absl::Time failed_ts = kT0 + absl::Seconds(attempt);
+
+  // Still serving reads while full, and Stats names the failure.
+  absl::StatusOr<HistoryResult> during =
+      store.QueryHistory({"nictune_test", {{"n", "0"}}, kT0, kT0 + absl::Seconds(1)});
+  ASSERT_TRUE(during.ok()) << during.status();
+  absl::StatusOr<StoreStats> stats = store.Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->last_error, full.message());
+
+  ASSERT_EQ(::unlink(filler.c_str()), 0);
+  const absl::Time later = failed_ts + absl::Seconds(1);
+  absl::StatusOr<AppendResult> after = store.AppendSamples(later, Window(50, 3.0));
+  ASSERT_TRUE(after.ok()) << after.status();
+  absl::StatusOr<HistoryResult> history =
+      store.QueryHistory({"nictune_test", {{"n", "0"}}, kT0, later});
+  ASSERT_TRUE(history.ok()) << history.status();
+  ASSERT_EQ(history->series.size(), 1u);
+  std::vector<absl::Time> stamps;
+  for (const HistoryPoint& p : history->series[0].points) stamps.push_back(p.ts);
+  EXPECT_EQ(stamps.front(), kT0);
+  EXPECT_EQ(stamps.back(), later);
+  // Nothing of the window that failed.
+  EXPECT_EQ(std::count(stamps.begin(), stamps.end(), failed_ts), 0);
+  // And the journal still takes durable writes.
+  EXPECT_TRUE(store.JournalOriginal({"boot", later, "rx_usecs", "veth0", 8, "after full"}).ok());
+}
+
+}  // namespace
+}  // namespace nictune::store

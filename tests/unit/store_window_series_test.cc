@@ -1,0 +1,155 @@
+// A Window computed from recorded kernel text (6.18, 2 CPUs) becomes series named as /metrics
+// names them, with the window's rates as values; sockets are capped to the top ones.
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "agent/model/window.h"
+#include "agent/procfs/interrupts.h"
+#include "agent/procfs/softirqs.h"
+#include "agent/procfs/softnet_stat.h"
+#include "agent/procfs/stat.h"
+#include "agent/store/series_labels.h"
+#include "agent/store/window_series.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace nictune::store {
+namespace {
+
+using ::testing::DoubleEq;
+using ::testing::Optional;
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(std::string(NICTUNE_FIXTURES) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+constexpr uint64_t kSecond = 1'000'000'000;
+
+// The value of the one sample with this name and labels, if there is one.
+std::optional<double> Value(const std::vector<SeriesSample>& samples, const std::string& name,
+                            const Labels& labels) {
+  std::optional<double> found;
+  for (const SeriesSample& s : samples) {
+    if (s.name != name || s.labels != labels) continue;
+    EXPECT_FALSE(found.has_value()) << name << " given twice";
+    found = s.value;
+  }
+  return found;
+}
+
+class StoreWindowSeriesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<procfs::InterruptTable> interrupts =
+        procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
+    absl::StatusOr<procfs::SoftirqTable> softirqs =
+        procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
+    absl::StatusOr<std::vector<procfs::SoftnetRow>> softnet =
+        procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
+    absl::StatusOr<procfs::ProcStat> stat =
+        procfs::ParseProcStat(Fixture("stat/x86_64_6.18_2cpu.txt"));
+    ASSERT_TRUE(interrupts.ok() && softirqs.ok() && softnet.ok() && stat.ok());
+    before_.monotonic_ns = 100 * kSecond;
+    before_.unix_ns = 1'700'000'000 * static_cast<int64_t>(kSecond);
+    before_.interrupts = *interrupts;
+    before_.softirqs = *softirqs;
+    before_.softnet = *softnet;
+    before_.stat = *stat;
+    after_ = before_;
+    after_.monotonic_ns += 2 * kSecond;
+    after_.unix_ns += 2 * static_cast<int64_t>(kSecond);
+  }
+
+  std::vector<SeriesSample> Series(const WindowSeriesOptions& options = {}) {
+    absl::StatusOr<model::Window> window = model::ComputeWindow(before_, after_);
+    EXPECT_TRUE(window.ok()) << window.status();
+    return window.ok() ? WindowSeries(*window, options) : std::vector<SeriesSample>{};
+  }
+
+  model::Snapshot before_;
+  model::Snapshot after_;
+};
+
+TEST_F(StoreWindowSeriesTest, CountersBecomeRatesUnderTheExportersNames) {
+  // Over 2 s: virtio3-rx (irq 41) fires 3000 times on CPU0, CPU1 runs NET_RX 500 times,
+  // processes 4000 packets and squeezes 6 times.
+  for (auto& line : after_.interrupts->lines) {
+    if (line.id == "41") {
+      line.per_cpu[0] += 3000;
+      line.total += 3000;
+    }
+  }
+  for (auto& row : after_.softirqs->rows) {
+    if (row.vector == "NET_RX") row.per_cpu[1] += 500;
+  }
+  (*after_.softnet)[1].processed += 4000;
+  (*after_.softnet)[1].time_squeeze += 6;
+  const std::vector<SeriesSample> series = Series();
+
+  EXPECT_THAT(Value(series, "nictune_interrupts_total",
+                    {{"chip", "PCI-MSIX-0000:00:04.0"},
+                     {"cpu", "0"},
+                     {"devices", "virtio3-rx"},
+                     {"irq", "41"}}),
+              Optional(DoubleEq(1500.0)));
+  EXPECT_THAT(Value(series, "nictune_softirqs_total", {{"cpu", "1"}, {"vector", "NET_RX"}}),
+              Optional(DoubleEq(250.0)));
+  EXPECT_THAT(Value(series, "nictune_softnet_processed_total", {{"cpu", "1"}}),
+              Optional(DoubleEq(2000.0)));
+  EXPECT_THAT(Value(series, "nictune_softnet_times_squeezed_total", {{"cpu", "1"}}),
+              Optional(DoubleEq(3.0)));
+  EXPECT_THAT(Value(series, "nictune_softnet_processed_total", {{"cpu", "0"}}),
+              Optional(DoubleEq(0.0)));
+  // Every series is storable: a metric name and canonical labels.
+  for (const SeriesSample& s : series) {
+    EXPECT_TRUE(IsValidSeriesName(s.name)) << s.name;
+    EXPECT_TRUE(std::is_sorted(s.labels.begin(), s.labels.end())) << s.name;
+  }
+}
+
+TEST_F(StoreWindowSeriesTest, CpuTicksBecomeSharesPerMode) {
+  // 2 s at 100 Hz on CPU1: 200 ticks, 50 in softirq and 150 idle.
+  for (auto& cpu : after_.stat->cpus) {
+    if (cpu.cpu == 1) {
+      cpu.softirq += 50;
+      cpu.idle += 150;
+    }
+  }
+  const std::vector<SeriesSample> series = Series();
+  EXPECT_THAT(Value(series, "nictune_cpu_seconds_total", {{"cpu", "1"}, {"mode", "softirq"}}),
+              Optional(DoubleEq(0.25)));
+  EXPECT_THAT(Value(series, "nictune_cpu_seconds_total", {{"cpu", "1"}, {"mode", "idle"}}),
+              Optional(DoubleEq(0.75)));
+}
+
+TEST_F(StoreWindowSeriesTest, OnlyTheTopSocketsGetSeries) {
+  model::Window window;
+  window.seconds = 2;
+  for (uint64_t cookie = 1; cookie <= 5; ++cookie) {
+    model::SocketWindow s;
+    s.key = {.cookie = cookie, .family = 2, .protocol = 17, .local_port = 5000, .netns_inode = 7};
+    s.rcvqueue_full = cookie == 3 ? 40 : 0;  // the one dropping ranks first
+    s.peak_fill = 0.1 * static_cast<double>(cookie);
+    window.sockets.push_back(s);
+  }
+  const std::vector<SeriesSample> series = WindowSeries(window, {.max_sockets = 2});
+  std::set<std::string> sockets;
+  for (const SeriesSample& s : series) {
+    for (const auto& [key, value] : s.labels) {
+      if (key == "socket") sockets.insert(value);
+    }
+  }
+  EXPECT_EQ(sockets, (std::set<std::string>{"3", "5"}));
+  EXPECT_THAT(Value(series, "nictune_socket_rcvqueue_full_total",
+                    {{"netns", "7"}, {"port", "5000"}, {"proto", "udp"}, {"socket", "3"}}),
+              Optional(DoubleEq(20.0)));
+}
+
+}  // namespace
+}  // namespace nictune::store
