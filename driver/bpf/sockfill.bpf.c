@@ -40,8 +40,18 @@ static __always_inline void record_fill(struct nictune_socket_fill* entry, const
   }
   if (rmem_alloc > entry->peak_rmem_alloc) entry->peak_rmem_alloc = rmem_alloc;
   __u32 queued = BPF_CORE_READ(sk, sk_receive_queue.qlen);
+  __u32 charged = rmem_alloc;
+  /* UDP moves queued datagrams to its private reader_queue in batches (udp_sock is a sock at
+   * offset 0), and uncharges what the reader consumed only once forward_deficit grows past a
+   * threshold (udp_rmem_release): count both queues and leave out the consumed bytes. */
+  if (BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP) {
+    const struct udp_sock* udp = (const struct udp_sock*)sk;
+    queued += BPF_CORE_READ(udp, reader_queue.qlen);
+    int deficit = BPF_CORE_READ(udp, forward_deficit);
+    if (deficit > 0 && (__u32)deficit < charged) charged -= (__u32)deficit;
+  }
   if (queued > 0) {
-    entry->truesize_sum += rmem_alloc / queued;
+    entry->truesize_sum += charged / queued;
     entry->truesize_samples++;
   }
 }
