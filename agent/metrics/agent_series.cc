@@ -2,40 +2,27 @@
 
 #include <string>
 
+#include "agent/metrics/families.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 
 namespace nictune::metrics {
-namespace {
-
-prometheus::Family<prometheus::Counter>& Counter(prometheus::Registry& r, const std::string& name,
-                                                 const std::string& help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
-}
-
-prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const std::string& name,
-                                             const std::string& help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
-}
-
-}  // namespace
-
 AgentSeries::AgentSeries(prometheus::Registry& r)
-    : cpu_seconds_(Counter(r, "nictune_agent_cpu_seconds_total",
+    : cpu_seconds_(CounterFamily(r, "nictune_agent_cpu_seconds_total",
                            "User and system CPU time of nictuned (getrusage).")),
-      resident_bytes_(Gauge(r, "nictune_agent_resident_memory_bytes",
+      resident_bytes_(GaugeFamily(r, "nictune_agent_resident_memory_bytes",
                             "Resident memory of nictuned (procfs /proc/self/statm).")),
-      probe_runs_(Counter(r, "nictune_bpf_program_runs_total",
+      probe_runs_(CounterFamily(r, "nictune_bpf_program_runs_total",
                           "Runs of each nictune BPF program while kernel.bpf_stats_enabled was 1 "
                           "(bpf program info run_cnt).")),
-      probe_run_seconds_(Counter(r, "nictune_bpf_program_run_seconds_total",
+      probe_run_seconds_(CounterFamily(r, "nictune_bpf_program_run_seconds_total",
                                  "Run time of each nictune BPF program while "
                                  "kernel.bpf_stats_enabled was 1 (bpf program info "
                                  "run_time_ns).")),
-      sampling_seconds_(Gauge(r, "nictune_sampling_duration_seconds",
+      sampling_seconds_(GaugeFamily(r, "nictune_sampling_duration_seconds",
                               "Time the last sample took to read every source (procfs, sysfs "
                               "and bpf maps).")),
-      source_up_(Gauge(r, "nictune_source_up",
+      source_up_(GaugeFamily(r, "nictune_source_up",
                        "1 when the source was read in the last sample, 0 when it failed or is "
                        "unavailable (nictuned; kind is bpf, procfs or sysfs).")) {}
 

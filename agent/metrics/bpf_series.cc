@@ -7,28 +7,13 @@
 
 #include "absl/strings/match.h"
 #include "agent/metrics/label_values.h"
+#include "agent/metrics/families.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 
 namespace nictune::metrics {
 namespace {
-
-prometheus::Family<prometheus::Counter>& Counter(prometheus::Registry& r, const std::string& name,
-                                                 const std::string& help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
-}
-
-prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const std::string& name,
-                                             const std::string& help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
-}
-
-prometheus::Family<prometheus::Histogram>& Histogram(prometheus::Registry& r,
-                                                     const std::string& name,
-                                                     const std::string& help) {
-  return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
-}
 
 // Packets per poll: every power of two up to the default weight, and the weight itself, so that
 // "used the whole budget" is its own bucket (63 < work <= 64).
@@ -70,54 +55,54 @@ uint64_t SocketDrops(const model::SocketWindow& s) {
 
 BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
     : max_sockets_(max_sockets),
-      irq_handler_calls_(Counter(r, "nictune_irq_handler_calls_total",
+      irq_handler_calls_(CounterFamily(r, "nictune_irq_handler_calls_total",
                                  "Hard irq handler runs per irq and CPU since the probes "
                                  "attached (bpf irq:irq_handler_entry).")),
-      irq_handler_seconds_(Counter(r, "nictune_irq_handler_seconds_total",
+      irq_handler_seconds_(CounterFamily(r, "nictune_irq_handler_seconds_total",
                                    "Time in hard irq handlers per irq and CPU (bpf "
                                    "irq:irq_handler_entry to irq:irq_handler_exit).")),
-      softirq_seconds_(Counter(r, "nictune_softirq_seconds_total",
+      softirq_seconds_(CounterFamily(r, "nictune_softirq_seconds_total",
                                "Time in softirq handlers per vector and CPU (bpf "
                                "irq:softirq_entry to irq:softirq_exit).")),
-      softirq_raised_(Counter(r, "nictune_softirq_raised_total",
+      softirq_raised_(CounterFamily(r, "nictune_softirq_raised_total",
                               "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
-      napi_polls_(Counter(r, "nictune_napi_polls_total",
+      napi_polls_(CounterFamily(r, "nictune_napi_polls_total",
                           "NAPI polls per NAPI instance (bpf napi:napi_poll).")),
       napi_packets_(
-          Counter(r, "nictune_napi_packets_total",
+          CounterFamily(r, "nictune_napi_packets_total",
                   "Receive work (packets) the NAPI polls reported (bpf napi:napi_poll).")),
-      napi_budget_exhausted_(Counter(r, "nictune_napi_budget_exhausted_total",
+      napi_budget_exhausted_(CounterFamily(r, "nictune_napi_budget_exhausted_total",
                                      "NAPI polls that used their whole budget, so the instance "
                                      "stayed scheduled (bpf napi:napi_poll).")),
-      napi_tx_completions_(Counter(r, "nictune_napi_tx_completions_total",
+      napi_tx_completions_(CounterFamily(r, "nictune_napi_tx_completions_total",
                                    "Transmitted skbs freed inside the instance's receive polls, "
                                    "the tx share of poll work (bpf skb:consume_skb).")),
-      napi_budget_(Gauge(r, "nictune_napi_budget_packets",
+      napi_budget_(GaugeFamily(r, "nictune_napi_budget_packets",
                          "Budget the last NAPI poll was given (bpf napi:napi_poll).")),
-      napi_work_(Histogram(r, "nictune_napi_poll_work_packets",
+      napi_work_(HistogramFamily(r, "nictune_napi_poll_work_packets",
                            "Packets of work per NAPI poll (bpf napi:napi_poll)."),
                  kNapiWorkBoundaries),
-      drops_(Counter(r, "nictune_skb_drops_total",
+      drops_(CounterFamily(r, "nictune_skb_drops_total",
                      "Packets freed as drops by kernel drop reason, protocol, device and, for "
                      "drops at a socket, local port (bpf skb:kfree_skb).")),
-      socket_enqueues_(Counter(r, "nictune_socket_enqueues_total",
+      socket_enqueues_(CounterFamily(r, "nictune_socket_enqueues_total",
                                "Packets queued to the socket, top sockets only (bpf "
                                "sock:sk_data_ready, above the fill threshold).")),
-      socket_rcvqueue_full_(Counter(r, "nictune_socket_rcvqueue_full_total",
+      socket_rcvqueue_full_(CounterFamily(r, "nictune_socket_rcvqueue_full_total",
                                     "Packets refused because the receive buffer was full, top "
                                     "sockets only (bpf sock:sock_rcvqueue_full).")),
-      socket_udp_queue_failures_(Counter(r, "nictune_socket_udp_queue_failures_total",
+      socket_udp_queue_failures_(CounterFamily(r, "nictune_socket_udp_queue_failures_total",
                                          "UDP packets the socket failed to queue, top sockets "
                                          "only (bpf udp:udp_fail_queue_rcv_skb).")),
-      socket_rcvbuf_(Gauge(r, "nictune_socket_receive_buffer_bytes",
+      socket_rcvbuf_(GaugeFamily(r, "nictune_socket_receive_buffer_bytes",
                            "sk_rcvbuf at the socket's last event, top sockets only (bpf).")),
-      socket_peak_fill_(Gauge(r, "nictune_socket_receive_buffer_peak_fill_ratio",
+      socket_peak_fill_(GaugeFamily(r, "nictune_socket_receive_buffer_peak_fill_ratio",
                               "Peak rmem_alloc / sk_rcvbuf within the last window, top sockets "
                               "only (bpf sock:sk_data_ready).")),
-      socket_truesize_(Gauge(r, "nictune_socket_truesize_mean_bytes",
+      socket_truesize_(GaugeFamily(r, "nictune_socket_truesize_mean_bytes",
                              "Mean bytes charged per queued packet within the last window, top "
                              "sockets only (bpf sock:sk_data_ready).")),
-      truesize_(Histogram(r, "nictune_rx_truesize_bytes",
+      truesize_(HistogramFamily(r, "nictune_rx_truesize_bytes",
                           "skb truesize of received packets per device, a sample of one packet "
                           "in the probe's sample_every (bpf net:netif_receive_skb)."),
                 TruesizeBoundaries()) {}

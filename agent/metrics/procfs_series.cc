@@ -3,21 +3,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "agent/metrics/families.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 
 namespace nictune::metrics {
 namespace {
-
-prometheus::Family<prometheus::Counter>& Counter(prometheus::Registry& r, const std::string& name,
-                                                 const std::string& help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
-}
-
-prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const std::string& name,
-                                             const std::string& help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
-}
 
 // The counters of /proc/net/snmp and /proc/net/netstat that bear on receive drops and load, with
 // snake_case names (promtool rejects node_exporter's node_netstat_Udp_RcvbufErrors spelling); the
@@ -85,30 +76,30 @@ std::string Cpu(int cpu) { return std::to_string(cpu); }
 
 ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
     : interrupts_(
-          Counter(r, "nictune_interrupts_total",
+          CounterFamily(r, "nictune_interrupts_total",
                   "Interrupts per numbered irq line and CPU since boot (procfs "
                   "/proc/interrupts); as node_interrupts_total, irq is its type and devices "
                   "the handlers.")),
-      softirqs_(Counter(r, "nictune_softirqs_total",
+      softirqs_(CounterFamily(r, "nictune_softirqs_total",
                         "Softirq runs per vector and CPU since boot (procfs /proc/softirqs); as "
                         "node_softirqs_functions_total.")),
-      softnet_processed_(Counter(r, "nictune_softnet_processed_total",
+      softnet_processed_(CounterFamily(r, "nictune_softnet_processed_total",
                                  "Packets processed by the receive softirq per CPU (procfs "
                                  "/proc/net/softnet_stat, u32 extended to 64 bits).")),
-      softnet_dropped_(Counter(r, "nictune_softnet_dropped_total",
+      softnet_dropped_(CounterFamily(r, "nictune_softnet_dropped_total",
                                "Packets dropped because the per-CPU backlog exceeded "
                                "netdev_max_backlog (procfs /proc/net/softnet_stat).")),
       softnet_times_squeezed_(
-          Counter(r, "nictune_softnet_times_squeezed_total",
+          CounterFamily(r, "nictune_softnet_times_squeezed_total",
                   "Receive softirq runs that ended with work left because netdev_budget or "
                   "netdev_budget_usecs ran out (procfs /proc/net/softnet_stat).")),
-      softnet_received_rps_(Counter(r, "nictune_softnet_received_rps_total",
+      softnet_received_rps_(CounterFamily(r, "nictune_softnet_received_rps_total",
                                     "Packets steered to this CPU by RPS inter-processor "
                                     "interrupts (procfs /proc/net/softnet_stat).")),
-      softnet_flow_limit_(Counter(r, "nictune_softnet_flow_limit_count_total",
+      softnet_flow_limit_(CounterFamily(r, "nictune_softnet_flow_limit_count_total",
                                   "Packets dropped by the RPS flow limit (procfs "
                                   "/proc/net/softnet_stat).")),
-      softnet_backlog_(Gauge(r, "nictune_softnet_backlog_packets",
+      softnet_backlog_(GaugeFamily(r, "nictune_softnet_backlog_packets",
                              "Packets waiting in the per-CPU input and process queues when "
                              "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
   for (const auto& [section, name, metric] : kProtocolCounters) {
@@ -116,7 +107,7 @@ ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
     protocols_.push_back(ProtocolCounter{
         .section = std::string(section),
         .name = std::string(name),
-        .series = std::make_unique<CounterSeries>(Counter(
+        .series = std::make_unique<CounterSeries>(CounterFamily(
             r, absl::StrCat("nictune_netstat_", metric, "_total"),
             absl::StrCat(section, " ", name, " since boot (procfs ", file,
                          "); node_exporter calls it node_netstat_", section, "_", name, ".")))});
@@ -125,7 +116,7 @@ ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
     device_statistics_.push_back(DeviceStatistic{
         .file = std::string(file),
         .series = std::make_unique<CounterSeries>(
-            Counter(r, DeviceMetricName(file),
+            CounterFamily(r, DeviceMetricName(file),
                     absl::StrCat("Device counter ", file,
                                  " (sysfs /sys/class/net/DEVICE/statistics/", file, ").")))});
   }

@@ -1,10 +1,23 @@
 #include "agent/model/window.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "agent/model/window_parts.h"
 
 namespace nictune::model {
+namespace internal {
+
+CpuWindow& CpuEntry(Window& out, int cpu) {
+  auto it = std::find_if(out.cpus.begin(), out.cpus.end(),
+                         [cpu](const CpuWindow& c) { return c.cpu == cpu; });
+  if (it != out.cpus.end()) return *it;
+  out.cpus.push_back(CpuWindow{.cpu = cpu});
+  return out.cpus.back();
+}
+
+}  // namespace internal
 
 absl::StatusOr<Window> ComputeWindow(const Snapshot& before, const Snapshot& after) {
   if (after.monotonic_ns <= before.monotonic_ns) {

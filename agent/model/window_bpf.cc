@@ -12,14 +12,6 @@ namespace {
 constexpr uint32_t kNetTxVector = 2;  // the kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ)
 constexpr uint32_t kNetRxVector = 3;
 
-CpuWindow& CpuEntry(Window& out, int cpu) {
-  auto it = std::find_if(out.cpus.begin(), out.cpus.end(),
-                         [cpu](const CpuWindow& c) { return c.cpu == cpu; });
-  if (it != out.cpus.end()) return *it;
-  out.cpus.push_back(CpuWindow{.cpu = cpu});
-  return out.cpus.back();
-}
-
 void AddShare(std::optional<double>& field, double share) { field = field.value_or(0) + share; }
 
 void AddIrqTimes(const driver::BpfCounters& before, const driver::BpfCounters& after,

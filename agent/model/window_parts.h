@@ -5,6 +5,9 @@
 
 namespace nictune::model::internal {
 
+// The entry of one CPU in the window, added on first use: sources report different CPU sets.
+CpuWindow& CpuEntry(Window& out, int cpu);
+
 // From /proc/stat, /proc/softirqs and /proc/net/softnet_stat.
 void AddProcfsCpus(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // From /proc/interrupts.

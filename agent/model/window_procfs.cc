@@ -8,14 +8,6 @@
 namespace nictune::model::internal {
 namespace {
 
-CpuWindow& CpuEntry(Window& out, int cpu) {
-  auto it = std::find_if(out.cpus.begin(), out.cpus.end(),
-                         [cpu](const CpuWindow& c) { return c.cpu == cpu; });
-  if (it != out.cpus.end()) return *it;
-  out.cpus.push_back(CpuWindow{.cpu = cpu});
-  return out.cpus.back();
-}
-
 double PerSecond(uint64_t delta, double seconds) { return static_cast<double>(delta) / seconds; }
 
 std::optional<CpuSplit> SplitOf(const procfs::CpuTimes& a, const procfs::CpuTimes& b) {
