@@ -151,9 +151,19 @@ TEST(BccToolsAgreement, HardIrqTimeOfTheDiskIrqAgreesWithHardirqsWithinTenPercen
   const uint64_t probe_ns = bpf_tests::IrqTotalsFor(*after, irq->first).time_ns -
                             bpf_tests::IrqTotalsFor(*before, irq->first).time_ns;
   ASSERT_GT(tool_ns->second, 0u);
-  EXPECT_NEAR(static_cast<double>(probe_ns), static_cast<double>(tool_ns->second),
-              0.10 * static_cast<double>(tool_ns->second))
+  // Both tools attach to the same two tracepoints, whose programs run in attach order: ours
+  // first. So our entry-to-exit span also contains hardirqs' entry program (a string-keyed hash
+  // update, ~200 ns here), while theirs contains only our cheap exit program. Ours therefore
+  // reads higher by about one foreign program run per interrupt (measured: +215 ns per event);
+  // the band allows 300 ns per event for it on top of the 10%.
+  const uint64_t events = bpf_tests::IrqTotalsFor(*after, irq->first).count -
+                          bpf_tests::IrqTotalsFor(*before, irq->first).count;
+  const double tool_total = static_cast<double>(tool_ns->second);
+  const double foreign_program_allowance = 300.0 * static_cast<double>(events);
+  EXPECT_GE(static_cast<double>(probe_ns), 0.90 * tool_total)
       << "irq " << irq->first << " (" << irq->second << "), " << *written << " writes";
+  EXPECT_LE(static_cast<double>(probe_ns), 1.10 * tool_total + foreign_program_allowance)
+      << "irq " << irq->first << " (" << irq->second << "), " << events << " interrupts";
 }
 
 TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
