@@ -3,8 +3,8 @@
 // (static rx-usecs 0 and 50, ixgbe adaptive, DIM). Figures are reported as counters, never
 // asserted.
 //
-//   build-h6/tests/bench/sim_bench --benchmark_filter=OneSecond
-//   build-h6/tests/bench/sim_bench --benchmark_filter=Matrix --benchmark_counters_tabular=true
+//   build/tests/bench/sim_bench --benchmark_filter=OneSecond
+//   build/tests/bench/sim_bench --benchmark_filter=Matrix --benchmark_counters_tabular=true
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
