@@ -78,8 +78,8 @@ class BpfProbeSource final : public ProbeSource {
       : reasons_(std::move(reasons)), reasons_error_(std::move(reasons_error)) {
     irq_ = bpf::LoadIrqProbe();
     softirq_ = bpf::LoadSoftirqProbe();
-    napi_ = bpf::LoadNapiProbe();
-    txshare_ = bpf::LoadTxshareProbe();
+    napi_ = bpf::LoadNapiProbe(*softirq_);
+    txshare_ = bpf::LoadTxshareProbe(*softirq_, *napi_);
     drops_ = bpf::LoadDropsProbe();
     udp_fail_ = bpf::LoadUdpFailProbe(options);
     sockfill_ = bpf::LoadSockfillProbe(options);

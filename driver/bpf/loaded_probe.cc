@@ -93,6 +93,36 @@ absl::Status OpenFailure(absl::string_view concern, int error_number) {
       absl::StrCat("open BPF object ", concern, ": ", ErrnoText(error_number)));
 }
 
+ObjectOpener SharingMaps(const char* concern, ObjectOpener open, std::vector<SharedMap> maps) {
+  return
+      [concern, open = std::move(open), maps = std::move(maps)]() -> absl::StatusOr<OpenedObject> {
+        absl::StatusOr<OpenedObject> opened = open();
+        if (!opened.ok()) return opened;
+        for (const SharedMap& shared : maps) {
+          absl::StatusOr<int> fd = shared.owner->MapFd(shared.map_name);
+          bpf_map* map = bpf_object__find_map_by_name(opened->object, shared.map_name);
+          absl::Status failure;
+          if (!fd.ok()) {
+            failure = absl::FailedPreconditionError(
+                absl::StrCat("BPF ", concern, " shares map ", shared.map_name, " with ",
+                             shared.owner->status().name, ": ", fd.status().message()));
+          } else if (map == nullptr) {
+            failure = absl::InternalError(
+                absl::StrCat("BPF ", concern, " map ", shared.map_name, ": not in the object"));
+          } else if (const int error = bpf_map__reuse_fd(map, *fd); error != 0) {
+            failure = absl::InternalError(
+                absl::StrCat("BPF ", concern, " reuse map ", shared.map_name, " of ",
+                             shared.owner->status().name, ": ", ErrnoText(-error)));
+          }
+          if (!failure.ok()) {
+            opened->destroy();
+            return failure;
+          }
+        }
+        return opened;
+      };
+}
+
 LoadedProbe::LoadedProbe(std::string concern) { status_.name = std::move(concern); }
 
 LoadedProbe::~LoadedProbe() { Detach(); }

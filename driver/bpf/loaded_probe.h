@@ -43,6 +43,19 @@ ObjectOpener SkeletonOpener(const char* concern, std::function<void(Skeleton&)> 
   };
 }
 
+class LoadedProbe;
+
+// A map that an object takes over from another, already attached concern (same name in both).
+struct SharedMap {
+  const LoadedProbe* owner;
+  const char* map_name;
+};
+
+// Wraps `open` so that the opened object uses the owners' maps (bpf_map__reuse_fd) instead of
+// creating its own: how concerns share per-CPU state without a second program per tracepoint.
+// Opening fails, naming the map and the owner, when an owner is not attached.
+ObjectOpener SharingMaps(const char* concern, ObjectOpener open, std::vector<SharedMap> maps);
+
 class LoadedProbe {
  public:
   // Loads every handler of the object (programs named HANDLER_btf / HANDLER_raw), tp_btf first;

@@ -1,7 +1,9 @@
 /* NAPI polls per instance from napi:napi_poll(napi, work, budget): polls, work, polls that used
- * the whole budget, a work histogram, and the device. This hook runs once per poll, not per
- * packet. */
+ * the whole budget, a work histogram, and the device. It also gives the tx share's pending
+ * consumes (txshare_cpu, owned by the softirq object) to this poll, so that napi_poll runs one
+ * program, not two: with one packet per poll this hook is per packet. */
 #include "napi_key.bpf.h"
+#include "txshare.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -19,6 +21,24 @@ struct {
   __type(key, __u32);
   __type(value, struct nictune_napi_stats);
 } napi_scratch SEC(".maps");
+
+NICTUNE_TXSHARE_CPU_MAP
+NICTUNE_TX_COMPLETIONS_MAP
+
+/* Consumes seen on this CPU in NET_RX since the previous napi_poll belong to this poll. */
+static __always_inline void attribute_tx_completions(const struct nictune_napi_key* key) {
+  __u32 zero = 0;
+  struct nictune_txshare_cpu* state = bpf_map_lookup_elem(&txshare_cpu, &zero);
+  if (!state || state->pending == 0) return;
+  __u64* count = bpf_map_lookup_elem(&tx_completions, key);
+  if (count) {
+    *count += state->pending;
+  } else {
+    __u64 first = state->pending;
+    bpf_map_update_elem(&tx_completions, key, &first, BPF_NOEXIST);
+  }
+  state->pending = 0;
+}
 
 static __always_inline struct nictune_napi_stats* new_entry(struct napi_struct* napi,
                                                             struct nictune_napi_key* key) {
@@ -42,6 +62,7 @@ NICTUNE_HANDLER on_napi_poll(unsigned long long* ctx, bool btf) {
   int budget = (int)ctx[2];
   struct nictune_napi_key key;
   nictune_napi_key_of(napi, &key, btf);
+  attribute_tx_completions(&key);
   struct nictune_napi_stats* stats = bpf_map_lookup_elem(&napi_stats, &key);
   if (!stats) stats = new_entry(napi, &key);
   if (!stats) return 0;

@@ -1,6 +1,7 @@
 // NAPI polls, work, budget exhaustion and work histogram per NAPI instance.
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "driver/bpf/device_names.h"
 #include "driver/bpf/napi.h"
@@ -14,8 +15,11 @@ static_assert(sizeof(nictune_napi_key) == 16);
 static_assert(sizeof(nictune_napi_stats) == 56 + 8 * NICTUNE_NAPI_WORK_BUCKETS);
 static_assert(NICTUNE_NAPI_WORK_BUCKETS == kNapiWorkBuckets);
 
-std::unique_ptr<LoadedProbe> LoadNapiProbe() {
-  return LoadedProbe::Load("napi", SkeletonOpener<napi>("napi", nullptr), {});
+std::unique_ptr<LoadedProbe> LoadNapiProbe(const LoadedProbe& softirq) {
+  ObjectOpener open = SkeletonOpener<napi>("napi", nullptr);
+  // Without the softirq probe no consume is ever pending: napi then keeps its own, idle copy.
+  if (softirq.attached()) open = SharingMaps("napi", std::move(open), {{&softirq, "txshare_cpu"}});
+  return LoadedProbe::Load("napi", open, {});
 }
 
 absl::Status ReadNapiProbe(const LoadedProbe& probe, BpfCounters& counters) {

@@ -17,11 +17,13 @@ absl::Status ReadIrqProbe(const LoadedProbe& probe, BpfCounters& counters);
 std::unique_ptr<LoadedProbe> LoadSoftirqProbe();
 absl::Status ReadSoftirqProbe(const LoadedProbe& probe, BpfCounters& counters);
 
-std::unique_ptr<LoadedProbe> LoadNapiProbe();
+// Shares the softirq probe's NET_RX state (txshare_cpu) when that probe is attached.
+std::unique_ptr<LoadedProbe> LoadNapiProbe(const LoadedProbe& softirq);
 absl::Status ReadNapiProbe(const LoadedProbe& probe, BpfCounters& counters);
 
-// Tx completions per NAPI instance; merged into counters.napis (read NAPI first).
-std::unique_ptr<LoadedProbe> LoadTxshareProbe();
+// Tx completions per NAPI instance; merged into counters.napis (read NAPI first). Needs the
+// softirq and napi probes attached: it runs only consume_skb and shares their maps.
+std::unique_ptr<LoadedProbe> LoadTxshareProbe(const LoadedProbe& softirq, const LoadedProbe& napi);
 absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters);
 
 // `reasons` may be null when the kernel's BTF has no drop reasons: names are then numeric.

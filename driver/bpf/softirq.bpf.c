@@ -1,5 +1,7 @@
 /* Softirqs: count, time and raises per (vector, cpu) from irq:softirq_entry/exit/raise. Softirqs
- * do not nest on one CPU, so one start time per CPU is enough. */
+ * do not nest on one CPU, so the start time lives in the (vector, cpu) slot itself.
+ * The tx share's NET_RX flag is kept here too (txshare_cpu, reused by the napi and txshare
+ * objects): one program per tracepoint instead of two on this per-packet path. */
 #include "softirq.h"
 
 #include "tracepoint_twin.bpf.h"
@@ -13,38 +15,45 @@ struct {
   __type(value, struct nictune_softirq_slot);
 } softirq_slots SEC(".maps");
 
-struct softirq_start {
-  __u64 timestamp_ns;
-  __u64 vector;
-};
+NICTUNE_TXSHARE_CPU_MAP
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, struct softirq_start);
-} softirq_start SEC(".maps");
+static __always_inline struct nictune_txshare_cpu* txshare_state(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&txshare_cpu, &zero);
+}
 
 NICTUNE_HANDLER on_softirq_entry(unsigned long long* ctx, bool btf) {
   __u32 vector = (__u32)ctx[0];
-  __u32 zero = 0;
   struct nictune_softirq_slot* slot = bpf_map_lookup_elem(&softirq_slots, &vector);
-  struct softirq_start* start = bpf_map_lookup_elem(&softirq_start, &zero);
-  if (!slot || !start) return 0;
+  if (!slot) return 0;
   slot->count++;
-  start->vector = vector;
-  start->timestamp_ns = bpf_ktime_get_ns();
+  slot->start_ns = bpf_ktime_get_ns();
+  if (vector == NICTUNE_NET_RX_SOFTIRQ) {
+    struct nictune_txshare_cpu* state = txshare_state();
+    if (state) {
+      state->in_net_rx = 1;
+      state->pending = 0;
+    }
+  }
   return 0;
 }
 
 NICTUNE_HANDLER on_softirq_exit(unsigned long long* ctx, bool btf) {
   __u32 vector = (__u32)ctx[0];
-  __u32 zero = 0;
-  struct softirq_start* start = bpf_map_lookup_elem(&softirq_start, &zero);
-  if (!start || start->timestamp_ns == 0 || start->vector != vector) return 0;
   struct nictune_softirq_slot* slot = bpf_map_lookup_elem(&softirq_slots, &vector);
-  if (slot) slot->time_ns += bpf_ktime_get_ns() - start->timestamp_ns;
-  start->timestamp_ns = 0;
+  if (!slot) return 0;
+  if (slot->start_ns != 0) {
+    slot->time_ns += bpf_ktime_get_ns() - slot->start_ns;
+    slot->start_ns = 0;
+  }
+  if (vector == NICTUNE_NET_RX_SOFTIRQ) {
+    struct nictune_txshare_cpu* state = txshare_state();
+    if (state) {
+      state->in_net_rx = 0;
+      state->unattributed += state->pending;
+      state->pending = 0;
+    }
+  }
   return 0;
 }
 

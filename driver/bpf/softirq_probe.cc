@@ -6,7 +6,7 @@
 
 namespace nictune::driver::bpf {
 
-static_assert(sizeof(nictune_softirq_slot) == 24);
+static_assert(sizeof(nictune_softirq_slot) == 32);
 
 std::unique_ptr<LoadedProbe> LoadSoftirqProbe() {
   return LoadedProbe::Load("softirq", SkeletonOpener<softirq>("softirq", nullptr), {});

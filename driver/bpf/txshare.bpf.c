@@ -14,57 +14,25 @@
  * - missed: completions freed with __kfree_skb/napi_skb_cache_put (no tracepoint), frees deferred
  *   to NET_TX via dev_kfree_skb_irq (completion queue), and threaded NAPI (it polls in a kthread
  *   without a softirq_entry event, so the NET_RX flag is never set).
- * consume_skb is per packet: outside NET_RX the handler returns after one per-CPU array lookup. */
+ * consume_skb is per packet: outside NET_RX the handler returns after one per-CPU array lookup.
+ *
+ * Only consume_skb runs here: the NET_RX flag is set by the softirq object's softirq_entry/exit
+ * and the attribution done by the napi object's napi_poll (one program per tracepoint on the
+ * per-packet path). This object reuses their maps (txshare_cpu, tx_completions; see txshare.h). */
 #include "txshare.h"
 
 #include "napi_key.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define NET_RX_SOFTIRQ_VECTOR 3
-
 const volatile struct nictune_code_range excluded_callers[NICTUNE_TXSHARE_EXCLUDED_RANGES] = {};
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, struct nictune_txshare_cpu);
-} txshare_cpu SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(max_entries, NICTUNE_NAPI_MAX_INSTANCES);
-  __type(key, struct nictune_napi_key);
-  __type(value, __u64);
-} tx_completions SEC(".maps");
-
-static __always_inline struct nictune_txshare_cpu* this_cpu_state(void) {
-  __u32 zero = 0;
-  return bpf_map_lookup_elem(&txshare_cpu, &zero);
-}
-
-NICTUNE_HANDLER on_softirq_entry(unsigned long long* ctx, bool btf) {
-  if ((__u32)ctx[0] != NET_RX_SOFTIRQ_VECTOR) return 0;
-  struct nictune_txshare_cpu* state = this_cpu_state();
-  if (!state) return 0;
-  state->in_net_rx = 1;
-  state->pending = 0;
-  return 0;
-}
-
-NICTUNE_HANDLER on_softirq_exit(unsigned long long* ctx, bool btf) {
-  if ((__u32)ctx[0] != NET_RX_SOFTIRQ_VECTOR) return 0;
-  struct nictune_txshare_cpu* state = this_cpu_state();
-  if (!state) return 0;
-  state->in_net_rx = 0;
-  state->unattributed += state->pending;
-  state->pending = 0;
-  return 0;
-}
+NICTUNE_TXSHARE_CPU_MAP
+NICTUNE_TX_COMPLETIONS_MAP
 
 NICTUNE_HANDLER on_consume_skb(unsigned long long* ctx, bool btf) {
-  struct nictune_txshare_cpu* state = this_cpu_state();
+  __u32 zero = 0;
+  struct nictune_txshare_cpu* state = bpf_map_lookup_elem(&txshare_cpu, &zero);
   if (!state || !state->in_net_rx) return 0;
   __u64 caller = ctx[1];
   for (int i = 0; i < NICTUNE_TXSHARE_EXCLUDED_RANGES; i++) {
@@ -77,23 +45,4 @@ NICTUNE_HANDLER on_consume_skb(unsigned long long* ctx, bool btf) {
   return 0;
 }
 
-NICTUNE_HANDLER on_napi_poll(unsigned long long* ctx, bool btf) {
-  struct nictune_txshare_cpu* state = this_cpu_state();
-  if (!state || state->pending == 0) return 0;
-  struct nictune_napi_key key;
-  nictune_napi_key_of((struct napi_struct*)ctx[0], &key, btf);
-  __u64* count = bpf_map_lookup_elem(&tx_completions, &key);
-  if (count) {
-    *count += state->pending;
-  } else {
-    __u64 first = state->pending;
-    bpf_map_update_elem(&tx_completions, &key, &first, BPF_NOEXIST);
-  }
-  state->pending = 0;
-  return 0;
-}
-
-NICTUNE_TRACEPOINT(softirq_entry, on_softirq_entry)
-NICTUNE_TRACEPOINT(softirq_exit, on_softirq_exit)
 NICTUNE_TRACEPOINT(consume_skb, on_consume_skb)
-NICTUNE_TRACEPOINT(napi_poll, on_napi_poll)

@@ -1,5 +1,5 @@
-/* Shared between txshare.bpf.c and C++: skbs consumed inside NET_RX polls, per NAPI instance
- * (keyed by struct nictune_napi_key from napi.h). */
+/* Shared between txshare.bpf.c, softirq.bpf.c, napi.bpf.c and C++: skbs consumed inside NET_RX
+ * polls, per NAPI instance (keyed by struct nictune_napi_key from napi.h). */
 #pragma once
 
 #if defined(__bpf__)
@@ -16,10 +16,33 @@ struct nictune_code_range {
   __u64 end; /* exclusive */
 };
 
-/* Per CPU: completions seen in NET_RX that no napi_poll followed before the softirq ended. */
+/* Per CPU, in the map txshare_cpu that the softirq object owns and the napi and txshare objects
+ * reuse: softirq_entry/exit (softirq.bpf.c) set in_net_rx, consume_skb (txshare.bpf.c) counts
+ * pending, napi_poll (napi.bpf.c) attributes pending to the poll. unattributed: completions no
+ * napi_poll followed before the softirq ended. */
 struct nictune_txshare_cpu {
   __u64 in_net_rx;
   __u64 pending;
   __u64 unattributed;
   __u64 excluded;
 };
+
+#if defined(__bpf__)
+/* One definition of the shared maps for every object that uses them (same name, key and value in
+ * each, as bpf_map__reuse_fd requires). */
+#define NICTUNE_TXSHARE_CPU_MAP                \
+  struct {                                     \
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);   \
+    __uint(max_entries, 1);                    \
+    __type(key, __u32);                        \
+    __type(value, struct nictune_txshare_cpu); \
+  } txshare_cpu SEC(".maps");
+
+#define NICTUNE_TX_COMPLETIONS_MAP                   \
+  struct {                                           \
+    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);          \
+    __uint(max_entries, NICTUNE_NAPI_MAX_INSTANCES); \
+    __type(key, struct nictune_napi_key);            \
+    __type(value, __u64);                            \
+  } tx_completions SEC(".maps");
+#endif

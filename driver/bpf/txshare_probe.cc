@@ -26,7 +26,7 @@ static_assert(std::size(kDeferredFreeFunctions) <= NICTUNE_TXSHARE_EXCLUDED_RANG
 
 }  // namespace
 
-std::unique_ptr<LoadedProbe> LoadTxshareProbe() {
+std::unique_ptr<LoadedProbe> LoadTxshareProbe(const LoadedProbe& softirq, const LoadedProbe& napi) {
   absl::StatusOr<std::string> kallsyms = ReadKallsyms();
   std::vector<CodeRange> ranges;
   if (kallsyms.ok()) {
@@ -35,16 +35,20 @@ std::unique_ptr<LoadedProbe> LoadTxshareProbe() {
       if (range.ok()) ranges.push_back(*range);
     }
   }
+  // The NET_RX flag and the attribution to polls run in the softirq and napi objects' programs.
   std::unique_ptr<LoadedProbe> probe = LoadedProbe::Load(
       "txshare",
-      SkeletonOpener<txshare>(
-          "txshare",
-          [ranges](txshare& skeleton) {
-            for (size_t i = 0; i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES; ++i) {
-              skeleton.rodata->excluded_callers[i].start = ranges[i].start;
-              skeleton.rodata->excluded_callers[i].end = ranges[i].end;
-            }
-          }),
+      SharingMaps("txshare",
+                  SkeletonOpener<txshare>(
+                      "txshare",
+                      [ranges](txshare& skeleton) {
+                        for (size_t i = 0; i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES;
+                             ++i) {
+                          skeleton.rodata->excluded_callers[i].start = ranges[i].start;
+                          skeleton.rodata->excluded_callers[i].end = ranges[i].end;
+                        }
+                      }),
+                  {{&softirq, "txshare_cpu"}, {&napi, "tx_completions"}}),
       {});
   return probe;
 }
