@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "agent/metrics/label_values.h"
 #include "agent/metrics/families.h"
+#include "agent/metrics/label_values.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
@@ -40,72 +40,69 @@ const std::vector<T>& Items(const driver::BpfCounters* counters,
 
 double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-// A port on a drop is kept only where a socket took the packet: those ports are bounded by the
-// sockets that exist, while the destination port of a packet no socket wanted is whatever a
-// scanner sent.
-bool KeepsPort(const driver::DropCounter& d) {
-  return d.socket_cookie != 0 || absl::StartsWith(d.reason_name, "SOCKET_");
-}
-
-uint64_t SocketDrops(const model::SocketWindow& s) {
-  return s.rcvqueue_full + s.udp_queue_failures;
-}
-
 }  // namespace
 
 BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
     : max_sockets_(max_sockets),
       irq_handler_calls_(CounterFamily(r, "nictune_irq_handler_calls_total",
-                                 "Hard irq handler runs per irq and CPU since the probes "
-                                 "attached (bpf irq:irq_handler_entry).")),
+                                       "Hard irq handler runs per irq and CPU since the probes "
+                                       "attached (bpf irq:irq_handler_entry).")),
       irq_handler_seconds_(CounterFamily(r, "nictune_irq_handler_seconds_total",
-                                   "Time in hard irq handlers per irq and CPU (bpf "
-                                   "irq:irq_handler_entry to irq:irq_handler_exit).")),
+                                         "Time in hard irq handlers per irq and CPU (bpf "
+                                         "irq:irq_handler_entry to irq:irq_handler_exit).")),
       softirq_seconds_(CounterFamily(r, "nictune_softirq_seconds_total",
-                               "Time in softirq handlers per vector and CPU (bpf "
-                               "irq:softirq_entry to irq:softirq_exit).")),
+                                     "Time in softirq handlers per vector and CPU (bpf "
+                                     "irq:softirq_entry to irq:softirq_exit).")),
       softirq_raised_(CounterFamily(r, "nictune_softirq_raised_total",
-                              "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
+                                    "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
       napi_polls_(CounterFamily(r, "nictune_napi_polls_total",
-                          "NAPI polls per NAPI instance (bpf napi:napi_poll).")),
+                                "NAPI polls per NAPI instance (bpf napi:napi_poll).")),
       napi_packets_(
           CounterFamily(r, "nictune_napi_packets_total",
-                  "Receive work (packets) the NAPI polls reported (bpf napi:napi_poll).")),
-      napi_budget_exhausted_(CounterFamily(r, "nictune_napi_budget_exhausted_total",
-                                     "NAPI polls that used their whole budget, so the instance "
-                                     "stayed scheduled (bpf napi:napi_poll).")),
-      napi_tx_completions_(CounterFamily(r, "nictune_napi_tx_completions_total",
-                                   "Transmitted skbs freed inside the instance's receive polls, "
-                                   "the tx share of poll work (bpf skb:consume_skb).")),
+                        "Receive work (packets) the NAPI polls reported (bpf napi:napi_poll).")),
+      napi_budget_exhausted_(
+          CounterFamily(r, "nictune_napi_budget_exhausted_total",
+                        "NAPI polls that used their whole budget, so the instance "
+                        "stayed scheduled (bpf napi:napi_poll).")),
+      napi_tx_completions_(
+          CounterFamily(r, "nictune_napi_tx_completions_total",
+                        "Transmitted skbs freed inside the instance's receive polls, "
+                        "the tx share of poll work (bpf skb:consume_skb).")),
       napi_budget_(GaugeFamily(r, "nictune_napi_budget_packets",
-                         "Budget the last NAPI poll was given (bpf napi:napi_poll).")),
+                               "Budget the last NAPI poll was given (bpf napi:napi_poll).")),
       napi_work_(HistogramFamily(r, "nictune_napi_poll_work_packets",
-                           "Packets of work per NAPI poll (bpf napi:napi_poll)."),
+                                 "Packets of work per NAPI poll (bpf napi:napi_poll)."),
                  kNapiWorkBoundaries),
-      drops_(CounterFamily(r, "nictune_skb_drops_total",
-                     "Packets freed as drops by kernel drop reason, protocol, device and, for "
-                     "drops at a socket, local port (bpf skb:kfree_skb).")),
+      drops_(
+          CounterFamily(r, "nictune_skb_drops_total",
+                        "Packets freed as drops by kernel drop reason, protocol, device and, for "
+                        "drops at a socket, local port (bpf skb:kfree_skb).")),
       socket_enqueues_(CounterFamily(r, "nictune_socket_enqueues_total",
-                               "Packets queued to the socket, top sockets only (bpf "
-                               "sock:sk_data_ready, above the fill threshold).")),
-      socket_rcvqueue_full_(CounterFamily(r, "nictune_socket_rcvqueue_full_total",
-                                    "Packets refused because the receive buffer was full, top "
-                                    "sockets only (bpf sock:sock_rcvqueue_full).")),
-      socket_udp_queue_failures_(CounterFamily(r, "nictune_socket_udp_queue_failures_total",
-                                         "UDP packets the socket failed to queue, top sockets "
-                                         "only (bpf udp:udp_fail_queue_rcv_skb).")),
+                                     "Packets queued to the socket, top sockets only (bpf "
+                                     "sock:sk_data_ready, above the fill threshold).")),
+      socket_rcvqueue_full_(
+          CounterFamily(r, "nictune_socket_rcvqueue_full_total",
+                        "Packets refused because the receive buffer was full, top "
+                        "sockets only (bpf sock:sock_rcvqueue_full).")),
+      socket_udp_queue_failures_(
+          CounterFamily(r, "nictune_socket_udp_queue_failures_total",
+                        "UDP packets the socket failed to queue, top sockets "
+                        "only (bpf udp:udp_fail_queue_rcv_skb).")),
       socket_rcvbuf_(GaugeFamily(r, "nictune_socket_receive_buffer_bytes",
-                           "sk_rcvbuf at the socket's last event, top sockets only (bpf).")),
-      socket_peak_fill_(GaugeFamily(r, "nictune_socket_receive_buffer_peak_fill_ratio",
-                              "Peak rmem_alloc / sk_rcvbuf within the last window, top sockets "
-                              "only (bpf sock:sk_data_ready).")),
-      socket_truesize_(GaugeFamily(r, "nictune_socket_truesize_mean_bytes",
-                             "Mean bytes charged per queued packet within the last window, top "
-                             "sockets only (bpf sock:sk_data_ready).")),
-      truesize_(HistogramFamily(r, "nictune_rx_truesize_bytes",
+                                 "sk_rcvbuf at the socket's last event, top sockets only (bpf).")),
+      socket_peak_fill_(
+          GaugeFamily(r, "nictune_socket_receive_buffer_peak_fill_ratio",
+                      "Peak rmem_alloc / sk_rcvbuf within the last window, top sockets "
+                      "only (bpf sock:sk_data_ready).")),
+      socket_truesize_(
+          GaugeFamily(r, "nictune_socket_truesize_mean_bytes",
+                      "Mean bytes charged per queued packet within the last window, top "
+                      "sockets only (bpf sock:sk_data_ready).")),
+      truesize_(
+          HistogramFamily(r, "nictune_rx_truesize_bytes",
                           "skb truesize of received packets per device, a sample of one packet "
                           "in the probe's sample_every (bpf net:netif_receive_skb)."),
-                TruesizeBoundaries()) {}
+          TruesizeBoundaries()) {}
 
 void BpfSeries::Update(const model::Snapshot& snapshot, const model::Window& window) {
   const driver::BpfCounters* counters = snapshot.bpf ? &*snapshot.bpf : nullptr;
@@ -189,23 +186,15 @@ void BpfSeries::UpdateDrops(const driver::BpfCounters* counters) {
     drops.Add({{"reason", d.reason_name.empty() ? std::to_string(d.reason) : d.reason_name},
                {"proto", ProtocolName(d.protocol, d.l4_protocol)},
                {"device", d.device},
-               {"port", KeepsPort(d) && d.local_port != 0 ? std::to_string(d.local_port) : ""}},
+               {"port", DropPortLabel(d.reason_name, d.socket_cookie, d.local_port)}},
               static_cast<double>(d.count));
   }
   drops.PublishTo(drops_);
 }
 
 void BpfSeries::UpdateSockets(const driver::BpfCounters* counters, const model::Window& window) {
-  std::vector<const model::SocketWindow*> ranked;
-  for (const auto& s : window.sockets) ranked.push_back(&s);
-  std::sort(ranked.begin(), ranked.end(), [](const auto* a, const auto* b) {
-    if (SocketDrops(*a) != SocketDrops(*b)) return SocketDrops(*a) > SocketDrops(*b);
-    if (a->peak_fill != b->peak_fill) return a->peak_fill > b->peak_fill;
-    return a->key.cookie < b->key.cookie;
-  });
-  if (ranked.size() > max_sockets_) ranked.resize(max_sockets_);
   std::map<uint64_t, const model::SocketWindow*> top;
-  for (const auto* s : ranked) top[s->key.cookie] = s;
+  for (const auto* s : TopSockets(window.sockets, max_sockets_)) top[s->key.cookie] = s;
 
   for (const auto& s : Items(counters, &driver::BpfCounters::sockets)) {
     const auto it = top.find(s.key.cookie);

@@ -1,8 +1,11 @@
 #include "agent/metrics/label_values.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace nictune::metrics {
@@ -41,6 +44,43 @@ std::string ProtocolName(uint16_t ethertype, uint8_t l4_protocol) {
     default:
       return absl::StrFormat("0x%04x", ethertype);
   }
+}
+
+std::string DeviceCounterMetricName(const std::string& statistic) {
+  std::string rest = statistic;
+  if (absl::StartsWith(statistic, "rx_")) {
+    rest = absl::StrCat("receive_", statistic.substr(3));
+  } else if (absl::StartsWith(statistic, "tx_")) {
+    rest = absl::StrCat("transmit_", statistic.substr(3));
+  } else if (statistic == "multicast") {
+    rest = "receive_multicast";
+  } else if (statistic == "collisions") {
+    rest = "transmit_collisions";
+  }
+  return absl::StrCat("nictune_network_", rest, "_total");
+}
+
+std::string DropPortLabel(const std::string& reason_name, uint64_t socket_cookie,
+                          uint16_t local_port) {
+  const bool socket_took_it = socket_cookie != 0 || absl::StartsWith(reason_name, "SOCKET_");
+  return socket_took_it && local_port != 0 ? std::to_string(local_port) : "";
+}
+
+std::vector<const model::SocketWindow*> TopSockets(const std::vector<model::SocketWindow>& sockets,
+                                                   size_t max_sockets) {
+  const auto drops = [](const model::SocketWindow* s) {
+    return s->rcvqueue_full + s->udp_queue_failures;
+  };
+  std::vector<const model::SocketWindow*> ranked;
+  ranked.reserve(sockets.size());
+  for (const auto& s : sockets) ranked.push_back(&s);
+  std::sort(ranked.begin(), ranked.end(), [&](const auto* a, const auto* b) {
+    if (drops(a) != drops(b)) return drops(a) > drops(b);
+    if (a->peak_fill != b->peak_fill) return a->peak_fill > b->peak_fill;
+    return a->key.cookie < b->key.cookie;
+  });
+  if (ranked.size() > max_sockets) ranked.resize(max_sockets);
+  return ranked;
 }
 
 }  // namespace nictune::metrics

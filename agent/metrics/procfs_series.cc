@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "agent/metrics/families.h"
+#include "agent/metrics/label_values.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 
@@ -54,22 +55,6 @@ constexpr absl::string_view kDeviceStatistics[] = {
     "tx_window_errors",  "rx_compressed",     "tx_compressed",    "rx_nohandler",
 };
 
-// rx_packets -> nictune_network_receive_packets_total, as node_exporter names its netclass and
-// netdev counters; multicast is counted on receive and collisions on transmit.
-std::string DeviceMetricName(absl::string_view file) {
-  std::string rest(file);
-  if (absl::StartsWith(file, "rx_")) {
-    rest = absl::StrCat("receive_", file.substr(3));
-  } else if (absl::StartsWith(file, "tx_")) {
-    rest = absl::StrCat("transmit_", file.substr(3));
-  } else if (file == "multicast") {
-    rest = "receive_multicast";
-  } else if (file == "collisions") {
-    rest = "transmit_collisions";
-  }
-  return absl::StrCat("nictune_network_", rest, "_total");
-}
-
 std::string Cpu(int cpu) { return std::to_string(cpu); }
 
 }  // namespace
@@ -77,31 +62,32 @@ std::string Cpu(int cpu) { return std::to_string(cpu); }
 ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
     : interrupts_(
           CounterFamily(r, "nictune_interrupts_total",
-                  "Interrupts per numbered irq line and CPU since boot (procfs "
-                  "/proc/interrupts); as node_interrupts_total, irq is its type and devices "
-                  "the handlers.")),
-      softirqs_(CounterFamily(r, "nictune_softirqs_total",
+                        "Interrupts per numbered irq line and CPU since boot (procfs "
+                        "/proc/interrupts); as node_interrupts_total, irq is its type and devices "
+                        "the handlers.")),
+      softirqs_(
+          CounterFamily(r, "nictune_softirqs_total",
                         "Softirq runs per vector and CPU since boot (procfs /proc/softirqs); as "
                         "node_softirqs_functions_total.")),
       softnet_processed_(CounterFamily(r, "nictune_softnet_processed_total",
-                                 "Packets processed by the receive softirq per CPU (procfs "
-                                 "/proc/net/softnet_stat, u32 extended to 64 bits).")),
+                                       "Packets processed by the receive softirq per CPU (procfs "
+                                       "/proc/net/softnet_stat, u32 extended to 64 bits).")),
       softnet_dropped_(CounterFamily(r, "nictune_softnet_dropped_total",
-                               "Packets dropped because the per-CPU backlog exceeded "
-                               "netdev_max_backlog (procfs /proc/net/softnet_stat).")),
+                                     "Packets dropped because the per-CPU backlog exceeded "
+                                     "netdev_max_backlog (procfs /proc/net/softnet_stat).")),
       softnet_times_squeezed_(
           CounterFamily(r, "nictune_softnet_times_squeezed_total",
-                  "Receive softirq runs that ended with work left because netdev_budget or "
-                  "netdev_budget_usecs ran out (procfs /proc/net/softnet_stat).")),
+                        "Receive softirq runs that ended with work left because netdev_budget or "
+                        "netdev_budget_usecs ran out (procfs /proc/net/softnet_stat).")),
       softnet_received_rps_(CounterFamily(r, "nictune_softnet_received_rps_total",
-                                    "Packets steered to this CPU by RPS inter-processor "
-                                    "interrupts (procfs /proc/net/softnet_stat).")),
+                                          "Packets steered to this CPU by RPS inter-processor "
+                                          "interrupts (procfs /proc/net/softnet_stat).")),
       softnet_flow_limit_(CounterFamily(r, "nictune_softnet_flow_limit_count_total",
-                                  "Packets dropped by the RPS flow limit (procfs "
-                                  "/proc/net/softnet_stat).")),
+                                        "Packets dropped by the RPS flow limit (procfs "
+                                        "/proc/net/softnet_stat).")),
       softnet_backlog_(GaugeFamily(r, "nictune_softnet_backlog_packets",
-                             "Packets waiting in the per-CPU input and process queues when "
-                             "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
+                                   "Packets waiting in the per-CPU input and process queues when "
+                                   "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
   for (const auto& [section, name, metric] : kProtocolCounters) {
     const absl::string_view file = section == "TcpExt" ? "/proc/net/netstat" : "/proc/net/snmp";
     protocols_.push_back(ProtocolCounter{
@@ -116,9 +102,9 @@ ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
     device_statistics_.push_back(DeviceStatistic{
         .file = std::string(file),
         .series = std::make_unique<CounterSeries>(
-            CounterFamily(r, DeviceMetricName(file),
-                    absl::StrCat("Device counter ", file,
-                                 " (sysfs /sys/class/net/DEVICE/statistics/", file, ").")))});
+            CounterFamily(r, DeviceCounterMetricName(std::string(file)),
+                          absl::StrCat("Device counter ", file,
+                                       " (sysfs /sys/class/net/DEVICE/statistics/", file, ").")))});
   }
 }
 

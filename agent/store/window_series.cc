@@ -91,56 +91,29 @@ void AddNapis(const model::Window& window, SeriesBuilder& out) {
   }
 }
 
-// rx_packets -> nictune_network_receive_packets_total, node_exporter's naming as /metrics uses it.
-std::string DeviceSeriesName(const std::string& statistic) {
-  std::string rest = statistic;
-  if (absl::StartsWith(statistic, "rx_")) {
-    rest = absl::StrCat("receive_", statistic.substr(3));
-  } else if (absl::StartsWith(statistic, "tx_")) {
-    rest = absl::StrCat("transmit_", statistic.substr(3));
-  } else if (statistic == "multicast") {
-    rest = "receive_multicast";
-  } else if (statistic == "collisions") {
-    rest = "transmit_collisions";
-  }
-  return absl::StrCat("nictune_network_", rest, "_total");
-}
-
 void AddDevices(const model::Window& window, SeriesBuilder& out) {
   for (const model::DeviceWindow& d : window.devices) {
     for (const auto& [statistic, rate] : d.per_s) {
-      out.Add(DeviceSeriesName(statistic), {{"device", d.name}}, rate);
+      out.Add(metrics::DeviceCounterMetricName(statistic), {{"device", d.name}}, rate);
     }
   }
 }
 
 void AddDrops(const model::Window& window, SeriesBuilder& out) {
   for (const model::DropWindow& d : window.drops) {
-    // As /metrics: a port only where a socket took the packet, so a port scan makes no series.
-    const bool keeps_port = d.socket_cookie != 0 || absl::StartsWith(d.reason_name, "SOCKET_");
     out.Add("nictune_skb_drops_total",
             {{"reason", d.reason_name.empty() ? std::to_string(d.reason) : d.reason_name},
              {"proto", metrics::ProtocolName(d.protocol, d.l4_protocol)},
              {"device", d.device},
-             {"port", keeps_port && d.local_port != 0 ? std::to_string(d.local_port) : ""}},
+             {"port", metrics::DropPortLabel(d.reason_name, d.socket_cookie, d.local_port)}},
             d.per_s);
   }
 }
 
-double SocketDrops(const model::SocketWindow& s) {
-  return static_cast<double>(s.rcvqueue_full + s.udp_queue_failures);
-}
-
 void AddSockets(const model::Window& window, const WindowSeriesOptions& options,
                 SeriesBuilder& out) {
-  std::vector<const model::SocketWindow*> ranked;
-  for (const model::SocketWindow& s : window.sockets) ranked.push_back(&s);
-  std::sort(ranked.begin(), ranked.end(), [](const auto* a, const auto* b) {
-    if (SocketDrops(*a) != SocketDrops(*b)) return SocketDrops(*a) > SocketDrops(*b);
-    if (a->peak_fill != b->peak_fill) return a->peak_fill > b->peak_fill;
-    return a->key.cookie < b->key.cookie;
-  });
-  if (ranked.size() > options.max_sockets) ranked.resize(options.max_sockets);
+  const std::vector<const model::SocketWindow*> ranked =
+      metrics::TopSockets(window.sockets, options.max_sockets);
   const double seconds = window.seconds > 0 ? window.seconds : 1;
   for (const model::SocketWindow* s : ranked) {
     const Labels labels{{"netns", std::to_string(s->key.netns_inode)},
