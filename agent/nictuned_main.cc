@@ -39,6 +39,9 @@ ABSL_FLAG(uint32_t, truesize_sample_every, 64,
           "Record the truesize of one received packet in this many (per-packet probe cost).");
 ABSL_FLAG(uint32_t, socket_fill_threshold_pct, 50,
           "Track a socket's fill only once it is at least this full (keeps the per-packet probe cheap).");
+ABSL_FLAG(int, topology_refresh_windows, 10,
+          "Re-read queue map and coalescing/ring settings every this many windows (and whenever "
+          "the set of devices changes).");
 ABSL_FLAG(uint32_t, max_sockets, 1024, "Sockets the BPF socket-fill map holds (LRU).");
 
 namespace nictune::agent {
@@ -130,7 +133,12 @@ int Run() {
   const collect::CollectorPaths paths{.proc = absl::GetFlag(FLAGS_proc_root),
                                       .sys = absl::GetFlag(FLAGS_sys_root)};
   collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
-  TopologyReader topology(paths);
+  const int refresh = absl::GetFlag(FLAGS_topology_refresh_windows);
+  if (refresh < 1) {
+    LogError(absl::StrCat("--topology_refresh_windows=", refresh, ": must be at least 1"));
+    return 2;
+  }
+  TopologyReader topology(paths, refresh);
 
   timespec deadline{};
   clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -145,7 +153,7 @@ int Run() {
       return 1;
     }
     if (absl::GetFlag(FLAGS_json)) {
-      const Topology t = topology.Read(DeviceNames(*window));
+      const Topology& t = topology.Read(DeviceNames(*window));
       std::cout << WindowReport(*window, t).dump(2) << std::endl;
     } else {
       std::cout << SummarizeWindow(*window) << std::endl;

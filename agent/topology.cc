@@ -7,7 +7,8 @@
 
 namespace nictune::agent {
 
-TopologyReader::TopologyReader(collect::CollectorPaths paths) : paths_(std::move(paths)) {
+TopologyReader::TopologyReader(collect::CollectorPaths paths, int refresh_windows)
+    : paths_(std::move(paths)), refresh_windows_(refresh_windows) {
   if (auto opened = driver::netlink::OpenNetdevNetlink(); opened.ok()) {
     netlink_ = *std::move(opened);
   } else {
@@ -15,7 +16,16 @@ TopologyReader::TopologyReader(collect::CollectorPaths paths) : paths_(std::move
   }
 }
 
-Topology TopologyReader::Read(const std::vector<std::string>& devices) {
+const Topology& TopologyReader::Read(const std::vector<std::string>& devices) {
+  if (!last_ || devices != last_devices_ || ++calls_since_read_ >= refresh_windows_) {
+    last_ = ReadNow(devices);
+    last_devices_ = devices;
+    calls_since_read_ = 0;
+  }
+  return *last_;
+}
+
+Topology TopologyReader::ReadNow(const std::vector<std::string>& devices) {
   Topology t;
   t.sources.push_back({.name = "netdev-netlink",
                        .source = model::Source::kNetdevNetlink,
