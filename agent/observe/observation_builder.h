@@ -1,0 +1,38 @@
+// The adapter from the agent's measurements (one Window, the Topology) to the tuner's input.
+//
+// Socket attribution rule: the BPF socket-fill table knows a socket's cookie and port but not
+// the device or CPU that received its packets. A socket is placed on every rx queue of the
+// device its drops name (drop records with the socket's cookie, else its UDP/TCP local port
+// with a device), else on the device options.socket_devices gives for its port; a socket with
+// neither stays out of the Observation (a guess would make the tuner tune an unrelated NIC).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/model/window.h"
+#include "agent/topology.h"
+#include "tuner/observation.h"
+
+namespace nictune::observe {
+
+struct ObservationOptions {
+  // napi_defer_hard_irqs / gro_flush_timeout per device (defer_reader.h); a device not listed
+  // has DeferState{} (unsupported).
+  std::map<std::string, tuner::DeferState> defer;
+  // Where the sockets listening on a port receive when no drop record tells: port -> device.
+  std::map<uint16_t, std::string> socket_devices;
+  // Sockets kept per queue, the worst first (most drops, then highest fill, then most packets).
+  size_t max_sockets_per_queue = 8;
+  // Devices to observe; empty = every device the topology maps.
+  std::vector<std::string> devices;
+};
+
+// One window's measurements as the tuner's Observation. Host knobs come in already read.
+tuner::Observation BuildObservation(const model::Window& window, const agent::Topology& topology,
+                                    const tuner::HostKnobs& host,
+                                    const ObservationOptions& options);
+
+}  // namespace nictune::observe
