@@ -1,0 +1,238 @@
+#include "agent/observe/observation_builder.h"
+
+#include <algorithm>
+#include <set>
+
+#include "agent/observe/coalesce_state.h"
+#include "agent/observe/queue_groups.h"
+#include "agent/observe/socket_placement.h"
+#include "agent/observe/window_counts.h"
+
+namespace nictune::observe {
+namespace {
+
+constexpr char kSocketRcvbuffReason[] = "SOCKET_RCVBUFF";
+constexpr char kProtoMemReason[] = "PROTO_MEM";
+constexpr char kBacklogNapiDevice[] = "backlog";
+
+bool BpfInUse(const model::Window& window) {
+  return std::any_of(window.sources.begin(), window.sources.end(),
+                     [](const auto& s) { return s.source == model::Source::kBpf && s.in_use; });
+}
+
+const model::DeviceWindow* FindDevice(const model::Window& window, const std::string& name) {
+  for (const model::DeviceWindow& d : window.devices) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+uint64_t DeviceCount(const model::DeviceWindow* device, const char* statistic, double seconds) {
+  if (device == nullptr) return 0;
+  const auto it = device->per_s.find(statistic);
+  return it == device->per_s.end() ? 0 : CountOver(it->second, seconds);
+}
+
+uint64_t ProtocolCount(const model::Window& window, const char* counter) {
+  const auto it = window.protocol_per_s.find(counter);
+  return it == window.protocol_per_s.end() ? 0 : CountOver(it->second, window.seconds);
+}
+
+uint64_t DropsOnDevice(const model::Window& window, const std::string& device, const char* reason) {
+  uint64_t count = 0;
+  for (const model::DropWindow& d : window.drops) {
+    if (d.device == device && d.reason_name == reason) count += d.count;
+  }
+  return count;
+}
+
+// The devices to observe: the configured ones, else every device with mapped rx queues or rx
+// traffic in the window. Loopback has no NIC, ring or interrupt to tune.
+std::vector<std::string> DevicesToObserve(const model::Window& window,
+                                          const agent::Topology& topology,
+                                          const ObservationOptions& options) {
+  if (!options.devices.empty()) return options.devices;
+  std::set<std::string> names;
+  for (const collect::QueueBinding& b : topology.queue_map.bindings) {
+    if (b.kind != collect::QueueKind::kTx) names.insert(b.device);
+  }
+  for (const model::DeviceWindow& d : window.devices) {
+    if (DeviceCount(&d, "rx_packets", window.seconds) > 0) names.insert(d.name);
+  }
+  names.erase("lo");
+  return {names.begin(), names.end()};
+}
+
+std::vector<const model::NapiWindow*> NapisOf(const model::Window& window, const QueueGroup& g,
+                                              const model::DeviceWindow* device) {
+  std::vector<const model::NapiWindow*> out;
+  for (const model::NapiWindow& n : window.napis) {
+    if (!g.napi_ids.empty()) {
+      if (std::find(g.napi_ids.begin(), g.napi_ids.end(), n.napi_id) != g.napi_ids.end()) {
+        out.push_back(&n);
+      }
+      continue;
+    }
+    // ifindex is unique only within a network namespace: the name must agree too.
+    if (n.device != g.device || n.device == kBacklogNapiDevice) continue;
+    if (device != nullptr && n.ifindex != device->ifindex) continue;
+    if (std::find(g.tx_only_napi_ids.begin(), g.tx_only_napi_ids.end(), n.napi_id) !=
+        g.tx_only_napi_ids.end()) {
+      continue;
+    }
+    out.push_back(&n);
+  }
+  return out;
+}
+
+// The CPUs serving the group: the topology's, else those its irqs fired on, else (no irq known:
+// veth, or a device whose softirq follows its senders) every CPU of the window.
+std::vector<int> ServingCpus(const model::Window& window, const QueueGroup& g) {
+  if (!g.cpus.empty()) return g.cpus;
+  std::set<int> cpus;
+  for (const model::IrqWindow& irq : window.irqs) {
+    if (std::find(g.irqs.begin(), g.irqs.end(), irq.irq) == g.irqs.end()) continue;
+    for (const auto& [cpu, rate] : irq.per_cpu_per_s) cpus.insert(cpu);
+  }
+  if (cpus.empty()) {
+    for (const model::CpuWindow& c : window.cpus) cpus.insert(c.cpu);
+  }
+  return {cpus.begin(), cpus.end()};
+}
+
+void AddIrqs(const model::Window& window, const QueueGroup& g, tuner::QueueObservation& q) {
+  double handler_seconds = 0;
+  uint64_t timed_interrupts = 0;
+  for (const model::IrqWindow& irq : window.irqs) {
+    if (std::find(g.irqs.begin(), g.irqs.end(), irq.irq) == g.irqs.end()) continue;
+    q.interrupts += irq.count;
+    if (irq.handler_time_share) {
+      handler_seconds += *irq.handler_time_share * window.seconds;
+      timed_interrupts += irq.count;
+    }
+  }
+  // Only the hard IRQ handler is measured; the poll's fixed part is not separable from its work.
+  if (timed_interrupts > 0)
+    q.interrupt_cost_s = handler_seconds / static_cast<double>(timed_interrupts);
+}
+
+void AddNapis(const model::Window& window, const std::vector<const model::NapiWindow*>& napis,
+              tuner::QueueObservation& q) {
+  for (const model::NapiWindow* n : napis) {
+    q.polls += n->polls;
+    q.polls_budget_exhausted +=
+        CountOver(n->budget_exhausted_fraction * static_cast<double>(n->polls), 1.0);
+    q.rx_work += CountOver(n->work_per_s, window.seconds);
+    q.tx_work += CountOver(n->tx_completions_per_s, window.seconds);
+  }
+}
+
+// softnet_stat time_squeeze and backlog drops, and the /proc/stat split, of the serving CPUs.
+// A CPU that serves several queues lends its squeezes to each: the kernel counts them per CPU.
+void AddCpus(const model::Window& window, const std::vector<int>& cpus,
+             tuner::QueueObservation& q) {
+  tuner::CpuSplit sum;
+  int split_cpus = 0;
+  for (const model::CpuWindow& c : window.cpus) {
+    if (std::find(cpus.begin(), cpus.end(), c.cpu) == cpus.end()) continue;
+    if (c.time_squeeze_per_s) q.time_squeeze += CountOver(*c.time_squeeze_per_s, window.seconds);
+    if (c.softnet_dropped_per_s) {
+      q.drops.backlog += CountOver(*c.softnet_dropped_per_s, window.seconds);
+    }
+    if (!c.split) continue;
+    sum.hardirq += c.split->hardirq;
+    sum.softirq += c.split->softirq;
+    sum.user += c.split->user;
+    sum.idle += c.split->idle;
+    ++split_cpus;
+  }
+  // Without /proc/stat the split stays zero: no idle measured is not "no idle".
+  if (split_cpus == 0) return;
+  const double n = split_cpus;
+  q.cpu = {.hardirq = sum.hardirq / n,
+           .softirq = sum.softirq / n,
+           .user = sum.user / n,
+           .idle = sum.idle / n};
+}
+
+// Socket and protocol-memory drops, which the kernel does not count per queue: by the drop
+// records of the device when the BPF drop probe recorded any, else the host-wide UDP counters of
+// /proc/net/snmp (procfs cannot tell which device's packets they were).
+void AddProtocolDrops(const model::Window& window, const std::string& device,
+                      tuner::QueueObservation& q) {
+  if (!window.drops.empty()) {
+    q.drops.socket = DropsOnDevice(window, device, kSocketRcvbuffReason);
+    q.drops.proto_mem = DropsOnDevice(window, device, kProtoMemReason);
+  } else {
+    q.drops.socket = ProtocolCount(window, "Udp.RcvbufErrors");
+    q.drops.proto_mem = ProtocolCount(window, "Udp.MemErrors");
+  }
+}
+
+bool WorseSocket(const tuner::SocketObservation& a, const tuner::SocketObservation& b) {
+  if (a.drops != b.drops) return a.drops > b.drops;
+  if (a.peak_fill != b.peak_fill) return a.peak_fill > b.peak_fill;
+  return a.packets > b.packets;
+}
+
+const collect::DeviceSettings* SettingsOf(const agent::Topology& topology,
+                                          const std::string& device) {
+  for (const collect::DeviceSettings& s : topology.settings) {
+    if (s.device == device) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+tuner::Observation BuildObservation(const model::Window& window, const agent::Topology& topology,
+                                    const tuner::HostKnobs& host,
+                                    const ObservationOptions& options) {
+  tuner::Observation obs{
+      .window = absl::Seconds(window.seconds), .samples = options.samples, .host = host};
+  const bool bpf = BpfInUse(window);
+  const SocketPlacement sockets = PlaceSockets(window, host, options.socket_devices);
+
+  for (const std::string& name : DevicesToObserve(window, topology, options)) {
+    const model::DeviceWindow* device = FindDevice(window, name);
+    const std::vector<QueueGroup> groups =
+        GroupQueues(topology.queue_map.bindings, name, /*per_queue_napi_counts=*/bpf);
+    tuner::CoalesceState coalesce;
+    if (const collect::DeviceSettings* settings = SettingsOf(topology, name)) {
+      coalesce = CoalesceStateOf(*settings, device == nullptr ? "" : device->driver);
+    }
+    const auto defer = options.defer.find(name);
+
+    std::vector<tuner::SocketObservation> device_sockets;
+    for (const PlacedSocket& p : sockets.placed) {
+      if (p.device == name) device_sockets.push_back(p.socket);
+    }
+    std::sort(device_sockets.begin(), device_sockets.end(), WorseSocket);
+    if (device_sockets.size() > options.max_sockets_per_queue) {
+      device_sockets.resize(options.max_sockets_per_queue);
+    }
+
+    for (const QueueGroup& g : groups) {
+      tuner::QueueObservation q{.device = name, .queue = g.queue};
+      const std::vector<const model::NapiWindow*> napis = NapisOf(window, g, device);
+      AddIrqs(window, g, q);
+      AddNapis(window, napis, q);
+      AddCpus(window, ServingCpus(window, g), q);
+      // One group covers the device's packets: its counter. Several: only their NAPI work tells.
+      q.rx_packets =
+          groups.size() == 1 ? DeviceCount(device, "rx_packets", window.seconds) : q.rx_work;
+      // Ring overflow is counted per device; every queue of it shares the ring pressure signal.
+      q.drops.ring = DeviceCount(device, "rx_missed_errors", window.seconds) +
+                     DeviceCount(device, "rx_fifo_errors", window.seconds) +
+                     DeviceCount(device, "rx_over_errors", window.seconds);
+      AddProtocolDrops(window, name, q);
+      q.sockets = device_sockets;  // the socket's queue is unknown: each of the device's
+      q.coalesce = coalesce;
+      if (defer != options.defer.end()) q.defer = defer->second;
+      obs.queues.push_back(std::move(q));
+    }
+  }
+  return obs;
+}
+
+}  // namespace nictune::observe
