@@ -1,0 +1,420 @@
+// BuildObservation on Windows computed by ComputeWindow from Snapshots: procfs counters as the
+// kernel structures them, BPF counters as the probes report them.
+#include <cstdint>
+#include <limits>
+
+#include "agent/model/window.h"
+#include "agent/observe/observation_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner/observation_check.h"
+#include "tuner/recommend.h"
+
+namespace nictune::observe {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr uint64_t kSecond = 1'000'000'000;
+constexpr uint8_t kUdp = 17;
+constexpr uint16_t kAfInet = 2;
+
+model::Snapshot At(uint64_t seconds, bool bpf) {
+  model::Snapshot s;
+  s.monotonic_ns = seconds * kSecond;
+  s.unix_ns = static_cast<int64_t>(seconds * kSecond);
+  s.sources.push_back({.name = "bpf", .source = model::Source::kBpf, .in_use = bpf});
+  if (bpf) s.bpf = driver::BpfCounters{};
+  return s;
+}
+
+procfs::InterruptLine Irq(uint32_t irq, std::vector<uint64_t> per_cpu, std::string actions) {
+  return {.id = std::to_string(irq),
+          .irq = irq,
+          .per_cpu = std::move(per_cpu),
+          .chip = "PCI-MSIX-0000:3b:00.0",
+          .actions = std::move(actions)};
+}
+
+procfs::SoftnetRow Softnet(uint32_t cpu, uint32_t dropped, uint32_t squeeze) {
+  return {.cpu = cpu, .columns = 13, .dropped = dropped, .time_squeeze = squeeze};
+}
+
+procfs::NetDevice Device(std::string name, int32_t ifindex, std::string driver, uint64_t rx,
+                         uint64_t missed) {
+  return {.name = std::move(name),
+          .ifindex = ifindex,
+          .driver = std::move(driver),
+          .statistics = {{"rx_packets", rx},
+                         {"rx_missed_errors", missed},
+                         {"rx_fifo_errors", 0},
+                         {"rx_over_errors", 0}},
+          .rx_queues = 2,
+          .tx_queues = 2};
+}
+
+driver::NapiCounter Napi(uint32_t id, int32_t ifindex, std::string device, uint64_t polls,
+                         uint64_t work, uint64_t exhausted, uint64_t tx) {
+  return {.napi_id = id,
+          .ifindex = ifindex,
+          .device = std::move(device),
+          .polls = polls,
+          .work = work,
+          .budget_exhausted = exhausted,
+          .last_budget = 64,
+          .tx_completions = tx};
+}
+
+driver::SocketFill Socket(uint64_t cookie, uint16_t port, uint64_t enqueues, uint32_t rcvbuf,
+                          double peak_fill, uint64_t truesize_each) {
+  return {.key = {.cookie = cookie, .family = kAfInet, .protocol = kUdp, .local_port = port},
+          .enqueues = enqueues,
+          .rcvbuf = rcvbuf,
+          .peak_fill = peak_fill,
+          .truesize_sum = truesize_each * enqueues,
+          .truesize_samples = enqueues};
+}
+
+driver::DropCounter RcvbuffDrop(int32_t ifindex, std::string device, uint16_t port, uint64_t cookie,
+                                uint64_t count) {
+  return {.reason = 6,
+          .reason_name = "SOCKET_RCVBUFF",
+          .protocol = 0x0800,
+          .l4_protocol = kUdp,
+          .ifindex = ifindex,
+          .device = std::move(device),
+          .local_port = port,
+          .socket_cookie = cookie,
+          .count = count};
+}
+
+procfs::CpuTimes Ticks(int cpu, uint64_t user, uint64_t idle, uint64_t irq, uint64_t softirq) {
+  procfs::CpuTimes t;
+  t.cpu = cpu;
+  t.user = user;
+  t.idle = idle;
+  t.irq = irq;
+  t.softirq = softirq;
+  return t;
+}
+
+// eth1, an ixgbe with two combined queues on CPUs 0 and 1, over 2 s. Queue 0 takes 4000
+// interrupts and 200000 packets, queue 1 2000 and 100000; a UDP socket on port 5001 drops 400.
+struct TwoQueueHost {
+  model::Snapshot before, after;
+  agent::Topology topology;
+};
+
+TwoQueueHost TwoQueueIxgbe(bool bpf) {
+  TwoQueueHost h{.before = At(10, bpf), .after = At(12, bpf)};
+  h.before.interrupts = procfs::InterruptTable{
+      .cpu_count = 2,
+      .cpu_ids = {0, 1},
+      .lines = {Irq(50, {100, 0}, "eth1-TxRx-0"), Irq(51, {0, 50}, "eth1-TxRx-1")}};
+  h.after.interrupts = procfs::InterruptTable{
+      .cpu_count = 2,
+      .cpu_ids = {0, 1},
+      .lines = {Irq(50, {4100, 0}, "eth1-TxRx-0"), Irq(51, {0, 2050}, "eth1-TxRx-1")}};
+  h.before.softnet = {{Softnet(0, 0, 10), Softnet(1, 7, 0)}};
+  h.after.softnet = {{Softnet(0, 3, 16), Softnet(1, 7, 0)}};
+  h.before.stat = procfs::ProcStat{.cpus = {Ticks(0, 0, 0, 0, 0), Ticks(1, 0, 0, 0, 0)}};
+  // cpu 0: 20% user, 40% idle, 10% hardirq, 30% softirq; cpu 1: 60% user, 30% idle, 10% softirq
+  h.after.stat = procfs::ProcStat{.cpus = {Ticks(0, 40, 80, 20, 60), Ticks(1, 120, 60, 0, 20)}};
+  h.before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 1000}, {"MemErrors", 5}}}};
+  h.after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 1400}, {"MemErrors", 9}}}};
+  h.before.devices = std::vector<procfs::NetDevice>{Device("eth1", 3, "ixgbe", 1000, 5)};
+  h.after.devices = std::vector<procfs::NetDevice>{Device("eth1", 3, "ixgbe", 301000, 9)};
+  if (bpf) {
+    h.after.bpf->napis = {Napi(8193, 3, "eth1", 5000, 200000, 500, 1000),
+                          Napi(8194, 3, "eth1", 3000, 100000, 0, 0)};
+    h.after.bpf->irqs = {{.irq = 50, .cpu = 0, .count = 4000, .time_ns = 4000 * 1500}};
+    h.after.bpf->drops = {RcvbuffDrop(3, "eth1", 5001, 77, 400)};
+    h.after.bpf->sockets = {Socket(77, 5001, 150000, 212992, 1.02, 2304)};
+  }
+  using collect::QueueKind;
+  h.topology.queue_map.bindings = {{.device = "eth1",
+                                    .ifindex = 3,
+                                    .queue = 0,
+                                    .kind = QueueKind::kCombined,
+                                    .irq = 50,
+                                    .cpus = {0},
+                                    .napi_id = 8193,
+                                    .source = collect::kSourceNetdevNetlink},
+                                   {.device = "eth1",
+                                    .ifindex = 3,
+                                    .queue = 1,
+                                    .kind = QueueKind::kCombined,
+                                    .irq = 51,
+                                    .cpus = {1},
+                                    .napi_id = 8194,
+                                    .source = collect::kSourceNetdevNetlink}};
+  collect::DeviceSettings settings{.device = "eth1"};
+  settings.coalesce =
+      driver::netlink::CoalesceSettings{.device = "eth1",
+                                        .source = driver::netlink::kEthtoolNetlinkSource,
+                                        .rx_usecs = 1,
+                                        .use_adaptive_rx = true};
+  settings.rings = driver::netlink::RingSettings{.device = "eth1", .rx = 512, .rx_max = 4096};
+  h.topology.settings = {settings};
+  return h;
+}
+
+tuner::Observation Build(const model::Snapshot& before, const model::Snapshot& after,
+                         const agent::Topology& topology, const ObservationOptions& options = {}) {
+  absl::StatusOr<model::Window> window = model::ComputeWindow(before, after);
+  EXPECT_TRUE(window.ok()) << window.status();
+  return BuildObservation(*window, topology, tuner::HostKnobs{}, options);
+}
+
+TEST(BuildObservationTest, MultiQueueDeviceWithBpfNapiCountsIsObservedPerQueue) {
+  const TwoQueueHost h = TwoQueueIxgbe(/*bpf=*/true);
+  const tuner::Observation obs = Build(h.before, h.after, h.topology);
+  EXPECT_EQ(obs.window, absl::Seconds(2));
+  EXPECT_EQ(obs.samples, 1u);
+  ASSERT_EQ(obs.queues.size(), 2u);
+
+  const tuner::QueueObservation& q0 = obs.queues[0];
+  EXPECT_EQ(q0.device, "eth1");
+  EXPECT_EQ(q0.queue, 0);
+  EXPECT_EQ(q0.rx_packets, 200000u);  // its NAPI instance's work: statistics are per device
+  EXPECT_EQ(q0.interrupts, 4000u);
+  EXPECT_EQ(q0.polls, 5000u);
+  EXPECT_EQ(q0.polls_budget_exhausted, 500u);
+  EXPECT_EQ(q0.rx_work, 200000u);
+  EXPECT_EQ(q0.tx_work, 1000u);
+  EXPECT_EQ(q0.time_squeeze, 6u);  // cpu 0 only
+  EXPECT_EQ(q0.drops.backlog, 3u);
+  EXPECT_EQ(q0.drops.ring, 4u);      // rx_missed_errors of the device
+  EXPECT_EQ(q0.drops.socket, 400u);  // the BPF drop records of eth1, not the host's 400 in snmp
+  EXPECT_EQ(q0.drops.proto_mem, 0u);
+  EXPECT_DOUBLE_EQ(q0.interrupt_cost_s, 1.5e-6);
+  EXPECT_DOUBLE_EQ(q0.cpu.hardirq, 0.1);
+  EXPECT_DOUBLE_EQ(q0.cpu.softirq, 0.3);
+  EXPECT_DOUBLE_EQ(q0.cpu.user, 0.2);
+  EXPECT_DOUBLE_EQ(q0.cpu.idle, 0.4);
+  EXPECT_TRUE(q0.coalesce.rx_usecs_supported);
+  EXPECT_FALSE(q0.coalesce.rx_frames_supported);  // not reported by the driver
+  EXPECT_TRUE(q0.coalesce.adaptive_rx);
+  EXPECT_EQ(q0.coalesce.rx_ring_size, 512u);
+  EXPECT_EQ(q0.coalesce.rx_usecs_granularity, 2u);
+  EXPECT_EQ(q0.coalesce.rx_usecs_max, 1022u);
+  EXPECT_FALSE(q0.defer.supported);
+
+  ASSERT_EQ(q0.sockets.size(), 1u);
+  const tuner::SocketObservation& s = q0.sockets[0];
+  EXPECT_EQ(s.name, "udp port 5001 cookie 77");
+  EXPECT_EQ(s.packets, 150000u);
+  EXPECT_DOUBLE_EQ(s.truesize_mean_bytes, 2304);
+  EXPECT_EQ(s.rcvbuf_bytes, 212992u);
+  EXPECT_DOUBLE_EQ(s.peak_fill, 1.0);  // UDP admits one packet past a full buffer: 1.02
+  EXPECT_EQ(s.drops, 400u);
+  EXPECT_FALSE(s.rcvbuf_locked);  // rmem_default
+
+  const tuner::QueueObservation& q1 = obs.queues[1];
+  EXPECT_EQ(q1.queue, 1);
+  EXPECT_EQ(q1.rx_packets, 100000u);
+  EXPECT_EQ(q1.interrupts, 2000u);
+  EXPECT_EQ(q1.time_squeeze, 0u);
+  EXPECT_EQ(q1.drops.backlog, 0u);
+  EXPECT_DOUBLE_EQ(q1.interrupt_cost_s, 0);  // no BPF handler time for irq 51: unknown
+  EXPECT_DOUBLE_EQ(q1.cpu.user, 0.6);
+  // Which queue fed the socket is unknown: every queue of its device carries it.
+  ASSERT_EQ(q1.sockets.size(), 1u);
+  EXPECT_EQ(q1.sockets[0].name, s.name);
+
+  EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
+}
+
+TEST(BuildObservationTest, ProcfsOnlyMultiQueueDeviceIsOneWholeDeviceQueueWithoutSockets) {
+  const TwoQueueHost h = TwoQueueIxgbe(/*bpf=*/false);
+  const tuner::Observation obs = Build(h.before, h.after, h.topology);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  const tuner::QueueObservation& q = obs.queues[0];
+  EXPECT_EQ(q.device, "eth1");
+  EXPECT_EQ(q.queue, -1);
+  EXPECT_EQ(q.rx_packets, 300000u);
+  EXPECT_EQ(q.interrupts, 6000u);
+  EXPECT_EQ(q.polls, 0u);  // no NAPI probe
+  EXPECT_EQ(q.time_squeeze, 6u);
+  EXPECT_EQ(q.drops.ring, 4u);
+  // Without drop records the host-wide UDP counters are all there is.
+  EXPECT_EQ(q.drops.socket, 400u);
+  EXPECT_EQ(q.drops.proto_mem, 4u);
+  EXPECT_DOUBLE_EQ(q.cpu.user, 0.4);  // mean of cpu 0 (0.2) and cpu 1 (0.6)
+  EXPECT_DOUBLE_EQ(q.cpu.softirq, 0.2);
+  EXPECT_DOUBLE_EQ(q.interrupt_cost_s, 0);
+  // No per-socket detail: no pseudo-socket is invented; the tuner says what it lacks.
+  EXPECT_THAT(q.sockets, IsEmpty());
+  EXPECT_TRUE(tuner::CheckObservation(obs).ok());
+  absl::StatusOr<std::vector<tuner::Recommendation>> recs =
+      tuner::Recommend(obs, tuner::PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+}
+
+TEST(BuildObservationTest, SingleQueueVethWithoutIrqIsTheWholeDeviceOnEveryCpu) {
+  model::Snapshot before = At(0, true), after = At(4, true);
+  before.devices = std::vector<procfs::NetDevice>{Device("veth0", 7, "", 100, 0)};
+  after.devices = std::vector<procfs::NetDevice>{Device("veth0", 7, "", 40100, 0)};
+  before.softnet = {{Softnet(0, 0, 0), Softnet(1, 0, 0)}};
+  after.softnet = {{Softnet(0, 0, 2), Softnet(1, 0, 1)}};
+  // veth's GRO NAPI instance, and one of a namesake in another namespace (other ifindex).
+  after.bpf->napis = {Napi(9001, 7, "veth0", 1000, 40000, 10, 0),
+                      Napi(9002, 12, "veth0", 50, 50, 0, 0)};
+  agent::Topology topology;
+  topology.settings = {{.device = "veth0",
+                        .coalesce_error = "ethtool netlink COALESCE_GET veth0: Operation not "
+                                          "supported (errno 95)",
+                        .coalesce_unsupported = true}};
+  ObservationOptions options;
+  options.defer["veth0"] = {
+      .supported = true, .napi_defer_hard_irqs = 2, .gro_flush_timeout_ns = 20000};
+  const tuner::Observation obs = Build(before, after, topology, options);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  const tuner::QueueObservation& q = obs.queues[0];
+  EXPECT_EQ(q.device, "veth0");
+  EXPECT_EQ(q.queue, -1);
+  EXPECT_EQ(q.rx_packets, 40000u);
+  EXPECT_EQ(q.interrupts, 0u);
+  EXPECT_EQ(q.polls, 1000u);
+  EXPECT_EQ(q.polls_budget_exhausted, 10u);
+  EXPECT_EQ(q.time_squeeze, 3u);  // both CPUs: veth's softirq runs where its senders run
+  EXPECT_FALSE(q.coalesce.rx_usecs_supported);
+  EXPECT_FALSE(q.coalesce.adaptive_rx_supported);
+  EXPECT_TRUE(q.defer.supported);
+  EXPECT_EQ(q.defer.napi_defer_hard_irqs, 2u);
+  EXPECT_EQ(q.defer.gro_flush_timeout_ns, 20000u);
+  EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
+}
+
+// Seed 001: an ixgbe queue at 812744 pps of 1514-byte frames (truesize 2994) into one UDP socket
+// with the default 212992-byte buffer, interrupted at 8K/s by the adaptive ITR, dropping. The
+// Observation built from the probes' counters must lead the tuner below T_fill = 87.5 us.
+TEST(BuildObservationTest, Seed001SocketFillLeadsRecommendBelowTheFillTime) {
+  constexpr uint64_t kRate = 812744;
+  constexpr uint64_t kSeconds = 10;
+  model::Snapshot before = At(100, true), after = At(100 + kSeconds, true);
+  before.interrupts = procfs::InterruptTable{
+      .cpu_count = 2, .cpu_ids = {0, 1}, .lines = {Irq(41, {0, 0}, "eth0-TxRx-0")}};
+  after.interrupts = procfs::InterruptTable{
+      .cpu_count = 2, .cpu_ids = {0, 1}, .lines = {Irq(41, {8000 * kSeconds, 0}, "eth0-TxRx-0")}};
+  before.devices = std::vector<procfs::NetDevice>{Device("eth0", 2, "ixgbe", 0, 0)};
+  after.devices =
+      std::vector<procfs::NetDevice>{Device("eth0", 2, "ixgbe", (kRate + 400000) * kSeconds, 0)};
+  before.stat = procfs::ProcStat{.cpus = {Ticks(0, 0, 0, 0, 0)}};
+  after.stat = procfs::ProcStat{.cpus = {Ticks(0, 400, 200, 20, 300)}};
+  after.bpf->napis = {Napi(1, 2, "eth0", 8000 * kSeconds, (kRate + 400000) * kSeconds, 0, 0)};
+  after.bpf->irqs = {
+      {.irq = 41, .cpu = 0, .count = 8000 * kSeconds, .time_ns = 8000 * kSeconds * 2000}};
+  after.bpf->sockets = {Socket(9, 12865, kRate * kSeconds, 212992, 1.0, 2994)};
+  after.bpf->drops = {RcvbuffDrop(2, "eth0", 12865, 9, 400000 * kSeconds)};
+  agent::Topology topology;
+  topology.queue_map.bindings = {{.device = "eth0",
+                                  .ifindex = 2,
+                                  .queue = 0,
+                                  .kind = collect::QueueKind::kCombined,
+                                  .irq = 41,
+                                  .cpus = {0},
+                                  .napi_id = 1,
+                                  .source = collect::kSourceIrqName}};
+  collect::DeviceSettings settings{.device = "eth0"};
+  settings.coalesce =
+      driver::netlink::CoalesceSettings{.device = "eth0",
+                                        .source = driver::netlink::kEthtoolNetlinkSource,
+                                        .rx_usecs = 1,
+                                        .rx_max_frames = 0,
+                                        .use_adaptive_rx = true};
+  settings.rings = driver::netlink::RingSettings{.device = "eth0", .rx = 512};
+  topology.settings = {settings};
+  ObservationOptions options;
+  options.samples = 10;
+
+  const tuner::Observation obs = Build(before, after, topology, options);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  const tuner::QueueObservation& q = obs.queues[0];
+  EXPECT_EQ(q.queue, 0);
+  EXPECT_EQ(q.interrupts, 80000u);
+  EXPECT_DOUBLE_EQ(q.interrupt_cost_s, 2e-6);
+  ASSERT_EQ(q.sockets.size(), 1u);
+  EXPECT_EQ(q.sockets[0].packets, kRate * kSeconds);
+  EXPECT_DOUBLE_EQ(q.sockets[0].truesize_mean_bytes, 2994);
+  EXPECT_EQ(q.sockets[0].rcvbuf_bytes, 212992u);
+  EXPECT_EQ(q.sockets[0].drops, 4'000'000u);
+  EXPECT_EQ(q.drops.socket, 4'000'000u);
+
+  absl::StatusOr<std::vector<tuner::Recommendation>> recs =
+      tuner::Recommend(obs, tuner::PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const tuner::Recommendation* usecs = nullptr;
+  for (const tuner::Recommendation& r : *recs) {
+    if (r.knob == tuner::Knob::kRxUsecs) usecs = &r;
+  }
+  ASSERT_NE(usecs, nullptr);
+  EXPECT_GT(usecs->recommended, 0);
+  EXPECT_LT(static_cast<double>(usecs->recommended), 87.5);
+  EXPECT_EQ(usecs->recommended % 2, 0);  // ixgbe's 2 us steps
+  EXPECT_THAT(usecs->formula, HasSubstr("212992 B / 2994 B = 71.14 packets"));
+}
+
+// A counter that went backwards is taken as restarted (ResettingDelta64), so a garbage reading
+// near 2^64 becomes an impossible count; the builder keeps it (saturating, never undefined) for
+// the tuner's check to reject by name.
+TEST(BuildObservationTest, WrappedCounterReachesTheTunerAndIsRejectedByItsCheck) {
+  model::Snapshot before = At(0, false), after = At(10, false);
+  before.devices = std::vector<procfs::NetDevice>{Device("eth0", 2, "virtio_net", 5000, 0)};
+  after.devices = std::vector<procfs::NetDevice>{
+      Device("eth0", 2, "virtio_net", std::numeric_limits<uint64_t>::max() - 4, 0)};
+  const tuner::Observation obs = Build(before, after, agent::Topology{});
+  ASSERT_EQ(obs.queues.size(), 1u);
+  EXPECT_EQ(obs.queues[0].rx_packets, std::numeric_limits<uint64_t>::max());  // saturated
+  const absl::Status check = tuner::CheckObservation(obs);
+  EXPECT_FALSE(check.ok());
+  EXPECT_THAT(check.message(), HasSubstr("eth0: rx_packets"));
+  EXPECT_THAT(check.message(), HasSubstr("wrapped counter"));
+  EXPECT_FALSE(tuner::Recommend(obs, tuner::PolicyConfig{}).ok());
+}
+
+TEST(BuildObservationTest, SocketsArePlacedByTheirDropsOrTheConfiguredPortElseLeftOut) {
+  model::Snapshot before = At(0, true), after = At(1, true);
+  before.devices = std::vector<procfs::NetDevice>{Device("eth0", 2, "virtio_net", 0, 0),
+                                                  Device("eth1", 3, "virtio_net", 0, 0)};
+  after.devices = std::vector<procfs::NetDevice>{Device("eth0", 2, "virtio_net", 1000, 0),
+                                                 Device("eth1", 3, "virtio_net", 1000, 0)};
+  after.bpf->sockets = {
+      Socket(1, 7000, 500, 212992, 0.6, 2304),   // no drops, port configured on eth1
+      Socket(2, 7001, 400, 425984, 0.9, 2304),   // its own drop records name eth0
+      Socket(3, 7002, 300, 212992, 0.7, 2304),   // a drop by port (no cookie) names eth1
+      Socket(4, 7003, 200, 212992, 0.5, 2304)};  // nothing tells: left out
+  after.bpf->drops = {RcvbuffDrop(2, "eth0", 7001, 2, 30), RcvbuffDrop(3, "eth1", 7002, 0, 5)};
+  after.bpf->truesize = {{.ifindex = 3,
+                          .device = "eth1",
+                          .samples = 100,
+                          .bytes = 100 * 2304,
+                          .buckets = std::vector<uint64_t>(driver::kTruesizeBuckets, 0)}};
+  after.bpf->truesize[0].buckets[11] = 98;  // [2048, 4096)
+  after.bpf->truesize[0].buckets[12] = 2;   // [4096, 8192)
+  ObservationOptions options;
+  options.socket_devices[7000] = "eth1";
+  const tuner::Observation obs = Build(before, after, agent::Topology{}, options);
+  ASSERT_EQ(obs.queues.size(), 2u);
+  const auto names = [](const tuner::QueueObservation& q) {
+    std::vector<std::string> out;
+    for (const auto& s : q.sockets) out.push_back(s.name);
+    return out;
+  };
+  EXPECT_EQ(obs.queues[0].device, "eth0");
+  EXPECT_THAT(names(obs.queues[0]), ElementsAre("udp port 7001 cookie 2"));
+  EXPECT_TRUE(obs.queues[0].sockets[0].rcvbuf_locked);  // 425984 is not rmem_default
+  EXPECT_EQ(obs.queues[0].sockets[0].drops, 30u);
+  EXPECT_DOUBLE_EQ(obs.queues[0].sockets[0].truesize_p99_bytes, 0);  // no histogram on eth0
+  EXPECT_EQ(obs.queues[1].device, "eth1");
+  // Worst first: drops, then peak fill.
+  EXPECT_THAT(names(obs.queues[1]),
+              ElementsAre("udp port 7002 cookie 3", "udp port 7000 cookie 1"));
+  EXPECT_DOUBLE_EQ(obs.queues[1].sockets[0].truesize_p99_bytes, 8192);  // 99th of 100 in 2^12
+  EXPECT_EQ(obs.queues[1].drops.socket, 5u);
+}
+
+}  // namespace
+}  // namespace nictune::observe
