@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,6 +32,35 @@ int64_t CeilToStep(double limit_us, int64_t step, int64_t cap_us) {
   return std::min(up, cap_us);
 }
 
+// One socket's inputs to the burst model.
+struct SocketModel {
+  const SocketObservation* socket = nullptr;
+  FillInputs fill_inputs;  // the mean rate: the plain fill math a person redoes first
+  FillResult fill;
+  BurstInputs burst;
+  double usable_packets = 0;
+  // The longest interval whose single NAPI cycle fits (the gap not counted): an upper bound on
+  // every drop-free interval, exact where the gap is shorter; < 0 when none.
+  double one_cycle_limit_s = -1;
+};
+
+double OneCycleLimit(const SocketModel& m) {
+  const BurstInputs& b = m.burst;
+  if (m.usable_packets <= 0 || b.socket_rate_pps <= 0) return -1;
+  if (!b.reader_waits_for_napi) return m.usable_packets / b.socket_rate_pps;
+  const double load = b.queue_rate_pps * b.packet_cost_s;
+  if (load >= kSaturatedSoftirqLoad) return -1;
+  return m.usable_packets * (1 - load) / b.socket_rate_pps - b.interrupt_cost_s;
+}
+
+// Relative slack for comparing a hold against its limit computed from the same numbers.
+constexpr double kRoundingSlack = 1 + 1e-9;
+
+bool SocketFits(const SocketModel& m, double interval_s) {
+  const Burst b = BurstAt(m.burst, interval_s);
+  return !b.saturated && b.packets_held <= m.usable_packets * kRoundingSlack;
+}
+
 }  // namespace
 
 absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::Duration window,
@@ -39,47 +70,9 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   plan.granularity_us = std::max<int64_t>(1, granularity_us);
   plan.cap_us = std::max<int64_t>(0, max_us) / plan.granularity_us * plan.granularity_us;
   plan.rx_rate_pps = PerSecond(queue.rx_packets, window);
+  plan.rx_peak_rate_pps = std::max(plan.rx_rate_pps, queue.rx_peak_rate_pps);
 
-  // Worst socket: the one whose drop-free interval is shortest.
-  double socket_limit_s = kInf;
-  for (const SocketObservation& s : queue.sockets) {
-    const double truesize =
-        s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
-    if (s.packets == 0 || truesize <= 0) continue;
-    FillInputs in;
-    in.rate_pps = PerSecond(s.packets, window);
-    in.truesize_bytes = truesize;
-    in.rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes);
-    in.drain_gap_s = s.drain_gap_s;
-    in.margin = config.margin;
-    absl::StatusOr<FillResult> fill = ComputeFill(in);
-    if (!fill.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("socket ", s.name, " on ", queue.device, ": ", fill.status().message()));
-    }
-    // A reader on the softirq's CPU waits for the whole NAPI cycle, which at softirq load rho
-    // lasts rate * u * p / (1 - rho); the burst is rate * u / (1 - rho), so u shrinks by (1 - rho).
-    const double rho = s.reader_shares_softirq_cpu ? std::min(queue.cpu.softirq, 0.95) : 0.0;
-    const double limit_s = fill->max_interval_s * (fill->max_interval_s > 0 ? 1 - rho : 1);
-    if (plan.worst_socket.empty() || limit_s < socket_limit_s) {
-      socket_limit_s = limit_s;
-      plan.reader_softirq_load = rho;
-      plan.worst_socket = s.name;
-      plan.worst_socket_rcvbuf_locked = s.rcvbuf_locked;
-      plan.worst_inputs = in;
-      plan.worst_fill = *fill;
-    }
-  }
-
-  // The ring holds rx_ring_size descriptors between polls whatever the sockets do.
-  plan.ring_limit_s = kInf;
-  if (queue.coalesce.rx_ring_size > 0 && plan.rx_rate_pps > 0) {
-    plan.ring_limit_s = (1 - config.margin) * queue.coalesce.rx_ring_size / plan.rx_rate_pps;
-  }
-  plan.max_interval_s = std::min(socket_limit_s, plan.ring_limit_s);
-  plan.constrained = !plan.worst_socket.empty() || plan.ring_limit_s < kInf;
-
-  // The interrupt-rate ceiling from what an interrupt costs.
+  // The interrupt-rate ceiling from what an interrupt costs; the cost also lengthens each cycle.
   const double interrupt_rate = PerSecond(queue.interrupts, window);
   const char* cost_source = "measured";
   if (queue.interrupt_cost_s > 0) {
@@ -99,61 +92,213 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   plan.ceiling = *ceiling;
   const double floor_us = Us(plan.ceiling.min_interval_s);
 
-  // The choice: the longest interval in granularity not above u_max and not below the cost floor;
-  // when none exists, the cost floor itself (drops then need a bigger buffer).
-  const int64_t longest = FloorToStep(Us(plan.max_interval_s), plan.granularity_us, plan.cap_us);
-  if (longest >= 0 && static_cast<double>(longest) >= floor_us) {
-    plan.interval_us = longest;
+  // Softirq time per packet: measured, else the softirq share spread over the mean rate.
+  const char* packet_cost_source = "measured";
+  if (queue.packet_cost_s > 0) {
+    plan.packet_cost_s = queue.packet_cost_s;
+  } else if (queue.cpu.softirq > 0 && plan.rx_rate_pps > 0) {
+    plan.packet_cost_s = queue.cpu.softirq / plan.rx_rate_pps;
+    packet_cost_source = "softirq share / rx rate";
+  } else {
+    packet_cost_source = "unknown, taken as 0";
+  }
+
+  std::vector<SocketModel> models;
+  for (const SocketObservation& s : queue.sockets) {
+    const double truesize =
+        s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
+    if (s.packets == 0 || truesize <= 0) continue;
+    SocketModel m;
+    m.socket = &s;
+    m.fill_inputs.rate_pps = PerSecond(s.packets, window);
+    m.fill_inputs.truesize_bytes = truesize;
+    m.fill_inputs.rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes);
+    m.fill_inputs.drain_gap_s = s.drain_gap_s;
+    m.fill_inputs.margin = config.margin;
+    absl::StatusOr<FillResult> fill = ComputeFill(m.fill_inputs);
+    if (!fill.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("socket ", s.name, " on ", queue.device, ": ", fill.status().message()));
+    }
+    m.fill = *fill;
+    m.burst.socket_rate_pps = std::max(m.fill_inputs.rate_pps, s.peak_rate_pps);
+    m.burst.queue_rate_pps = std::max(plan.rx_peak_rate_pps, m.burst.socket_rate_pps);
+    m.burst.packet_cost_s = plan.packet_cost_s;
+    m.burst.interrupt_cost_s = plan.interrupt_cost_s;
+    m.burst.drain_gap_s = s.drain_gap_s;
+    m.burst.reader_waits_for_napi = s.reader_shares_softirq_cpu;
+    m.usable_packets = UsablePackets(m.fill.capacity_packets, config.margin);
+    m.one_cycle_limit_s = OneCycleLimit(m);
+    models.push_back(m);
+  }
+  const double queue_peak = std::accumulate(
+      models.begin(), models.end(), plan.rx_peak_rate_pps,
+      [](double acc, const SocketModel& m) { return std::max(acc, m.burst.queue_rate_pps); });
+  plan.cpu_saturated = queue_peak * plan.packet_cost_s >= kSaturatedSoftirqLoad;
+
+  // The ring holds rx_ring_size descriptors from the first packet of an interval until the poll
+  // takes them, an interrupt's cost later; NAPI then drains faster than packets come (load < 1).
+  plan.ring_limit_s = kInf;
+  if (queue.coalesce.rx_ring_size > 0 && queue_peak > 0) {
+    plan.ring_limit_s =
+        (1 - config.margin) * queue.coalesce.rx_ring_size / queue_peak - plan.interrupt_cost_s;
+  }
+  plan.constrained = !models.empty() || plan.ring_limit_s < kInf;
+
+  const auto all_fit = [&](double interval_s) {
+    if (plan.cpu_saturated || interval_s > plan.ring_limit_s * kRoundingSlack) return false;
+    return std::all_of(models.begin(), models.end(),
+                       [&](const SocketModel& m) { return SocketFits(m, interval_s); });
+  };
+
+  // Every drop-free interval lies below each socket's one-cycle limit and the ring's. There the
+  // model is monotonic unless a drain gap reaches the interval; then the longest drop-free
+  // multiple of the granularity is searched downwards (at most cap / granularity steps).
+  double upper_s = plan.ring_limit_s;
+  for (const SocketModel& m : models) upper_s = std::min(upper_s, m.one_cycle_limit_s);
+  int64_t longest_us = -1;
+  for (int64_t u = FloorToStep(Us(upper_s), plan.granularity_us, plan.cap_us); u >= 0;
+       u -= plan.granularity_us) {
+    if (all_fit(static_cast<double>(u) * 1e-6)) {
+      longest_us = u;
+      break;
+    }
+  }
+  if (!plan.constrained) {
+    plan.max_interval_s = kInf;
+  } else if (upper_s >= 0 && all_fit(upper_s)) {
+    plan.max_interval_s = upper_s;
+  } else {
+    plan.max_interval_s = longest_us >= 0 ? static_cast<double>(longest_us) * 1e-6 : 0;
+  }
+
+  // The choice: the longest drop-free interval not below the cost floor; when none exists, the
+  // cost floor itself (drops then need a bigger buffer).
+  if (longest_us >= 0 && static_cast<double>(longest_us) >= floor_us) {
+    plan.interval_us = longest_us;
     plan.drop_free = true;
   } else {
     plan.interval_us = CeilToStep(floor_us, plan.granularity_us, plan.cap_us);
-    plan.drop_free = static_cast<double>(plan.interval_us) <= Us(plan.max_interval_s);
+    plan.drop_free = all_fit(static_cast<double>(plan.interval_us) * 1e-6);
   }
+  const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
   plan.predicted_interrupt_rate =
       plan.interval_us > 0 ? std::min(1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
                            : plan.rx_rate_pps;
 
+  // Worst socket: the one that fills furthest at the chosen interval.
+  const SocketModel* worst = nullptr;
+  double worst_ratio = -1;
+  for (const SocketModel& m : models) {
+    const Burst b = BurstAt(m.burst, interval_s);
+    const double ratio = m.usable_packets > 0 ? b.packets_held / m.usable_packets : kInf;
+    if (worst == nullptr || ratio > worst_ratio) {
+      worst = &m;
+      worst_ratio = ratio;
+    }
+  }
+  if (worst != nullptr) {
+    plan.worst_socket = worst->socket->name;
+    plan.worst_socket_rcvbuf_locked = worst->socket->rcvbuf_locked;
+    plan.worst_inputs = worst->fill_inputs;
+    plan.worst_fill = worst->fill;
+    plan.worst_burst_inputs = worst->burst;
+    plan.worst_burst = BurstAt(worst->burst, interval_s);
+    plan.worst_usable_packets = worst->usable_packets;
+    plan.reader_softirq_load =
+        worst->burst.reader_waits_for_napi ? plan.worst_burst.softirq_load : 0;
+    plan.rcvbuf_needed_bytes =
+        plan.worst_burst.saturated
+            ? kInf
+            : RcvbufForPackets(plan.worst_burst.packets_held, worst->fill_inputs.truesize_bytes,
+                               config.margin);
+    plan.rcvbuf_formula = absl::StrFormat(
+        "rcvbuf_needed = max(%.2f packets / (1 - %.2f), ceil(%.2f + %.2f)) * %.0f B = %.0f B "
+        "(socket %s, now %.0f B)",
+        plan.worst_burst.packets_held, config.margin, plan.worst_burst.packets_held, config.margin,
+        worst->fill_inputs.truesize_bytes, plan.rcvbuf_needed_bytes, plan.worst_socket,
+        worst->fill_inputs.rcvbuf_bytes);
+  }
+
+  const double peak_load = queue_peak * plan.packet_cost_s;
+  if (plan.cpu_saturated) {
+    plan.unresolved = absl::StrFormat(
+        "CPU saturated: the softirq needs %.0f pps * %.3f us = %.2f of a CPU at the peak rate "
+        "(>= %.2f); no interval or buffer keeps up: spread the queue over more CPUs (RSS) or lower "
+        "the per-packet cost",
+        queue_peak, Us(plan.packet_cost_s), peak_load, kSaturatedSoftirqLoad);
+  } else if (Us(plan.ring_limit_s) < static_cast<double>(plan.interval_us)) {
+    plan.unresolved = absl::StrFormat(
+        "ring overrun: %u descriptors hold %.2f us at the peak rate, below the cost floor %.2f us; "
+        "a bigger ring (ethtool -G) or a higher interrupt CPU share is needed",
+        queue.coalesce.rx_ring_size, Us(plan.ring_limit_s), floor_us);
+  }
+
   // The arithmetic, in the order a person would redo it.
   std::string& f = plan.formula;
-  if (!plan.worst_socket.empty()) {
+  if (worst != nullptr) {
     const FillInputs& in = plan.worst_inputs;
     const FillResult& r = plan.worst_fill;
+    const BurstInputs& bi = plan.worst_burst_inputs;
+    const Burst& b = plan.worst_burst;
     absl::StrAppend(
         &f, absl::StrFormat("C = %.0f B / %.0f B = %.2f packets; T_fill = %.2f / %.0f pps = "
                             "%.2f us; u_max = (1 - %.2f) * %.2f us - %.2f us = %.2f us",
                             in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
                             r.capacity_packets, in.rate_pps, Us(r.fill_time_s), in.margin,
                             Us(r.fill_time_s), Us(in.drain_gap_s), Us(r.max_interval_s)));
-    if (plan.reader_softirq_load > 0) {
-      absl::StrAppend(&f, absl::StrFormat("; the reader shares the softirq CPU: u_max * (1 - "
-                                          "softirq %.2f) = %.2f us",
-                                          plan.reader_softirq_load, Us(socket_limit_s)));
-      plan.inputs.push_back({"reader_softirq_load", plan.reader_softirq_load, "fraction"});
+    absl::StrAppend(&f, absl::StrFormat("; per interrupt: usable = min((1 - %.2f) * %.2f, "
+                                        "floor(%.2f) - %.2f) = %.2f packets at the peak %.0f pps",
+                                        in.margin, r.capacity_packets, r.capacity_packets,
+                                        in.margin, plan.worst_usable_packets, bi.socket_rate_pps));
+    if (bi.reader_waits_for_napi) {
+      absl::StrAppend(
+          &f, absl::StrFormat("; the reader waits for the NAPI cycle: load = %.0f pps * %.3f us "
+                              "(%s) = %.3f, cycle = (u + %.2f us) / (1 - %.3f)",
+                              bi.queue_rate_pps, Us(bi.packet_cost_s), packet_cost_source,
+                              b.softirq_load, Us(bi.interrupt_cost_s), b.softirq_load));
+      plan.inputs.push_back({"reader_softirq_load", b.softirq_load, "fraction"});
+      plan.inputs.push_back({"packet_cost", Us(bi.packet_cost_s), "us"});
+    }
+    if (!b.saturated) {
+      absl::StrAppend(
+          &f,
+          absl::StrFormat("; at u = %d us: %.0f cycle(s) of %.2f us (drain gap %.2f us) x "
+                          "%.2f packets = %.2f packets %s %.2f",
+                          plan.interval_us, b.cycles_per_gap, Us(b.cycle_s), Us(bi.drain_gap_s),
+                          b.packets_per_cycle, b.packets_held,
+                          b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
+                          plan.worst_usable_packets));
     }
     plan.inputs.push_back({"socket_rate", in.rate_pps, "pps"});
+    plan.inputs.push_back({"socket_peak_rate", bi.socket_rate_pps, "pps"});
     plan.inputs.push_back({"truesize", in.truesize_bytes, "B"});
     plan.inputs.push_back({"rcvbuf", in.rcvbuf_bytes, "B"});
     plan.inputs.push_back({"drain_gap", Us(in.drain_gap_s), "us"});
     plan.inputs.push_back({"margin", in.margin, "fraction"});
   }
   if (plan.ring_limit_s < kInf) {
-    absl::StrAppend(
-        &f, f.empty() ? "" : "; ",
-        absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps = %.2f us", config.margin,
-                        queue.coalesce.rx_ring_size, plan.rx_rate_pps, Us(plan.ring_limit_s)));
+    absl::StrAppend(&f, f.empty() ? "" : "; ",
+                    absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps - %.2f us = %.2f us",
+                                    config.margin, queue.coalesce.rx_ring_size, queue_peak,
+                                    Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
     plan.inputs.push_back(
         {"rx_ring_size", static_cast<double>(queue.coalesce.rx_ring_size), "descriptors"});
   }
   plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
+  plan.inputs.push_back({"rx_peak_rate", queue_peak, "pps"});
   plan.inputs.push_back({"interrupt_cost", Us(plan.interrupt_cost_s), "us"});
   absl::StrAppend(&f, f.empty() ? "" : "; ",
                   absl::StrFormat("cost floor = %.2f us / %.2f = %.2f us (ceiling %.0f ints/s, "
                                   "cost %s)",
                                   Us(plan.interrupt_cost_s), config.interrupt_cpu_share, floor_us,
                                   plan.ceiling.max_rate, cost_source));
-  if (plan.constrained && !plan.drop_free) {
-    absl::StrAppend(&f, absl::StrFormat("; u_max %.2f us is below the cost floor: no interval is "
-                                        "drop-free, the buffer must grow",
+  if (!plan.unresolved.empty()) {
+    absl::StrAppend(&f, "; ", plan.unresolved);
+  } else if (plan.constrained && !plan.drop_free) {
+    absl::StrAppend(&f, absl::StrFormat("; the longest drop-free interval %.2f us is below the "
+                                        "cost floor: no interval is drop-free, the buffer must "
+                                        "grow",
                                         Us(plan.max_interval_s)));
   }
   return plan;

@@ -1,6 +1,8 @@
 // The interrupt interval a queue can afford (DESIGN.md §5): the longest interval, in the driver's
-// granularity, that neither overflows the worst socket fed by the queue nor the rx ring, and not
-// shorter than the cost of interrupts allows. Coalescing, deferral and rmem policies share it.
+// granularity, that neither overflows a socket fed by the queue (at its peak rate, with the NAPI
+// cycle's stretch and its drain gap: burst_model.h) nor the rx ring, and not shorter than the
+// cost of interrupts allows; else the cost floor and the buffer the worst socket needs there.
+// Coalescing, deferral and rmem policies share it.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tuner/burst_model.h"
 #include "tuner/fill_math.h"
 #include "tuner/observation.h"
 #include "tuner/policy_config.h"
@@ -22,19 +25,35 @@ struct IntervalPlan {
   // Worst socket (smallest drop-free interval); empty when no socket saw packets.
   std::string worst_socket;
   bool worst_socket_rcvbuf_locked = false;
-  FillInputs worst_inputs;  // rate, truesize, rcvbuf, drain gap and margin of the worst socket
-  FillResult worst_fill;
-  double reader_softirq_load = 0;  // rho applied to the worst socket's u_max (0: own CPU)
-  double rx_rate_pps = 0;          // all packets on the queue
-  double ring_limit_s = 0;         // (1 - margin) * ring / rx_rate; +inf when unknown
-  double max_interval_s = 0;       // min(socket u_max, ring limit); +inf when unconstrained
+  FillInputs worst_inputs;  // mean rate, truesize, rcvbuf, drain gap and margin of the worst socket
+  FillResult worst_fill;    // the plain fill math on worst_inputs
+  BurstInputs worst_burst_inputs;   // the worst socket's peak rate, costs and drain gap
+  Burst worst_burst;                // what it must hold at interval_us (burst_model.h)
+  double worst_usable_packets = 0;  // UsablePackets(capacity, margin)
+  double reader_softirq_load = 0;   // the cycle stretch's load for a waiting reader (0: own CPU)
+  double rx_rate_pps = 0;           // all packets on the queue
+  double rx_peak_rate_pps = 0;      // the queue's rate while traffic flows (>= rx_rate_pps)
+  double packet_cost_s = 0;         // softirq time per packet: measured, derived or 0 (unknown)
+  double ring_limit_s = 0;  // (1 - margin) * ring / peak rx rate - interrupt cost; +inf unknown
+  // The longest drop-free interval for every socket and the ring: exact where the drain gap is
+  // shorter than it, else the longest multiple of the granularity (up to cap_us) the model
+  // admits; 0 when none. +inf when unconstrained.
+  double max_interval_s = 0;
   double interrupt_cost_s = 0;
   bool interrupt_cost_measured = false;
   InterruptCeiling ceiling;
   int64_t granularity_us = 1;
-  int64_t cap_us = 0;       // largest allowed interval (driver and tuner caps), in granularity
-  int64_t interval_us = 0;  // the choice
-  bool drop_free = false;   // interval_us <= max_interval_s: no overflow predicted
+  int64_t cap_us = 0;          // largest allowed interval (driver and tuner caps), in granularity
+  int64_t interval_us = 0;     // the choice
+  bool drop_free = false;      // no socket or ring overflow predicted at interval_us
+  bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)
+  // The worst socket's rcvbuf that makes interval_us drop-free (RcvbufForPackets of what it must
+  // hold); +inf when the CPU is saturated. rcvbuf_formula shows the arithmetic.
+  double rcvbuf_needed_bytes = 0;
+  std::string rcvbuf_formula;
+  // Non-empty when no interval is drop-free and a bigger socket buffer cannot help either (CPU
+  // saturation, ring overrun at the cost floor): why, in words a person can act on.
+  std::string unresolved;
   double predicted_interrupt_rate = 0;
   std::string formula;  // the arithmetic up to the choice, numbers substituted
   std::vector<Input> inputs;

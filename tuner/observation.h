@@ -34,6 +34,9 @@ struct SocketObservation {
   // The reader runs on a CPU that serves the queue's softirq: it drains only between NAPI cycles,
   // so packets that arrive while a cycle runs land in the same burst.
   bool reader_shares_softirq_cpu = false;
+  // Highest arrival rate over one sampling interval of the window: what overflows a socket is the
+  // rate while a burst lasts, not the mean. 0 = unknown (the mean is used).
+  double peak_rate_pps = 0;
 };
 
 struct DropCounts {
@@ -79,6 +82,9 @@ struct QueueObservation {
   DropCounts drops;
   CpuSplit cpu;
   double interrupt_cost_s = 0;  // measured hard IRQ + fixed poll time per interrupt; 0 = unknown
+  // Measured softirq time per received packet; 0 = unknown (cpu.softirq / rx rate is used).
+  double packet_cost_s = 0;
+  double rx_peak_rate_pps = 0;  // highest rx rate over one sampling interval; 0 = unknown
   CoalesceState coalesce;
   DeferState defer;
 };

@@ -66,6 +66,7 @@ absl::Status CheckSocket(const std::string& queue, const SocketObservation& s,
            CheckGauge(where, "truesize_p99_bytes", s.truesize_p99_bytes, kMaxTruesize),
            CheckGauge(where, "peak_fill", s.peak_fill, 1.0),
            CheckGauge(where, "drain_gap_s", s.drain_gap_s, kMaxDrainGapSeconds),
+           CheckGauge(where, "peak_rate_pps", s.peak_rate_pps, kMaxPlausibleEventsPerSecond),
            // sk_rcvbuf is an int in the kernel.
            CheckGauge(where, "rcvbuf_bytes", static_cast<double>(s.rcvbuf_bytes),
                       static_cast<double>(kInt32Max)),
@@ -95,6 +96,9 @@ absl::Status CheckQueue(const QueueObservation& q, absl::Duration window) {
            CheckGauge(where, "cpu.idle", q.cpu.idle, 1.0),
            // One interrupt costing more than a millisecond is a measurement error, not a NIC.
            CheckGauge(where, "interrupt_cost_s", q.interrupt_cost_s, 1e-3),
+           // Nor does one packet cost a millisecond of softirq.
+           CheckGauge(where, "packet_cost_s", q.packet_cost_s, 1e-3),
+           CheckGauge(where, "rx_peak_rate_pps", q.rx_peak_rate_pps, kMaxPlausibleEventsPerSecond),
            CheckKnob(where, Knob::kNapiDeferHardIrqs, q.defer.napi_defer_hard_irqs),
            CheckKnob(where, Knob::kGroFlushTimeout,
                      q.defer.gro_flush_timeout_ns > static_cast<uint64_t>(kInt64Max)

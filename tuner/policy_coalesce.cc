@@ -119,8 +119,11 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   }
   usecs.expected_effect = absl::StrFormat(
       "about %.0f interrupts/s (now %.0f/s); %s", plan.predicted_interrupt_rate, interrupt_rate,
-      plan.drop_free ? "no socket or ring overflow predicted"
-                     : "overflow still predicted at this interval: the receive buffer must grow");
+      plan.drop_free            ? "no socket or ring overflow predicted"
+      : plan.unresolved.empty() ? "overflow still predicted at this interval: the receive buffer "
+                                  "must grow"
+                                : plan.unresolved);
+  usecs.unresolved = plan.unresolved;
   const double usecs_gain = usecs.expected_gain;
   out.push_back(std::move(usecs));
 

@@ -63,16 +63,10 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
   for (const QueuePlan& p : plans) {
     const IntervalPlan& plan = p.plan;
     if (plan.worst_socket.empty()) continue;
-    const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
-    absl::StatusOr<double> needed = RcvbufNeeded(plan.worst_inputs, interval_s);
-    if (!needed.ok()) continue;  // inputs were checked by PlanInterval; nothing to recommend
+    // A saturated CPU falls behind whatever the buffer; the coalescing policy says so.
+    if (plan.cpu_saturated || !std::isfinite(plan.rcvbuf_needed_bytes)) continue;
     const FillInputs& in = plan.worst_inputs;
-    Need need{
-        &p, *needed,
-        absl::StrFormat("rcvbuf_needed = %.0f pps * (%d us + %.2f us) * %.0f B / (1 - %.2f)"
-                        " = %.0f B (socket %s, now %.0f B)",
-                        in.rate_pps, plan.interval_us, in.drain_gap_s * 1e6, in.truesize_bytes,
-                        in.margin, *needed, plan.worst_socket, in.rcvbuf_bytes)};
+    Need need{&p, plan.rcvbuf_needed_bytes, plan.rcvbuf_formula};
     if (need.bytes > any_need.bytes) any_need = need;
     if (need.bytes <= in.rcvbuf_bytes) continue;  // fits at its interval
     if (plan.worst_socket_rcvbuf_locked) {
@@ -88,10 +82,17 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
           plan.formula, "; ", need.arithmetic,
           absl::StrFormat("; the kernel doubles SO_RCVBUF: ceil(%.0f / 2) = %.0f -> SO_RCVBUF %d",
                           need.bytes, half, advice.recommended));
-      advice.expected_effect =
-          2 * static_cast<double>(advice.recommended) >= need.bytes
-              ? "the socket holds a whole interrupt interval of packets: no overflow predicted"
-              : "capped: overflow still predicted, lower the rate or the drain gap";
+      if (2 * static_cast<double>(advice.recommended) >= need.bytes) {
+        advice.expected_effect =
+            "the socket holds a whole interrupt interval of packets: no overflow predicted";
+      } else {
+        advice.expected_effect =
+            "capped: overflow still predicted, lower the rate or the drain gap";
+        advice.unresolved = absl::StrFormat(
+            "socket %s needs %.0f B, above twice the SO_RCVBUF cap %d: lower the rate or the "
+            "drain gap",
+            plan.worst_socket, need.bytes, range.max);
+      }
       advice.expected_gain = 1.0;
       so_rcvbuf_max = std::max(so_rcvbuf_max, advice.recommended);
       out.push_back(std::move(advice));
@@ -111,10 +112,15 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
         absl::StrCat(default_need.source->plan.formula, "; ", default_need.arithmetic,
                      absl::StrFormat(" -> rmem_default %d (rounded up to 4 KiB, cap %d)",
                                      rmem_default.recommended, range.max));
-    rmem_default.expected_effect =
-        static_cast<double>(rmem_default.recommended) >= default_need.bytes
-            ? "sockets on the default buffer hold a whole interval: no overflow predicted"
-            : "capped: overflow still predicted";
+    if (static_cast<double>(rmem_default.recommended) >= default_need.bytes) {
+      rmem_default.expected_effect =
+          "sockets on the default buffer hold a whole interval: no overflow predicted";
+    } else {
+      rmem_default.expected_effect = "capped: overflow still predicted";
+      rmem_default.unresolved = absl::StrFormat(
+          "socket %s needs %.0f B, above the rmem cap %d: lower the rate or the drain gap",
+          default_need.source->plan.worst_socket, default_need.bytes, range.max);
+    }
     rmem_default.expected_gain = 1.0;
   } else {
     rmem_default.formula = absl::StrFormat(

@@ -35,6 +35,10 @@ struct Recommendation {
   // the controller acts only above its hysteresis threshold.
   double expected_gain = 0;
   Confidence confidence;
+  // Empty when this value is predicted to fix what it is for (with the other recommendations of
+  // the same Recommend call); else why it cannot, e.g. "CPU saturated: ..." or the buffer a
+  // socket needs above the tuner's rmem cap. A person has to act on these.
+  std::string unresolved;
 };
 
 }  // namespace nictune::tuner

@@ -1,10 +1,13 @@
 // Coalescing, deferral and rmem policies through Recommend(), on seed 001's numbers: a 10 GbE
 // ixgbe queue at 812744 pps of 1514-byte frames into one UDP socket with the default 212992-byte
 // buffer (truesize 2994), under the old adaptive ITR whose bulk class was 8K ints/s (125 us).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner/recommend.h"
@@ -80,11 +83,12 @@ TEST(CoalescePolicyTest, Seed001WithoutMarginPicksTheLongestDropFreeInterval) {
   EXPECT_EQ(usecs.scope, Scope::kQueue);
   EXPECT_EQ(usecs.target, "eth0 rx 0");
   EXPECT_EQ(usecs.expected_gain, 1.0);  // drops now, none predicted
-  // Adaptive let the rate fall to 8K < the 11.4K floor while the socket dropped: off.
+  // Adaptive let the rate fall to 8K < the 11.4K floor while the socket dropped: off. The floor
+  // counts whole packets: the socket holds floor(71.14) = 71, 812744 / 71 = 11447/s.
   const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
   EXPECT_EQ(adaptive.current, 1);
   EXPECT_EQ(adaptive.recommended, 0);
-  EXPECT_THAT(adaptive.formula, HasSubstr("8000/s < floor 1 / u_max = 11425/s"));
+  EXPECT_THAT(adaptive.formula, HasSubstr("8000/s < floor 1 / u_max = 11447/s"));
 }
 
 TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
@@ -130,12 +134,30 @@ TEST(CoalescePolicyTest, FormulaNumbersMatchTheirArithmetic) {
   EXPECT_NEAR(margin, 0.10, 1e-9);
   EXPECT_NEAR(gap, 15, 1e-9);
   EXPECT_NEAR(umax, (1 - margin) * tfill - gap, 0.01);
+  // The per-interrupt refinement: whole packets, and the 15 us gap is shorter than the interval,
+  // so only the one cycle it overlaps is in the socket when the reader comes back.
+  const size_t per = usecs.formula.find("per interrupt: ");
+  ASSERT_NE(per, std::string::npos);
+  double m2, c3, c4, m3, usable, peak;
+  ASSERT_EQ(std::sscanf(text + per,
+                        "per interrupt: usable = min((1 - %lf) * %lf, floor(%lf) - %lf) = %lf "
+                        "packets at the peak %lf pps",
+                        &m2, &c3, &c4, &m3, &usable, &peak),
+            6)
+      << text + per;
+  EXPECT_EQ(c3, c);
+  EXPECT_NEAR(usable, std::min((1 - margin) * c, std::floor(c) - margin), 0.005);
+  EXPECT_EQ(peak, rate);  // no peak measured: the mean
   const size_t arrow = usecs.formula.find("-> rx-usecs ");
   ASSERT_NE(arrow, std::string::npos);
   ASSERT_EQ(std::sscanf(text + arrow, "-> rx-usecs %d", &rx_usecs), 1);
   EXPECT_EQ(rx_usecs, usecs.recommended);
-  EXPECT_LE(rx_usecs, umax);
-  EXPECT_GT(rx_usecs + 1, umax);  // the longest whole microsecond not above u_max
+  EXPECT_THAT(usecs.formula,
+              HasSubstr(absl::StrFormat("at u = %d us: 1 cycle(s) of %d.00 us (drain gap 15.00 us)",
+                                        rx_usecs, rx_usecs)));
+  const double one_cycle_limit_us = usable / peak * 1e6;
+  EXPECT_LE(rx_usecs, one_cycle_limit_us);
+  EXPECT_GT(rx_usecs + 1, one_cycle_limit_us);  // the longest whole microsecond that fits
 }
 
 TEST(CoalescePolicyTest, DriverGranularityRoundsDown) {
@@ -186,8 +208,12 @@ TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
   const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
   EXPECT_EQ(rmem_default.recommended, 274432);
   EXPECT_THAT(rmem_default.formula,
-              HasSubstr("rcvbuf_needed = 812744 pps * (100 us + 0.00 us) * 2994 B / (1 - 0.10) "
-                        "= 270373 B"));
+              HasSubstr("at u = 100 us: 1 cycle(s) of 100.00 us (drain gap 0.00 us) x 81.27 "
+                        "packets = 81.27 packets > 64.03"));
+  EXPECT_THAT(rmem_default.formula,
+              HasSubstr("rcvbuf_needed = max(81.27 packets / (1 - 0.10), ceil(81.27 + 0.10)) * "
+                        "2994 B = 270373 B"));
+  EXPECT_TRUE(rmem_default.unresolved.empty()) << rmem_default.unresolved;
   const Recommendation& rmem_max = Find(*recs, Knob::kRmemMax);
   EXPECT_EQ(rmem_max.current, 212992);
   EXPECT_EQ(rmem_max.recommended, 274432);  // rmem_default <= rmem_max
@@ -214,8 +240,8 @@ TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   obs.queues[0].coalesce.rx_ring_size = 256;
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
-  // (1 - 0.1) * 256 / 812744 pps = 283.48 us
-  EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 283);
+  // (1 - 0.1) * 256 / 812744 pps - 2 us (the interrupt's cost before the poll) = 281.48 us
+  EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 281);
 }
 
 TEST(DeferPolicyTest, WithoutHardwareModerationDeferralTakesOver) {
