@@ -32,6 +32,9 @@ class MetricsExporter {
   // The exposition, text format 0.0.4.
   std::string Text() const;
 
+  // For series registered elsewhere but served with these (the service's health metrics).
+  prometheus::Registry& registry() { return *registry_; }
+
  private:
   mutable std::mutex mutex_;  // a scrape sees one whole update, never half of one
   std::shared_ptr<prometheus::Registry> registry_;

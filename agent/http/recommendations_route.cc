@@ -1,0 +1,27 @@
+#include "agent/http/recommendations_route.h"
+
+#include "agent/service/recommendation_json.h"
+#include "agent/service/time_json.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::http {
+nlohmann::json RecommendationsJson(const service::RecommendationSet& set) {
+  nlohmann::json recommendations = nlohmann::json::array();
+  for (const tuner::Recommendation& r : set.recommendations) {
+    recommendations.push_back(service::RecommendationJson(r));
+  }
+  return {{"window",
+           {{"start", service::TimeJson(set.window_start)},
+            {"end", service::TimeJson(set.window_end)},
+            {"samples", set.samples}}},
+          {"reason", set.reason},
+          {"recommendations", std::move(recommendations)}};
+}
+
+absl::Status AddRecommendationsRoute(Router& router, const service::ServiceState& state) {
+  return router.Add("GET", "/api/v1/recommendations", [&state](const Request&) {
+    return Response{.body = RecommendationsJson(*state.Recommendations()).dump()};
+  });
+}
+
+}  // namespace nictune::http

@@ -1,0 +1,79 @@
+#include "agent/http/status_route.h"
+
+#include <string>
+#include <utility>
+
+#include "agent/model/source.h"
+#include "agent/service/time_json.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::http {
+namespace {
+
+nlohmann::json SourcesJson(const std::vector<model::SourceState>& sources) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const model::SourceState& s : sources) {
+    out.push_back({{"name", s.name},
+                   {"kind", std::string(model::SourceName(s.source))},
+                   {"in_use", s.in_use},
+                   {"detail", s.detail}});
+  }
+  return out;
+}
+
+nlohmann::json BpfJson(const service::BpfHealth& bpf) {
+  nlohmann::json programs = nlohmann::json::array();
+  for (const driver::ProbeStatus& p : bpf.programs) {
+    programs.push_back({{"name", p.name},
+                        {"attach_type", p.attach_type},
+                        {"attached", p.attached},
+                        {"reason", p.reason}});
+  }
+  return {{"in_use", bpf.in_use}, {"why_not", bpf.why_not}, {"programs", std::move(programs)}};
+}
+
+}  // namespace
+
+nlohmann::json StatusJson(const service::ServiceStatus& status, absl::Time now) {
+  const service::ServiceConfig& config = status.config;
+  const service::SamplingHealth& sampling = status.sampling;
+  const service::StoreHealth& store = status.store;
+  return {
+      {"version", config.version},
+      {"mode", std::string(service::ModeName(config.mode))},
+      {"mode_note", std::string(service::ModeNote(config.mode))},
+      {"on_exit", std::string(service::OnExitName(config.on_exit))},
+      {"started", service::TimeJson(config.started)},
+      {"uptime_s", absl::ToDoubleSeconds(now - config.started)},
+      {"interval_s", absl::ToDoubleSeconds(config.interval)},
+      {"window_s", absl::ToDoubleSeconds(config.window)},
+      {"listen", config.listen},
+      {"socket", config.socket_path},
+      {"sources", SourcesJson(sampling.sources)},
+      {"bpf", BpfJson(status.bpf)},
+      {"sampling",
+       {{"samples", sampling.samples},
+        {"failed_samples", sampling.failed_samples},
+        {"missed_intervals", sampling.missed_intervals},
+        {"windows", sampling.windows},
+        {"last_sample", service::TimeJson(sampling.last_sample)},
+        {"last_sampling_seconds", sampling.last_sampling_seconds},
+        {"last_error", sampling.last_error}}},
+      {"store",
+       {{"configured", store.configured},
+        {"healthy", store.configured && store.healthy},
+        {"errors", store.errors},
+        {"last_error", store.last_error},
+        {"last_error_time", service::TimeJson(store.last_error_time)},
+        {"path", store.path}}},
+  };
+}
+
+absl::Status AddStatusRoute(Router& router, const service::ServiceState& state,
+                            std::function<absl::Time()> now) {
+  return router.Add("GET", "/api/v1/status", [&state, now = std::move(now)](const Request&) {
+    return Response{.body = StatusJson(state.Status(), now()).dump()};
+  });
+}
+
+}  // namespace nictune::http

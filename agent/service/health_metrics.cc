@@ -1,0 +1,53 @@
+#include "agent/service/health_metrics.h"
+
+#include "agent/metrics/families.h"
+
+namespace nictune::service {
+
+HealthMetrics::HealthMetrics(prometheus::Registry& registry)
+    : samples_(metrics::CounterFamily(registry, "nictune_samples_total",
+                                      "Sampling intervals measured into a window.")
+                   .Add({})),
+      failed_samples_(metrics::CounterFamily(registry, "nictune_sample_failures_total",
+                                             "Sampling intervals whose window could not be "
+                                             "computed (clock or counter trouble).")
+                          .Add({})),
+      missed_intervals_(metrics::CounterFamily(registry, "nictune_missed_intervals_total",
+                                               "Sampling deadlines that passed before the loop "
+                                               "got to them.")
+                            .Add({})),
+      windows_(metrics::CounterFamily(registry, "nictune_tuner_windows_total",
+                                      "Tuner windows closed (aggregated intervals).")
+                   .Add({})),
+      store_errors_(metrics::CounterFamily(registry, "nictune_store_errors_total",
+                                           "Failed store operations (append, maintenance, "
+                                           "recommendations), e.g. a full disk.")
+                        .Add({})),
+      store_healthy_(metrics::GaugeFamily(registry, "nictune_store_healthy",
+                                          "1 when the latest store operation succeeded, 0 when "
+                                          "it failed or the store is not open.")
+                         .Add({})),
+      recommendations_(metrics::GaugeFamily(registry, "nictune_recommendations",
+                                            "Recommendations of the latest tuner window.")
+                           .Add({})),
+      interval_seconds_(metrics::GaugeFamily(registry, "nictune_sampling_interval_seconds",
+                                             "The configured sampling interval.")
+                            .Add({})) {}
+
+void HealthMetrics::Advance(prometheus::Counter& counter, uint64_t total) {
+  const double now = static_cast<double>(total);
+  if (now > counter.Value()) counter.Increment(now - counter.Value());
+}
+
+void HealthMetrics::Update(const ServiceStatus& status, size_t recommendations) {
+  Advance(samples_, status.sampling.samples);
+  Advance(failed_samples_, status.sampling.failed_samples);
+  Advance(missed_intervals_, status.sampling.missed_intervals);
+  Advance(windows_, status.sampling.windows);
+  Advance(store_errors_, status.store.errors);
+  store_healthy_.Set(status.store.configured && status.store.healthy ? 1 : 0);
+  recommendations_.Set(static_cast<double>(recommendations));
+  interval_seconds_.Set(absl::ToDoubleSeconds(status.config.interval));
+}
+
+}  // namespace nictune::service

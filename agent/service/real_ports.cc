@@ -1,0 +1,30 @@
+#include "agent/service/real_ports.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "agent/log.h"
+#include "agent/observe/defer_reader.h"
+#include "agent/observe/host_knobs_reader.h"
+#include "agent/observe/observation_builder.h"
+#include "agent/window_report.h"
+
+namespace nictune::service {
+
+absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window& window,
+                                                             uint32_t samples) {
+  absl::StatusOr<observe::HostKnobsReading> host = observe::ReadHostKnobs(paths_.proc);
+  if (!host.ok()) return host.status();
+  const std::vector<std::string> devices = agent::DeviceNames(window);
+  observe::DeferReading defer = observe::ReadDeferStates(paths_.sys, devices);
+  if (!defer.errors.empty()) {
+    agent::LogWarning(absl::StrCat("deferral settings: ", absl::StrJoin(defer.errors, "; ")));
+  }
+  observe::ObservationOptions options;
+  options.defer = std::move(defer.states);
+  tuner::Observation observation =
+      observe::BuildObservation(window, topology_.Read(devices), host->knobs, options);
+  observation.samples = samples;
+  return observation;
+}
+
+}  // namespace nictune::service

@@ -1,0 +1,219 @@
+#include "agent/service/sampler.h"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "agent/log.h"
+#include "agent/metrics/process_usage.h"
+#include "agent/service/recommendation_json.h"
+#include "agent/window_report.h"
+#include "nlohmann/json.hpp"
+#include "tuner/recommend.h"
+
+namespace nictune::service {
+namespace {
+
+constexpr absl::Duration kStoreLogEvery = absl::Minutes(1);
+
+absl::Time FromUnixNs(int64_t ns) { return absl::FromUnixNanos(ns); }
+
+}  // namespace
+
+uint32_t IntervalsPerWindow(const SamplerSettings& settings) {
+  const double ratio = absl::FDivDuration(settings.window, settings.interval);
+  return ratio < 1.5 ? 1 : static_cast<uint32_t>(std::lround(ratio));
+}
+
+absl::Status ValidateSamplerSettings(const SamplerSettings& settings) {
+  if (settings.interval < absl::Milliseconds(10) || settings.interval > absl::Hours(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--interval=", absl::FormatDuration(settings.interval), ": must be between 10ms and 1h"));
+  }
+  if (settings.window < settings.interval || settings.window > absl::Hours(24)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--window=", absl::FormatDuration(settings.window), ": must be at least --interval (",
+        absl::FormatDuration(settings.interval), ") and at most 24h"));
+  }
+  if (!(settings.policy.margin >= 0 && settings.policy.margin < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tuner_margin=", settings.policy.margin, ": must be in [0, 1)"));
+  }
+  if (!(settings.policy.interrupt_cpu_share > 0 && settings.policy.interrupt_cpu_share <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tuner_interrupt_cpu_share=", settings.policy.interrupt_cpu_share,
+                     ": must be in (0, 1]"));
+  }
+  return absl::OkStatus();
+}
+
+Sampler::Sampler(SamplerPorts ports, SamplerSettings settings, ServiceState& state,
+                 metrics::MetricsExporter& exporter, HealthMetrics* health)
+    : ports_(ports),
+      settings_(std::move(settings)),
+      state_(state),
+      exporter_(exporter),
+      health_(health) {}
+
+void Sampler::Reconfigure(const SamplerSettings& settings) {
+  const bool new_window = settings.window != settings_.window ||
+                          settings.interval != settings_.interval ||
+                          settings.mode != settings_.mode;
+  settings_ = settings;
+  if (new_window && previous_) aggregator_.Start(*previous_);
+  if (!RunsTuner(settings_.mode)) {
+    state_.PublishRecommendations(std::make_shared<const RecommendationSet>(
+        RecommendationSet{.reason = "observe mode: the tuner does not run"}));
+    last_recommendations_ = 0;
+  }
+}
+
+StepOutcome Sampler::Step(absl::Time now) {
+  StepOutcome outcome;
+  const auto collect_start = std::chrono::steady_clock::now();
+  model::Snapshot current = ports_.snapshots->Collect();
+  sampling_.last_sampling_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - collect_start).count();
+  sampling_.sources = current.sources;
+  if (!previous_) {
+    aggregator_.Start(current);
+    previous_ = std::move(current);
+    PublishHealth();
+    return outcome;
+  }
+
+  absl::StatusOr<model::Window> window = model::ComputeWindow(*previous_, current);
+  if (!window.ok()) {
+    ++sampling_.failed_samples;
+    sampling_.last_error = window.status().ToString();
+    agent::LogError(absl::StrCat("sampling: ", sampling_.last_error));
+    // Start over from this snapshot: the previous one is what the clock disagreed with.
+    aggregator_.Start(current);
+    previous_ = std::move(current);
+    PublishHealth();
+    return outcome;
+  }
+
+  metrics::AgentCost cost{.sampling_seconds = sampling_.last_sampling_seconds};
+  if (auto usage = metrics::ReadProcessUsage(); usage.ok()) cost.process = *usage;
+  if (ports_.probes != nullptr) cost.probes = ports_.probes->Cost();
+  exporter_.Update(current, *window, cost);
+
+  const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
+  auto report = std::make_shared<const nlohmann::json>(agent::WindowReport(*window, topology));
+  ++sampling_.samples;
+  sampling_.last_sample = FromUnixNs(window->end_unix_ns);
+  state_.PublishInterval(std::move(report), sampling_);
+  outcome.sampled = true;
+
+  PublishToStore(*window, now);
+  aggregator_.AddInterval(*window);
+  if (aggregator_.intervals() >= IntervalsPerWindow(settings_)) {
+    CloseTunerWindow(current, now);
+    outcome.window_closed = true;
+  }
+  previous_ = std::move(current);
+  PublishHealth();
+  return outcome;
+}
+
+void Sampler::PublishToStore(const model::Window& window, absl::Time now) {
+  if (ports_.history == nullptr) return;
+  const auto appended = ports_.history->AppendSamples(
+      FromUnixNs(window.end_unix_ns), store::WindowSeries(window, settings_.series));
+  NoteStore(appended.status(), "append samples", now);
+  const auto maintained = ports_.history->Maintain(now);
+  NoteStore(maintained.status(), "maintenance", now);
+}
+
+void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
+  const uint32_t samples = aggregator_.intervals();
+  absl::StatusOr<model::Window> window = aggregator_.Close(end);
+  ++sampling_.windows;
+  if (!RunsTuner(settings_.mode)) return;
+
+  auto set = std::make_shared<RecommendationSet>();
+  set->samples = samples;
+  if (!window.ok()) {
+    set->reason = absl::StrCat("tuner window: ", window.status().ToString());
+    sampling_.last_error = set->reason;
+  } else {
+    set->window_start = FromUnixNs(window->start_unix_ns);
+    set->window_end = FromUnixNs(window->end_unix_ns);
+    absl::StatusOr<tuner::Observation> observation = ports_.observations->Observe(*window, samples);
+    absl::StatusOr<std::vector<tuner::Recommendation>> recommended =
+        observation.ok() ? tuner::Recommend(*observation, settings_.policy)
+                         : absl::StatusOr<std::vector<tuner::Recommendation>>(observation.status());
+    if (!recommended.ok()) {
+      set->reason = absl::StrCat("tuner: ", recommended.status().ToString());
+      sampling_.last_error = set->reason;
+    } else {
+      set->recommendations = *std::move(recommended);
+      if (set->recommendations.empty()) {
+        set->reason = "the tuner found nothing to change in the latest window";
+      }
+    }
+  }
+  if (ports_.history != nullptr && !set->recommendations.empty()) {
+    NoteStore(ports_.history->AppendRecommendations(
+                  RecommendationRecords(set->window_end.value_or(now), set->recommendations)),
+              "append recommendations", now);
+  }
+  last_recommendations_ = set->recommendations.size();
+  state_.PublishRecommendations(std::move(set));
+}
+
+void Sampler::NoteStore(const absl::Status& status, absl::string_view operation, absl::Time now) {
+  state_.NoteStoreResult(status, now);
+  if (status.ok()) {
+    if (store_failing_) {
+      agent::LogInfo(absl::StrCat("store: ", operation, " works again after ",
+                                  store_errors_not_logged_, " unlogged failure(s)"));
+      store_failing_ = false;
+      store_errors_not_logged_ = 0;
+      last_store_log_.reset();
+    }
+    return;
+  }
+  store_failing_ = true;
+  if (last_store_log_ && now - *last_store_log_ < kStoreLogEvery) {
+    ++store_errors_not_logged_;
+    return;
+  }
+  agent::LogError(absl::StrCat(
+      "store: ", operation, ": ", status.ToString(),
+      store_errors_not_logged_ > 0
+          ? absl::StrCat(" (", store_errors_not_logged_, " more failure(s) since the last report)")
+          : std::string(),
+      "; sampling continues, next report in a minute at most"));
+  last_store_log_ = now;
+  store_errors_not_logged_ = 0;
+}
+
+void Sampler::NoteMissed(uint64_t count) {
+  sampling_.missed_intervals += count;
+  PublishHealth();
+}
+
+void Sampler::PublishHealth() {
+  state_.UpdateSampling(sampling_);
+  if (health_ != nullptr) health_->Update(state_.Status(), last_recommendations_);
+}
+
+std::string Sampler::Summary() const {
+  const ServiceStatus status = state_.Status();
+  std::string store = !status.store.configured ? "store off"
+                      : status.store.healthy
+                          ? "store ok"
+                          : absl::StrCat("store failing (", status.store.errors, " errors)");
+  return absl::StrFormat(
+      "%s mode, every %s: %d samples, %d missed, %d windows, %d recommendations, %s, %s",
+      std::string(ModeName(settings_.mode)), absl::FormatDuration(settings_.interval),
+      sampling_.samples, sampling_.missed_intervals, sampling_.windows, last_recommendations_,
+      status.bpf.in_use ? "BPF" : "procfs only", store);
+}
+
+}  // namespace nictune::service

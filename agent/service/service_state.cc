@@ -1,0 +1,76 @@
+#include "agent/service/service_state.h"
+
+#include <utility>
+
+namespace nictune::service {
+
+ServiceState::ServiceState(ServiceConfig config)
+    : recommendations_(std::make_shared<const RecommendationSet>(
+          RecommendationSet{.reason = "no tuner window has closed yet"})) {
+  status_.config = std::move(config);
+  if (!RunsTuner(status_.config.mode)) {
+    recommendations_ = std::make_shared<const RecommendationSet>(
+        RecommendationSet{.reason = "observe mode: the tuner does not run"});
+  }
+}
+
+ServiceStatus ServiceState::Status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+std::shared_ptr<const nlohmann::json> ServiceState::LatestReport() const {
+  std::lock_guard lock(mutex_);
+  return report_;
+}
+
+std::shared_ptr<const RecommendationSet> ServiceState::Recommendations() const {
+  std::lock_guard lock(mutex_);
+  return recommendations_;
+}
+
+void ServiceState::SetConfig(const ServiceConfig& config) {
+  std::lock_guard lock(mutex_);
+  status_.config = config;
+}
+
+void ServiceState::SetBpf(BpfHealth bpf) {
+  std::lock_guard lock(mutex_);
+  status_.bpf = std::move(bpf);
+}
+
+void ServiceState::SetStorePath(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  status_.store.configured = true;
+  status_.store.healthy = true;
+  status_.store.path = path;
+}
+
+void ServiceState::PublishInterval(std::shared_ptr<const nlohmann::json> report,
+                                   SamplingHealth sampling) {
+  std::lock_guard lock(mutex_);
+  report_ = std::move(report);
+  status_.sampling = std::move(sampling);
+}
+
+void ServiceState::UpdateSampling(const SamplingHealth& sampling) {
+  std::lock_guard lock(mutex_);
+  status_.sampling = sampling;
+}
+
+void ServiceState::NoteStoreResult(const absl::Status& status, absl::Time now) {
+  std::lock_guard lock(mutex_);
+  status_.store.healthy = status.ok();
+  if (status.ok()) return;
+  ++status_.store.errors;
+  status_.store.last_error = status.ToString();
+  status_.store.last_error_time = now;
+}
+
+void ServiceState::PublishRecommendations(
+    std::shared_ptr<const RecommendationSet> recommendations) {
+  std::lock_guard lock(mutex_);
+  recommendations_ = std::move(recommendations);
+}
+
+}  // namespace nictune::service

@@ -1,0 +1,37 @@
+// Joins sampling intervals into a tuner window: the window's counts are one Window computed from
+// the snapshot at its start to the latest one (counters are cumulative, so this equals the sum of
+// the intervals), and its socket peaks are the highest of its intervals (the probes reset peaks at
+// every read, so the end snapshot alone would hold only the last interval's).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "agent/model/snapshot.h"
+#include "agent/model/window.h"
+
+namespace nictune::service {
+
+class WindowAggregator {
+ public:
+  // Begins a window at `start`, forgetting any window in progress.
+  void Start(model::Snapshot start);
+  bool started() const { return start_.has_value(); }
+  uint32_t intervals() const { return intervals_; }
+
+  // Notes one interval of the window in progress.
+  void AddInterval(const model::Window& interval);
+
+  // The window from its start to `end`; the next window begins at `end`. FailedPrecondition
+  // before Start.
+  absl::StatusOr<model::Window> Close(const model::Snapshot& end);
+
+ private:
+  std::optional<model::Snapshot> start_;
+  uint32_t intervals_ = 0;
+  std::map<uint64_t, double> peak_fill_by_cookie_;
+};
+
+}  // namespace nictune::service
