@@ -1,0 +1,12 @@
+#include "driver/emulated/counters_reader.h"
+
+namespace nictune::driver::emulated {
+
+absl::StatusOr<EmulatedNicCounters> EmulatedNicCountersReader::Read() const {
+  absl::StatusOr<std::string> text =
+      client_.Call(ControlRequest{.verb = ControlVerb::kGet, .key = std::string(kKeyCounters)});
+  if (!text.ok()) return text.status();
+  return ParseCounters(*text);
+}
+
+}  // namespace nictune::driver::emulated
