@@ -1,0 +1,103 @@
+#include "tuner/sim_replay.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "tuner/recommend.h"
+#include "tuner/sim_engine.h"
+
+namespace nictune::tuner {
+namespace {
+
+constexpr int64_t kWindowSeconds = 10;
+
+double PeakRate(const ArrivalConfig& a) {
+  if (a.pattern != ArrivalPattern::kOnOff || a.on_ns <= 0) return a.rate_pps;
+  return a.rate_pps * static_cast<double>(a.on_ns + a.off_ns) / static_cast<double>(a.on_ns);
+}
+
+}  // namespace
+
+Observation ObservationOfScenario(const SimScenario& s, uint32_t rx_usecs_max) {
+  Observation obs;
+  obs.window = absl::Seconds(kWindowSeconds);
+  obs.samples = static_cast<uint32_t>(kWindowSeconds);
+  obs.host.rmem_default = s.rcvbuf_bytes;
+  obs.host.rmem_max = std::max<int64_t>(s.rcvbuf_bytes, 212992);
+
+  const auto packets = static_cast<uint64_t>(s.arrivals.rate_pps * kWindowSeconds);
+  QueueObservation q;
+  q.device = "sim0";
+  q.queue = 0;
+  q.rx_packets = packets;
+  q.rx_work = packets;
+  q.rx_peak_rate_pps = PeakRate(s.arrivals);
+  q.interrupt_cost_s = static_cast<double>(s.cost.hardirq_ns + s.cost.poll_ns) * 1e-9;
+  q.packet_cost_s = (static_cast<double>(s.cost.packet_ns) +
+                     static_cast<double>(s.cost.poll_ns) / static_cast<double>(s.napi.weight)) *
+                    1e-9;
+  q.coalesce.rx_usecs_supported = true;
+  q.coalesce.rx_usecs = static_cast<uint32_t>(std::max<int64_t>(0, s.moderation.fixed.rx_usecs));
+  q.coalesce.rx_usecs_granularity = 1;
+  q.coalesce.rx_usecs_max = rx_usecs_max;
+  q.coalesce.rx_ring_size = static_cast<uint32_t>(s.ring_size);
+
+  SocketObservation socket;
+  socket.name = "sim socket";
+  socket.packets = packets;
+  socket.truesize_mean_bytes = static_cast<double>(TruesizeBytes(s.frame));
+  socket.truesize_p99_bytes = socket.truesize_mean_bytes;
+  socket.rcvbuf_bytes = static_cast<uint64_t>(s.rcvbuf_bytes);
+  socket.drain_gap_s = s.app.gap_period_ns > 0 ? static_cast<double>(s.app.gap_ns) * 1e-9 : 0;
+  socket.reader_shares_softirq_cpu = s.app.placement == AppPlacement::kSameCpuAsSoftirq;
+  socket.peak_rate_pps = q.rx_peak_rate_pps;
+  q.sockets.push_back(socket);
+  obs.queues.push_back(q);
+  return obs;
+}
+
+absl::StatusOr<TunerReplay> ReplayTuner(const SimScenario& scenario, const PolicyConfig& config,
+                                        uint32_t rx_usecs_max) {
+  if (absl::Status st = ValidateScenario(scenario); !st.ok()) return st;
+  absl::StatusOr<std::vector<Recommendation>> recs =
+      Recommend(ObservationOfScenario(scenario, rx_usecs_max), config);
+  if (!recs.ok()) return recs.status();
+
+  TunerReplay out;
+  out.rx_usecs = -1;
+  out.rcvbuf_bytes = scenario.rcvbuf_bytes;
+  for (const Recommendation& r : *recs) {
+    if (r.knob == Knob::kRxUsecs) out.rx_usecs = r.recommended;
+    // The socket is on the default buffer: a new rmem_default is its buffer once it reopens.
+    if (r.knob == Knob::kRmemDefault && r.recommended > out.rcvbuf_bytes) {
+      out.rcvbuf_bytes = r.recommended;
+      out.buffer_grown = true;
+    }
+    if (!r.unresolved.empty()) {
+      absl::StrAppend(&out.unresolved, out.unresolved.empty() ? "" : "; ", r.knob_name, ": ",
+                      r.unresolved);
+    }
+  }
+  if (out.rx_usecs < 0) {
+    return absl::InternalError("tuner replay: Recommend returned no rx-usecs for sim0 rx 0");
+  }
+  SimScenario replay = scenario;
+  replay.moderation.kind = ModerationKind::kStatic;
+  replay.moderation.fixed.rx_usecs = out.rx_usecs;
+  replay.moderation.fixed.rx_frames = 0;
+  replay.rcvbuf_bytes = out.rcvbuf_bytes;
+  absl::StatusOr<SimResult> run = Simulate(replay);
+  if (!run.ok()) {
+    return absl::Status(run.status().code(),
+                        absl::StrCat("tuner replay at rx-usecs ", out.rx_usecs, ", rcvbuf ",
+                                     out.rcvbuf_bytes, ": ", run.status().message()));
+  }
+  out.replay = *run;
+  return out;
+}
+
+}  // namespace nictune::tuner
