@@ -3,8 +3,10 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -21,6 +23,7 @@ constexpr char kFamilyName[] = "netdev";
 constexpr uint8_t kFamilyVersion = 1;
 constexpr uint8_t kCmdQueueGet = 10;  // 6.8
 constexpr uint8_t kCmdNapiGet = 11;   // 6.8
+constexpr uint8_t kCmdNapiSet = 14;   // 6.13
 
 constexpr uint16_t kNapiIfindex = 1;
 constexpr uint16_t kNapiId = 2;
@@ -35,6 +38,9 @@ constexpr uint16_t kQueueId = 1;
 constexpr uint16_t kQueueIfindex = 2;
 constexpr uint16_t kQueueType = 3;
 constexpr uint16_t kQueueNapiId = 4;
+
+// napi-set's policy: defer-hard-irqs is a u32 capped at S32_MAX (netdev.yaml "max: s32-max").
+constexpr uint32_t kDeferHardIrqsMax = 2147483647u;
 
 constexpr uint32_t kQueueTypeRx = 0;
 constexpr uint32_t kQueueTypeTx = 1;
@@ -97,7 +103,97 @@ class NetdevNetlink final : public NetdevTopology {
   std::string missing_reason_;
 };
 
+// A netlink "uint": 4 bytes when the value fits, 8 otherwise, as the kernel's nla_put_uint.
+void PutUint(nlmsghdr& message, uint16_t type, uint64_t value) {
+  if (value <= UINT32_MAX) {
+    mnl_attr_put_u32(&message, type, static_cast<uint32_t>(value));
+  } else {
+    mnl_attr_put_u64(&message, type, value);
+  }
+}
+
+absl::Status CheckNapiChange(const NapiConfigChange& change) {
+  const std::string what = absl::StrCat("netdev netlink napi-set napi ", change.napi_id);
+  if (!change.defer_hard_irqs && !change.gro_flush_timeout_ns && !change.irq_suspend_timeout_ns) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": no setting to change"));
+  }
+  if (change.defer_hard_irqs && *change.defer_hard_irqs > kDeferHardIrqsMax) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": defer-hard-irqs ",
+                                                   *change.defer_hard_irqs, " is above ",
+                                                   kDeferHardIrqsMax));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status PutNapiChange(nlmsghdr& message, const NapiConfigChange& change) {
+  if (absl::Status status = CheckNapiChange(change); !status.ok()) return status;
+  mnl_attr_put_u32(&message, kNapiId, change.napi_id);
+  if (change.defer_hard_irqs) mnl_attr_put_u32(&message, kNapiDeferHardIrqs, *change.defer_hard_irqs);
+  if (change.gro_flush_timeout_ns) {
+    PutUint(message, kNapiGroFlushTimeout, *change.gro_flush_timeout_ns);
+  }
+  if (change.irq_suspend_timeout_ns) {
+    PutUint(message, kNapiIrqSuspendTimeout, *change.irq_suspend_timeout_ns);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NapiConfig> NapiConfig::Open() {
+  absl::StatusOr<GenlSocket> socket = GenlSocket::Open();
+  if (!socket.ok()) return socket.status();
+  absl::StatusOr<GenlFamily> family = socket->ResolveFamily(kFamilyName);
+  if (family.status().code() == absl::StatusCode::kNotFound) {
+    return NapiConfig(*std::move(socket), std::nullopt, std::string(family.status().message()));
+  }
+  if (!family.ok()) return family.status();
+  return NapiConfig(*std::move(socket), *std::move(family), "");
+}
+
+absl::Status NapiConfig::CheckCommand(std::string_view name, uint8_t command) const {
+  if (!family_) return NotSupported(name, missing_reason_);
+  if (!FamilyHasCommand(*family_, command)) {
+    return NotSupported(name, absl::StrCat("the \"netdev\" family has no command ", command));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NapiInfo> NapiConfig::Get(uint32_t napi_id) {
+  if (absl::Status status = CheckCommand("napi-get", kCmdNapiGet); !status.ok()) return status;
+  const std::string target = absl::StrCat("napi ", napi_id);
+  const RequestContext context{kFamilyName, "napi-get", target};
+  std::optional<NapiInfo> napi;
+  absl::Status status = socket_.Request(
+      context, family_->id, kCmdNapiGet, kFamilyVersion, /*dump=*/false,
+      [&](nlmsghdr& message) { mnl_attr_put_u32(&message, kNapiId, napi_id); },
+      [&](const nlmsghdr& message) -> absl::Status {
+        absl::StatusOr<NapiInfo> parsed = ParseNapiMessage(message);
+        if (!parsed.ok()) return parsed.status();
+        napi = *std::move(parsed);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  if (!napi) {
+    return absl::DataLossError(
+        absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
+  }
+  return *std::move(napi);
+}
+
+absl::Status NapiConfig::Set(const NapiConfigChange& change) {
+  if (absl::Status status = CheckCommand("napi-set", kCmdNapiSet); !status.ok()) return status;
+  if (absl::Status status = CheckNapiChange(change); !status.ok()) return status;
+  const std::string target = absl::StrCat("napi ", change.napi_id);
+  const RequestContext context{kFamilyName, "napi-set", target};
+  return socket_.Request(
+      context, family_->id, kCmdNapiSet, kFamilyVersion, /*dump=*/false,
+      [&](nlmsghdr& message) {
+        // Checked above: cannot fail.
+        PutNapiChange(message, change).IgnoreError();
+      },
+      [](const nlmsghdr&) { return absl::OkStatus(); });
+}
 
 absl::StatusOr<std::unique_ptr<NetdevTopology>> OpenNetdevNetlink() {
   absl::StatusOr<GenlSocket> socket = GenlSocket::Open();
