@@ -1,26 +1,42 @@
-// nictuned: measures interrupt mitigation per queue and CPU and (in later modes) tunes it.
+// nictuned: measures interrupt mitigation per queue and CPU and recommends (later: applies) tuning.
+// `nictuned --once [--json]` measures one window and prints it; plain `nictuned` is the service:
+// the sampling loop feeding /metrics, the store and the tuner, the HTTP server and sd_notify.
 #include <signal.h>
-#include <time.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "agent/build_info.h"
 #include "agent/collect/snapshot_collector.h"
+#include "agent/http/bearer_token.h"
+#include "agent/http/metrics_route.h"
+#include "agent/http/recommendations_route.h"
+#include "agent/http/server.h"
+#include "agent/http/snapshot_route.h"
+#include "agent/http/status_route.h"
 #include "agent/log.h"
+#include "agent/metrics/exporter.h"
 #include "agent/model/window.h"
+#include "agent/service/deadline_wait.h"
+#include "agent/service/flagfile_reload.h"
+#include "agent/service/health_metrics.h"
+#include "agent/service/real_ports.h"
+#include "agent/service/sampler.h"
+#include "agent/service/service_state.h"
+#include "agent/service/store_settings.h"
+#include "agent/store/store.h"
+#include "agent/systemd/notifier.h"
 #include "agent/topology.h"
 #include "agent/window_report.h"
 #include "agent/window_summary.h"
@@ -29,23 +45,72 @@
 
 ABSL_FLAG(bool, once, false, "Measure one window (--interval long), print it and exit.");
 ABSL_FLAG(bool, json, false, "With --once: print the whole window as JSON instead of a summary.");
-ABSL_FLAG(absl::Duration, interval, absl::Seconds(1), "Sampling interval (e.g. 1s, 500ms).");
+ABSL_FLAG(absl::Duration, interval, absl::Seconds(1),
+          "Sampling interval (e.g. 1s, 500ms; 10ms..1h). Reloaded on SIGHUP.");
+ABSL_FLAG(absl::Duration, window, absl::Seconds(10),
+          "Tuner window: the sampling intervals aggregated into one observation for the tuner "
+          "(at least --interval). Reloaded on SIGHUP.");
+ABSL_FLAG(std::string, mode, "recommend",
+          "observe (measure only), recommend (measure and recommend, never write a knob) or "
+          "apply (accepted; behaves as recommend until the actuator lands). Reloaded on SIGHUP.");
+ABSL_FLAG(std::string, on_exit, "restore",
+          "What happens to knobs the agent changed when it stops: restore the originals or keep "
+          "them (takes effect with apply mode). Reloaded on SIGHUP.");
+ABSL_FLAG(std::string, listen, "127.0.0.1:9877",
+          "HOST:PORT of the HTTP server (/metrics and /api/v1); empty disables TCP. Restart to "
+          "change.");
+ABSL_FLAG(std::string, api_token_file, "",
+          "File holding the bearer token that mutating requests on TCP must present (mode 0600, "
+          "16+ characters); empty: mutations are refused on TCP. Restart to change.");
+ABSL_FLAG(std::string, socket, "/run/nictune/nictune.sock",
+          "The CLI's root-only unix socket; empty disables it. Restart to change.");
 ABSL_FLAG(std::string, state_dir, "/var/lib/nictune",
-          "Directory for the agent's state (the latest window as JSON: last_window.json).");
-ABSL_FLAG(std::string, proc_root, "/proc", "Root of the proc filesystem to read (/host/proc in a container).");
-ABSL_FLAG(std::string, sys_root, "/sys", "Root of the sys filesystem to read (/host/sys in a container).");
-ABSL_FLAG(bool, bpf, true, "Attach the BPF probes (falls back to procfs alone when they cannot load).");
+          "Directory of the agent's SQLite store (nictune.db). Restart to change.");
+ABSL_FLAG(absl::Duration, raw_retention, absl::Hours(1),
+          "How long samples are kept at the sampling interval. Restart to change.");
+ABSL_FLAG(std::string, downsample, "10s:24h,1m:720h",
+          "Coarser history tiers, STEP:RETENTION,...: averages over STEP kept for RETENTION; each "
+          "STEP a whole multiple of the one before and of --interval. Restart to change.");
+ABSL_FLAG(int64_t, store_cap_mb, 256,
+          "Disk cap of the store in MiB; the oldest samples go first. Restart to change.");
+ABSL_FLAG(absl::Duration, record_retention, absl::Hours(24 * 30),
+          "How long recommendations and events are kept. Restart to change.");
+ABSL_FLAG(double, tuner_margin, 0.10,
+          "Fraction of the socket fill time kept unused against bursts (u_max = (1-m)*T_fill - "
+          "gap). Reloaded on SIGHUP.");
+ABSL_FLAG(double, tuner_interrupt_cpu_share, 0.10,
+          "Share of one CPU that interrupt and poll overhead may use (the interrupt-rate "
+          "ceiling). Reloaded on SIGHUP.");
+ABSL_FLAG(uint32_t, metrics_top_sockets, 10,
+          "Sockets with their own series on /metrics and in the store (the top ones by drops, "
+          "then fill). Restart to change.");
+ABSL_FLAG(std::string, proc_root, "/proc",
+          "Root of the proc filesystem to read (/host/proc in a container). Restart to change.");
+ABSL_FLAG(std::string, sys_root, "/sys",
+          "Root of the sys filesystem to read (/host/sys in a container). Restart to change.");
+ABSL_FLAG(bool, bpf, true,
+          "Attach the BPF probes (falls back to procfs alone when they cannot load). Restart to "
+          "change.");
 ABSL_FLAG(uint32_t, truesize_sample_every, 64,
-          "Record the truesize of one received packet in this many (per-packet probe cost).");
+          "Record the truesize of one received packet in this many (per-packet probe cost). "
+          "Restart to change.");
 ABSL_FLAG(uint32_t, socket_fill_threshold_pct, 50,
-          "Track a socket's fill only once it is at least this full (keeps the per-packet probe cheap).");
+          "Track a socket's fill only once it is at least this full (keeps the per-packet probe "
+          "cheap). Restart to change.");
 ABSL_FLAG(int, topology_refresh_windows, 10,
-          "Re-read queue map and coalescing/ring settings every this many windows (and whenever "
-          "the set of devices changes).");
+          "Re-read queue map and coalescing/ring settings every this many intervals (and "
+          "whenever the set of devices changes). Restart to change.");
 ABSL_FLAG(uint32_t, max_sockets, 1024, "Sockets the BPF socket-fill map holds (LRU).");
 
 namespace nictune::agent {
 namespace {
+
+// The flags a SIGHUP re-reads from the flagfile; the others need a restart.
+const std::set<std::string>& ReloadableFlags() {
+  static const std::set<std::string> flags = {
+      "interval", "window", "mode", "on_exit", "tuner_margin", "tuner_interrupt_cpu_share"};
+  return flags;
+}
 
 struct Probes {
   std::unique_ptr<driver::ProbeSource> source;
@@ -70,122 +135,249 @@ Probes OpenProbes() {
   return {*std::move(opened), ""};
 }
 
-// Blocks SIGINT/SIGTERM/SIGHUP so the sampling loop can wait for them and the next tick at once.
-sigset_t BlockStopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
-}
-
-// Waits until `deadline` (CLOCK_MONOTONIC) unless a stop signal comes first; returns the signal.
-std::optional<int> WaitUntil(const sigset_t& signals, const timespec& deadline) {
-  while (true) {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t left_ns = (deadline.tv_sec - now.tv_sec) * 1'000'000'000 + (deadline.tv_nsec - now.tv_nsec);
-    if (left_ns <= 0) return std::nullopt;
-    const timespec timeout{.tv_sec = left_ns / 1'000'000'000, .tv_nsec = left_ns % 1'000'000'000};
-    const int sig = sigtimedwait(&signals, nullptr, &timeout);
-    if (sig > 0 && sig != SIGHUP) return sig;  // SIGHUP: configuration reload comes later
-    if (sig < 0 && errno != EAGAIN && errno != EINTR) return std::nullopt;
+// The reloadable settings as the flags hold them now.
+absl::StatusOr<service::SamplerSettings> SamplerSettingsFromFlags() {
+  service::SamplerSettings settings;
+  settings.interval = absl::GetFlag(FLAGS_interval);
+  settings.window = absl::GetFlag(FLAGS_window);
+  absl::StatusOr<service::Mode> mode = service::ParseMode(absl::GetFlag(FLAGS_mode));
+  if (!mode.ok()) return mode.status();
+  settings.mode = *mode;
+  if (absl::StatusOr<service::OnExit> on_exit = service::ParseOnExit(absl::GetFlag(FLAGS_on_exit));
+      !on_exit.ok()) {
+    return on_exit.status();
   }
+  settings.policy.margin = absl::GetFlag(FLAGS_tuner_margin);
+  settings.policy.interrupt_cpu_share = absl::GetFlag(FLAGS_tuner_interrupt_cpu_share);
+  settings.series.max_sockets = absl::GetFlag(FLAGS_metrics_top_sockets);
+  if (absl::Status valid = service::ValidateSamplerSettings(settings); !valid.ok()) return valid;
+  return settings;
 }
 
-void AddToDeadline(timespec& t, absl::Duration d) {
-  const int64_t ns = absl::ToInt64Nanoseconds(d);
-  t.tv_sec += ns / 1'000'000'000;
-  t.tv_nsec += ns % 1'000'000'000;
-  if (t.tv_nsec >= 1'000'000'000) {
-    t.tv_sec += 1;
-    t.tv_nsec -= 1'000'000'000;
-  }
+service::ServiceConfig ConfigFromFlags(const service::SamplerSettings& settings,
+                                       absl::Time started) {
+  return {.version = std::string(Version()),
+          .mode = settings.mode,
+          .on_exit = *service::ParseOnExit(absl::GetFlag(FLAGS_on_exit)),
+          .interval = settings.interval,
+          .window = settings.window,
+          .started = started,
+          .listen = absl::GetFlag(FLAGS_listen),
+          .socket_path = absl::GetFlag(FLAGS_socket)};
 }
 
-// Writes the latest window atomically (write, fsync-free rename) so a reader never sees half.
-void SaveLastWindow(const std::filesystem::path& dir, const nlohmann::json& window) {
-  const auto final_path = dir / "last_window.json";
-  const auto tmp = dir / "last_window.json.tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << window.dump() << '\n';
-    if (!out) {
-      LogError(absl::StrCat("write ", tmp.string(), ": failed (disk full or read-only?)"));
-      return;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, final_path, ec);
-  if (ec) LogError(absl::StrCat("rename ", tmp.string(), " -> ", final_path.string(), ": ", ec.message()));
-}
-
-int Run() {
+int RunOnce(const sigset_t& signals) {
   const absl::Duration interval = absl::GetFlag(FLAGS_interval);
   if (interval < absl::Milliseconds(10) || interval > absl::Hours(1)) {
-    LogError(absl::StrCat("--interval=", absl::FormatDuration(interval), ": must be between 10ms and 1h"));
+    LogError(absl::StrCat("--interval=", absl::FormatDuration(interval),
+                          ": must be between 10ms and 1h"));
     return 2;
   }
-  const sigset_t signals = BlockStopSignals();
-  Probes probes = OpenProbes();
-  const collect::CollectorPaths paths{.proc = absl::GetFlag(FLAGS_proc_root),
-                                      .sys = absl::GetFlag(FLAGS_sys_root)};
-  collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
   const int refresh = absl::GetFlag(FLAGS_topology_refresh_windows);
   if (refresh < 1) {
     LogError(absl::StrCat("--topology_refresh_windows=", refresh, ": must be at least 1"));
     return 2;
   }
+  Probes probes = OpenProbes();
+  const collect::CollectorPaths paths{.proc = absl::GetFlag(FLAGS_proc_root),
+                                      .sys = absl::GetFlag(FLAGS_sys_root)};
+  collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
   TopologyReader topology(paths, refresh);
-
-  timespec deadline{};
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
-  model::Snapshot previous = collector.Collect();
-
-  if (absl::GetFlag(FLAGS_once)) {
-    AddToDeadline(deadline, interval);
-    if (WaitUntil(signals, deadline)) return 1;
-    auto window = model::ComputeWindow(previous, collector.Collect());
-    if (!window.ok()) {
-      LogError(window.status().ToString());
-      return 1;
-    }
-    if (absl::GetFlag(FLAGS_json)) {
-      const Topology& t = topology.Read(DeviceNames(*window));
-      std::cout << WindowReport(*window, t).dump(2) << std::endl;
-    } else {
-      std::cout << SummarizeWindow(*window) << std::endl;
-    }
-    return 0;
-  }
-
-  const std::filesystem::path state_dir = absl::GetFlag(FLAGS_state_dir);
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  if (ec) {
-    LogError(absl::StrCat("create state directory ", state_dir.string(), ": ", ec.message()));
+  const timespec deadline = service::AddDuration(service::MonotonicNow(), interval);
+  const model::Snapshot before = collector.Collect();
+  if (service::WaitUntil(signals, deadline)) return 1;
+  auto window = model::ComputeWindow(before, collector.Collect());
+  if (!window.ok()) {
+    LogError(window.status().ToString());
     return 1;
   }
-  LogInfo(absl::StrCat("nictuned ", std::string(Version()), " sampling every ", absl::FormatDuration(interval),
-                       ", state in ", state_dir.string(),
-                       probes.source ? ", BPF probes attached" : ", procfs only"));
+  if (absl::GetFlag(FLAGS_json)) {
+    std::cout << WindowReport(*window, topology.Read(DeviceNames(*window))).dump(2) << std::endl;
+  } else {
+    std::cout << SummarizeWindow(*window) << std::endl;
+  }
+  return 0;
+}
+
+// SIGHUP: re-reads the flagfiles and applies what may change while running. A bad file or
+// values that do not work together leave everything as it was.
+void Reload(const std::vector<std::string>& flagfiles, service::Sampler& sampler,
+            service::ServiceState& state, service::SamplerSettings& settings,
+            systemd::Notifier& notifier) {
+  notifier.Reloading().IgnoreError();
+  if (flagfiles.empty()) {
+    LogWarning("SIGHUP: started without --flagfile, nothing to reload");
+  } else if (auto reload = service::ReloadFlagfiles(flagfiles, ReloadableFlags()); !reload.ok()) {
+    LogError(absl::StrCat("SIGHUP: configuration kept: ", reload.status().message()));
+  } else if (auto next = SamplerSettingsFromFlags(); !next.ok()) {
+    service::RevertFlagChanges(reload->applied);
+    LogError(absl::StrCat("SIGHUP: configuration kept: ", next.status().message()));
+  } else {
+    std::vector<std::string> applied;
+    for (const auto& change : reload->applied) {
+      applied.push_back(absl::StrCat(change.name, "=", change.new_value));
+    }
+    LogInfo(absl::StrCat("SIGHUP: reloaded ", absl::StrJoin(flagfiles, ","), ": ",
+                         applied.empty() ? "nothing changed" : absl::StrJoin(applied, " ")));
+    if (!reload->needs_restart.empty()) {
+      LogWarning(absl::StrCat("SIGHUP: these take effect only after a restart: --",
+                              absl::StrJoin(reload->needs_restart, " --")));
+    }
+    settings = *next;
+    sampler.Reconfigure(settings);
+    state.SetConfig(ConfigFromFlags(settings, state.Status().config.started));
+  }
+  notifier.Ready().IgnoreError();
+}
+
+std::unique_ptr<store::Store> OpenStore(const service::SamplerSettings& settings,
+                                        service::ServiceState& state, bool& bad_flags) {
+  const service::StoreSettings store_settings{
+      .interval = settings.interval,
+      .raw_retention = absl::GetFlag(FLAGS_raw_retention),
+      .downsample = absl::GetFlag(FLAGS_downsample),
+      .cap_mb = absl::GetFlag(FLAGS_store_cap_mb),
+      .record_retention = absl::GetFlag(FLAGS_record_retention)};
+  absl::StatusOr<store::StoreOptions> options = service::StoreOptionsFrom(store_settings);
+  if (!options.ok()) {
+    LogError(options.status().ToString());
+    bad_flags = true;
+    return nullptr;
+  }
+  auto opened = store::Store::Open(absl::GetFlag(FLAGS_state_dir), *options);
+  if (!opened.ok()) {
+    // Without a store the agent still measures and serves /metrics; status says why.
+    LogError(
+        absl::StrCat("store unavailable, running without history: ", opened.status().ToString()));
+    state.NoteStoreResult(opened.status(), absl::Now());
+    return nullptr;
+  }
+  state.SetStorePath((*opened)->path());
+  return *std::move(opened);
+}
+
+absl::StatusOr<std::unique_ptr<http::HttpServer>> StartHttp(http::Router router) {
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  if (listen.empty()) return nullptr;
+  http::ServerOptions options{.listen = listen};
+  if (const std::string token_file = absl::GetFlag(FLAGS_api_token_file); !token_file.empty()) {
+    absl::StatusOr<std::string> token = http::ReadTokenFile(token_file);
+    if (!token.ok()) return token.status();
+    options.api_token = *token;
+  }
+  return http::HttpServer::Start(std::move(options), std::move(router));
+}
+
+int RunService(const sigset_t& signals, const std::vector<std::string>& flagfiles) {
+  absl::StatusOr<service::SamplerSettings> initial = SamplerSettingsFromFlags();
+  if (!initial.ok()) {
+    LogError(initial.status().ToString());
+    return 2;
+  }
+  service::SamplerSettings settings = *initial;
+  const int refresh = absl::GetFlag(FLAGS_topology_refresh_windows);
+  if (refresh < 1) {
+    LogError(absl::StrCat("--topology_refresh_windows=", refresh, ": must be at least 1"));
+    return 2;
+  }
+  if (const std::string_view note = service::ModeNote(settings.mode); !note.empty()) {
+    LogWarning(note);
+  }
+
+  service::ServiceState state(ConfigFromFlags(settings, absl::Now()));
+  bool bad_flags = false;
+  std::unique_ptr<store::Store> store = OpenStore(settings, state, bad_flags);
+  if (bad_flags) return 2;
+
+  Probes probes = OpenProbes();
+  state.SetBpf(
+      {.in_use = probes.source != nullptr,
+       .why_not = probes.why_not,
+       .programs = probes.source ? probes.source->Status() : std::vector<driver::ProbeStatus>{}});
+  const collect::CollectorPaths paths{.proc = absl::GetFlag(FLAGS_proc_root),
+                                      .sys = absl::GetFlag(FLAGS_sys_root)};
+  collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
+  TopologyReader topology_reader(paths, refresh);
+  service::CollectorSnapshots snapshots(collector);
+  service::ReaderTopology topology(topology_reader);
+  std::optional<service::StoreHistory> history;
+  if (store) history.emplace(*store);
+  service::HostObservations observations(paths, topology);
+
+  metrics::MetricsExporter exporter(
+      metrics::ExporterOptions{.max_sockets = absl::GetFlag(FLAGS_metrics_top_sockets)});
+  service::HealthMetrics health(exporter.registry());
+  service::Sampler sampler({.snapshots = &snapshots,
+                            .topology = &topology,
+                            .history = history ? &*history : nullptr,
+                            .observations = &observations,
+                            .probes = probes.source.get()},
+                           settings, state, exporter, &health);
+
+  http::Router router;
+  for (const absl::Status& added :
+       {http::AddMetricsRoute(router, exporter), http::AddStatusRoute(router, state),
+        http::AddSnapshotRoute(router, state), http::AddRecommendationsRoute(router, state)}) {
+    if (!added.ok()) {
+      LogError(added.ToString());
+      return 1;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server = StartHttp(router);
+  if (!server.ok()) {
+    LogError(absl::StrCat("HTTP server: ", server.status().message()));
+    return 1;
+  }
+
+  systemd::Notifier notifier;
+  LogInfo(absl::StrCat("nictuned ", std::string(Version()), " in ",
+                       std::string(service::ModeName(settings.mode)), " mode, sampling every ",
+                       absl::FormatDuration(settings.interval), ", tuner window ",
+                       absl::FormatDuration(settings.window),
+                       probes.source ? ", BPF probes attached" : ", procfs only",
+                       *server ? absl::StrCat(", HTTP on ", absl::GetFlag(FLAGS_listen))
+                               : std::string(", HTTP disabled"),
+                       store ? absl::StrCat(", store ", store->path()) : std::string()));
+
+  timespec deadline = service::MonotonicNow();
+  std::optional<timespec> next_watchdog;
+  if (notifier.watchdog_ping_every()) next_watchdog = deadline;
+  bool ready = false;
+  sampler.Step(absl::Now());  // the starting snapshot
+  service::AdvanceDeadline(deadline, service::MonotonicNow(), settings.interval);
   while (true) {
-    AddToDeadline(deadline, interval);
-    if (const auto sig = WaitUntil(signals, deadline)) {
+    const timespec wake =
+        next_watchdog && service::Before(*next_watchdog, deadline) ? *next_watchdog : deadline;
+    if (const std::optional<int> sig = service::WaitUntil(signals, wake)) {
+      if (*sig == SIGHUP) {
+        Reload(flagfiles, sampler, state, settings, notifier);
+        continue;
+      }
       LogInfo(absl::StrCat("signal ", *sig, ": stopping"));
+      notifier.Stopping().IgnoreError();
       return 0;
     }
-    model::Snapshot current = collector.Collect();
-    auto window = model::ComputeWindow(previous, current);
-    previous = std::move(current);
-    if (!window.ok()) {
-      LogError(window.status().ToString());
-      continue;
+    const timespec now = service::MonotonicNow();
+    if (next_watchdog && !service::Before(now, *next_watchdog)) {
+      if (absl::Status pinged = notifier.Watchdog(); !pinged.ok()) LogWarning(pinged.ToString());
+      next_watchdog = service::AddDuration(now, *notifier.watchdog_ping_every());
     }
-    LogInfo(SummarizeWindow(*window));
-    SaveLastWindow(state_dir, WindowReport(*window, topology.Read(DeviceNames(*window))));
+    if (service::Before(now, deadline)) continue;
+    const service::StepOutcome outcome = sampler.Step(absl::Now());
+    if (outcome.window_closed && !ready) {
+      // Ready once the first tuner window closed: /metrics, status and recommendations all
+      // have something to say by then.
+      if (absl::Status sent = notifier.Ready(); !sent.ok()) LogWarning(sent.ToString());
+      ready = true;
+    }
+    notifier.Status(sampler.Summary()).IgnoreError();
+    const uint64_t missed =
+        service::AdvanceDeadline(deadline, service::MonotonicNow(), settings.interval);
+    if (missed > 0) {
+      sampler.NoteMissed(missed);
+      LogWarning(absl::StrCat("sampling fell behind: skipped ", missed, " interval(s) of ",
+                              absl::FormatDuration(settings.interval)));
+    }
   }
 }
 
@@ -195,11 +387,18 @@ int Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "nictuned: measures NIC interrupt mitigation (interrupts, NAPI polls, softirq time, socket "
-      "fill and drops) per queue and CPU.\n  nictuned --once --json   one window as JSON\n  "
-      "nictuned                 the sampling loop");
+      "fill and drops) per queue and CPU, and recommends coalescing, budget and buffer "
+      "settings.\n  nictuned --once --json   one window as JSON\n  nictuned                 the "
+      "service: sampling loop, /metrics and /api/v1 on --listen, sd_notify\n  nictuned "
+      "--flagfile=/etc/nictune/nictuned.flags   flags from a file (SIGHUP re-reads it)");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return std::string(nictune::agent::Version()) + "\n"; };
   absl::SetFlagsUsageConfig(usage);
+  const std::vector<std::string> flagfiles = nictune::service::FlagfilesFromArgs(argc, argv);
   absl::ParseCommandLine(argc, argv);
-  return nictune::agent::Run();
+  // Blocked before any thread starts, so that every thread inherits the mask and only the
+  // sampling loop's sigtimedwait receives them.
+  const sigset_t signals = nictune::service::BlockServiceSignals();
+  if (absl::GetFlag(FLAGS_once)) return nictune::agent::RunOnce(signals);
+  return nictune::agent::RunService(signals, flagfiles);
 }
