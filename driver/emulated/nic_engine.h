@@ -55,8 +55,8 @@ class NicEngine {
   // be in the past when the caller is late.
   int64_t NextInterruptNs() const;
 
-  // Takes the arrivals up to now_ns into the ring and returns true as soon as an interrupt is due
-  // (arrivals after that moment stay for later); then call TakeBurst and OnNapiComplete.
+  // Takes every arrival up to now_ns into the ring and returns true when an interrupt fell due by
+  // then; call TakeBurst and OnNapiComplete next.
   bool Advance(int64_t now_ns);
 
   // The interrupt fired: the ring's packets, oldest first; the ring is empty afterwards.
