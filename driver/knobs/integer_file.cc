@@ -77,7 +77,9 @@ absl::StatusOr<int64_t> ReadIntegerFile(const std::string& path, const std::stri
 absl::Status WriteIntegerFile(const std::string& path, int64_t value, const std::string& what) {
   const std::string text = absl::StrCat(value);
   {
-    FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    // O_TRUNC as sysctl(8) opens: procfs and sysfs ignore it, a plain file (a test tree) then
+    // holds exactly the written text as the kernel would.
+    FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
     if (fd.get() < 0) return FileError(what, path, "open", errno);
     // One write(2) of the whole text: procfs and sysfs parse each write on its own, so a split
     // write would set the value in two steps.
