@@ -17,8 +17,8 @@ namespace {
 // Longer than any int64 in decimal plus sign and newline; more means it is not our kind of file.
 constexpr size_t kMaxTextBytes = 64;
 
-absl::Status FileError(const std::string& what, const std::string& path, absl::string_view operation,
-                       int err) {
+absl::Status FileError(const std::string& what, const std::string& path,
+                       absl::string_view operation, int err) {
   const std::string context = absl::StrCat(what, ": ", operation, " ", path);
   if (err == ENOENT) {
     return absl::UnimplementedError(
@@ -96,8 +96,8 @@ absl::Status WriteIntegerFile(const std::string& path, int64_t value, const std:
   absl::StatusOr<int64_t> now = ReadIntegerFile(path, what);
   if (!now.ok()) return now.status();
   if (*now != value) {
-    return absl::FailedPreconditionError(absl::StrCat(what, ": wrote ", value, " to ", path,
-                                                      " but the kernel holds ", *now));
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, ": wrote ", value, " to ", path, " but the kernel holds ", *now));
   }
   return absl::OkStatus();
 }

@@ -24,12 +24,12 @@ std::string Describe(const KnobAddress& address) {
 
 // Ok when `path` exists; Unimplemented (the kernel lacks the setting) or another errno otherwise.
 absl::Status SettingExists(const std::string& path, const KnobAddress& address) {
-  struct stat info{};
+  struct stat info {};
   if (::stat(path.c_str(), &info) == 0) return absl::OkStatus();
   const int err = errno;
   if (err == ENOENT) {
-    return absl::UnimplementedError(absl::StrCat(Describe(address), ": unsupported: ", path,
-                                                 " does not exist on this kernel"));
+    return absl::UnimplementedError(
+        absl::StrCat(Describe(address), ": unsupported: ", path, " does not exist on this kernel"));
   }
   return netlink::ErrnoStatus(absl::StrCat(Describe(address), ": stat ", path), err);
 }
@@ -50,8 +50,8 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
       return absl::InvalidArgumentError(absl::StrCat(
           Describe(address), ": a host sysctl takes the target \"", kHostTarget, "\""));
     }
-    std::string path = absl::StrCat(paths_.proc_root, "/",
-                                     absl::string_view(spec.path.data(), spec.path.size()));
+    std::string path =
+        absl::StrCat(paths_.proc_root, "/", absl::string_view(spec.path.data(), spec.path.size()));
     if (absl::Status status = SettingExists(path, address); !status.ok()) return status;
     return std::make_unique<FileKnob>(address, std::move(path));
   }
@@ -61,7 +61,7 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
         absl::StrCat(Describe(address), ": a device knob takes \"DEV\" or \"DEV napi ID\""));
   }
   const std::string device_dir = absl::StrCat(paths_.sys_root, "/class/net/", target->device);
-  struct stat info{};
+  struct stat info {};
   if (::stat(device_dir.c_str(), &info) != 0) {
     return absl::NotFoundError(
         absl::StrCat(Describe(address), ": no device ", target->device, " (", device_dir, ")"));

@@ -30,8 +30,8 @@ absl::StatusOr<KnobTarget> ParseKnobTarget(const std::string& target) {
         absl::StrCat("knob target '", target, "': expected \"host\", \"DEV\" or \"DEV napi ID\""));
   }
   if (!ValidDeviceName(words[0])) {
-    return absl::InvalidArgumentError(absl::StrCat("knob target '", target, "': '", words[0],
-                                                   "' is not a valid device name"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("knob target '", target, "': '", words[0], "' is not a valid device name"));
   }
   KnobTarget parsed{.host = false, .device = std::string(words[0]), .napi_id = {}};
   if (words.size() == 1) return parsed;

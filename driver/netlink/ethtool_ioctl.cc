@@ -132,8 +132,8 @@ absl::Status SetCoalesceByIoctl(const std::string& device, const CoalesceSetting
 absl::Status SetRingsByIoctl(const std::string& device, const RingSettings& change) {
   if (change.rx_max || change.rx_mini_max || change.rx_jumbo_max || change.tx_max ||
       change.rx_buf_len || change.tcp_data_split || change.cqe_size || change.tx_push ||
-      change.rx_push || change.tx_push_buf_len || change.tx_push_buf_len_max ||
-      change.hds_thresh || change.hds_thresh_max) {
+      change.rx_push || change.tx_push_buf_len || change.tx_push_buf_len_max || change.hds_thresh ||
+      change.hds_thresh_max) {
     return absl::InvalidArgumentError(absl::StrCat(
         "ethtool ioctl SRINGPARAM ", device, ": only rx, rx-mini, rx-jumbo and tx can be set"));
   }

@@ -68,7 +68,6 @@ absl::StatusOr<Settings> GetOne(GenlSocket& socket, const GenlFamily& family, ui
   return *std::move(settings);
 }
 
-
 // The COALESCE_SET attribute of each settable field. Every field CoalesceSettings has is settable.
 struct CoalesceU32Field {
   uint16_t attribute;
@@ -210,7 +209,7 @@ absl::StatusOr<RingSettings> EthtoolNetlink::GetRings(const std::string& device)
 }
 
 absl::Status EthtoolNetlink::SetCoalesce(const std::string& device,
-                                          const CoalesceSettings& change) {
+                                         const CoalesceSettings& change) {
   const RequestContext context{"ethtool", "COALESCE_SET", device};
   if (absl::Status status = CheckCoalesceChange(change, device); !status.ok()) return status;
   return SetOne(socket_, family_, ETHTOOL_MSG_COALESCE_SET, ETHTOOL_A_COALESCE_HEADER, context,

@@ -118,9 +118,8 @@ absl::Status CheckNapiChange(const NapiConfigChange& change) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": no setting to change"));
   }
   if (change.defer_hard_irqs && *change.defer_hard_irqs > kDeferHardIrqsMax) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": defer-hard-irqs ",
-                                                   *change.defer_hard_irqs, " is above ",
-                                                   kDeferHardIrqsMax));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": defer-hard-irqs ", *change.defer_hard_irqs, " is above ", kDeferHardIrqsMax));
   }
   return absl::OkStatus();
 }
@@ -130,7 +129,9 @@ absl::Status CheckNapiChange(const NapiConfigChange& change) {
 absl::Status PutNapiChange(nlmsghdr& message, const NapiConfigChange& change) {
   if (absl::Status status = CheckNapiChange(change); !status.ok()) return status;
   mnl_attr_put_u32(&message, kNapiId, change.napi_id);
-  if (change.defer_hard_irqs) mnl_attr_put_u32(&message, kNapiDeferHardIrqs, *change.defer_hard_irqs);
+  if (change.defer_hard_irqs) {
+    mnl_attr_put_u32(&message, kNapiDeferHardIrqs, *change.defer_hard_irqs);
+  }
   if (change.gro_flush_timeout_ns) {
     PutUint(message, kNapiGroFlushTimeout, *change.gro_flush_timeout_ns);
   }

@@ -23,8 +23,7 @@ using ::testing::HasSubstr;
 class IntegerFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "nictune-knob-XXXXXX").native();
+    std::string pattern = (std::filesystem::temp_directory_path() / "nictune-knob-XXXXXX").native();
     const int fd = mkstemp(pattern.data());
     ASSERT_GE(fd, 0);
     close(fd);

@@ -27,8 +27,7 @@ constexpr char kDevice[] = "fakenic0";
 class KernelKnobProviderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "nictune-tree-XXXXXX").native();
+    std::string pattern = (std::filesystem::temp_directory_path() / "nictune-tree-XXXXXX").native();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
     // Values as a 6.18 host shows them.
@@ -228,9 +227,9 @@ TEST_F(KernelKnobProviderTest, ASettingTheKernelLacksIsUnsupported) {
 }
 
 TEST_F(KernelKnobProviderTest, TargetsThatCouldEscapeTheTreeAreRefused) {
-  for (const char* target : {"", "..", ".", "../../etc", "a/b", "fakenic0 napi", "fakenic0 napi 0",
-                             "fakenic0 napi x", "fakenic0 napi -1", "fakenic0 queue 1",
-                             "averyveryverylongname", "host host"}) {
+  for (const char* target :
+       {"", "..", ".", "../../etc", "a/b", "fakenic0 napi", "fakenic0 napi 0", "fakenic0 napi x",
+        "fakenic0 napi -1", "fakenic0 queue 1", "averyveryverylongname", "host host"}) {
     absl::StatusOr<std::unique_ptr<KnobAccess>> knob = Open(Knob::kNapiDeferHardIrqs, target);
     EXPECT_EQ(knob.status().code(), absl::StatusCode::kInvalidArgument) << "'" << target << "'";
   }

@@ -28,9 +28,7 @@ constexpr size_t Align4(size_t bytes) { return (bytes + 3) & ~size_t{3}; }
 // A request buffer as GenlSocket builds it: netlink header + genetlink header, then attributes.
 class Message {
  public:
-  Message() {
-    header()->nlmsg_len = static_cast<uint32_t>(kMessageHeaders);
-  }
+  Message() { header()->nlmsg_len = static_cast<uint32_t>(kMessageHeaders); }
   nlmsghdr* header() { return reinterpret_cast<nlmsghdr*>(buffer_.data()); }
 
   // type -> payload bytes of every top-level attribute after the genetlink header.
