@@ -40,6 +40,9 @@ ABSL_FLAG(bool, adaptive_rx, false, "net_dim adaptive moderation instead of rx_u
 ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(),
           "stop after this long (0: until SHUTDOWN, SIGTERM or SIGINT)");
 ABSL_FLAG(int64_t, spin_us, 0, "busy-poll this long before each interrupt instead of sleeping");
+ABSL_FLAG(int, fifo_priority, 0,
+          "run as SCHED_FIFO at this priority (1-99) so that interrupts fire on time on a busy "
+          "host; 0: the normal scheduler");
 ABSL_FLAG(int, cpu, -1, "pin the NIC's thread to this CPU (-1: let the scheduler choose)");
 
 namespace nictune::driver::emulated {
@@ -101,6 +104,18 @@ absl::Status Main() {
     if (sched_setaffinity(0, sizeof(set), &set) != 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("--cpu ", cpu, ": sched_setaffinity: ", std::strerror(errno)));
+    }
+  }
+  if (const int priority = absl::GetFlag(FLAGS_fifo_priority); priority > 0) {
+    // A NIC's interrupt does not wait for the scheduler; neither should the emulated one. The
+    // kernel's RT throttling (sched_rt_runtime_us) still leaves the rest of the host its share.
+    sched_param param{};
+    param.sched_priority = priority;
+    if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--fifo_priority ", priority,
+                                                     ": sched_setscheduler(SCHED_FIFO): ",
+                                                     std::strerror(errno), " (errno ", errno,
+                                                     ")"));
     }
   }
   // Timers fire within a microsecond instead of the default 50 us slack.
