@@ -26,6 +26,7 @@
 #include "driver/knobs/kernel_knob_provider.h"
 #include "driver/knobs/napi_knob.h"
 #include "driver/knobs/rx_ring.h"
+#include "driver/netlink/ethtool_ioctl.h"
 #include "driver/netlink/ethtool_reader.h"
 #include "driver/netlink/netdev_netlink.h"
 #include "gmock/gmock.h"
@@ -174,6 +175,8 @@ TEST_F(KnobsKernelTest, CoalescingOnVethIsUnsupportedCleanly) {
   absl::Status write;
   absl::Status read;
   absl::Status ring;
+  absl::Status coalesce_ioctl;
+  absl::Status rings_ioctl;
   absl::Status ran = WithNamespaceSysfs(**netns, [&](const std::string& sys_root) {
     KernelKnobProvider provider(KernelPaths{.proc_root = "/proc", .sys_root = sys_root});
     absl::StatusOr<std::unique_ptr<KnobAccess>> knob =
@@ -185,6 +188,13 @@ TEST_F(KnobsKernelTest, CoalescingOnVethIsUnsupportedCleanly) {
     write = (*knob)->Write(8);
     read = (*knob)->Read().status();
     ring = WriteRxRing(kVeth, 256);
+    // The ioctl fallback says the same (this kernel has the netlink family, so call it directly).
+    netlink::CoalesceSettings usecs;
+    usecs.rx_usecs = 8;
+    coalesce_ioctl = netlink::SetCoalesceByIoctl(kVeth, usecs);
+    netlink::RingSettings rx;
+    rx.rx = 256;
+    rings_ioctl = netlink::SetRingsByIoctl(kVeth, rx);
   });
   ASSERT_TRUE(ran.ok()) << ran;
   EXPECT_TRUE(IsUnsupported(write)) << write;
@@ -198,6 +208,10 @@ TEST_F(KnobsKernelTest, CoalescingOnVethIsUnsupportedCleanly) {
   // The rx ring: veth reports no ring parameters either (RINGS_GET fails before any SET).
   EXPECT_TRUE(IsUnsupported(ring)) << ring;
   EXPECT_THAT(std::string(ring.message()), HasSubstr(absl::StrCat("rx ring on ", kVeth)));
+  EXPECT_TRUE(IsUnsupported(coalesce_ioctl)) << coalesce_ioctl;
+  EXPECT_THAT(std::string(coalesce_ioctl.message()), HasSubstr("ethtool ioctl GCOALESCE"));
+  EXPECT_TRUE(IsUnsupported(rings_ioctl)) << rings_ioctl;
+  EXPECT_THAT(std::string(rings_ioctl.message()), HasSubstr("errno 95"));
 }
 
 TEST_F(KnobsKernelTest, CoalescingOnTheRealNicIsReadAndNeverWritten) {
