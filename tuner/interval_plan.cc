@@ -156,6 +156,18 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   // multiple of the granularity is searched downwards (at most cap / granularity steps).
   double upper_s = plan.ring_limit_s;
   for (const SocketModel& m : models) upper_s = std::min(upper_s, m.one_cycle_limit_s);
+  // Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose
+  // count per interval the margin does not cover for a small socket): stay below it.
+  const CoalesceState& c = queue.coalesce;
+  const bool dropped_at_current =
+      c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0 &&
+      std::any_of(models.begin(), models.end(),
+                  [](const SocketModel& m) { return m.socket->drops > 0; });
+  double observed_cap_s = kInf;
+  if (dropped_at_current) {
+    observed_cap_s = (1 - config.margin) * static_cast<double>(c.rx_usecs) * 1e-6;
+    upper_s = std::min(upper_s, observed_cap_s);
+  }
   int64_t longest_us = -1;
   for (int64_t u = FloorToStep(Us(upper_s), plan.granularity_us, plan.cap_us); u >= 0;
        u -= plan.granularity_us) {
@@ -166,7 +178,7 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   }
   if (!plan.constrained) {
     plan.max_interval_s = kInf;
-  } else if (upper_s >= 0 && all_fit(upper_s)) {
+  } else if (upper_s >= 0 && upper_s < observed_cap_s && all_fit(upper_s)) {
     plan.max_interval_s = upper_s;
   } else {
     plan.max_interval_s = longest_us >= 0 ? static_cast<double>(longest_us) * 1e-6 : 0;
@@ -284,6 +296,12 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
                                     Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
     plan.inputs.push_back(
         {"rx_ring_size", static_cast<double>(queue.coalesce.rx_ring_size), "descriptors"});
+  }
+  if (dropped_at_current) {
+    absl::StrAppend(&f,
+                    absl::StrFormat("; sockets dropped at the current %u us: the interval stays "
+                                    "below (1 - %.2f) * %u us = %.2f us",
+                                    c.rx_usecs, config.margin, c.rx_usecs, Us(observed_cap_s)));
   }
   plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
   plan.inputs.push_back({"rx_peak_rate", queue_peak, "pps"});

@@ -60,6 +60,30 @@ Observation ObservationOfScenario(const SimScenario& s, uint32_t rx_usecs_max) {
   return obs;
 }
 
+Observation ObservationOfRun(const SimScenario& scenario, const SimResult& run,
+                             uint32_t rx_usecs_max) {
+  Observation obs = ObservationOfScenario(scenario, rx_usecs_max);
+  obs.window = absl::Nanoseconds(run.duration_ns);
+  QueueObservation& q = obs.queues.front();
+  q.rx_packets = run.packets_arrived;
+  q.rx_work = run.packets_enqueued + run.socket_drops;
+  q.interrupts = run.interrupts;
+  q.polls = run.polls;
+  q.time_squeeze = run.time_squeeze;
+  q.drops.socket = run.socket_drops;
+  q.drops.ring = run.ring_drops;
+  const double ns = static_cast<double>(run.duration_ns);
+  q.cpu.hardirq = static_cast<double>(run.softirq_cpu.hardirq_ns) / ns;
+  q.cpu.softirq = static_cast<double>(run.softirq_cpu.softirq_ns) / ns;
+  q.cpu.user = static_cast<double>(run.softirq_cpu.user_ns) / ns;
+  q.cpu.idle = static_cast<double>(run.softirq_cpu.idle_ns) / ns;
+  SocketObservation& socket = q.sockets.front();
+  socket.packets = run.packets_enqueued;
+  socket.drops = run.socket_drops;
+  socket.peak_fill = std::min(1.0, run.peak_socket_fill);  // one oversized packet may exceed it
+  return obs;
+}
+
 absl::StatusOr<TunerReplay> ReplayTuner(const SimScenario& scenario, const PolicyConfig& config,
                                         uint32_t rx_usecs_max) {
   if (absl::Status st = ValidateScenario(scenario); !st.ok()) return st;

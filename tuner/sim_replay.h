@@ -24,6 +24,12 @@ namespace nictune::tuner {
 // rx_usecs_max with adaptive moderation off.
 Observation ObservationOfScenario(const SimScenario& scenario, uint32_t rx_usecs_max);
 
+// The same, with the counts a run measured (packets, interrupts, polls, socket and ring drops,
+// the interrupt CPU's split) over the run's duration as the window: the agent's view of one
+// window at the scenario's current rx-usecs.
+Observation ObservationOfRun(const SimScenario& scenario, const SimResult& run,
+                             uint32_t rx_usecs_max);
+
 struct TunerReplay {
   int64_t rx_usecs = 0;
   int64_t rcvbuf_bytes = 0;   // what the replay ran with

@@ -112,6 +112,8 @@ TEST(CoalescePolicyTest, FormulaNumbersMatchTheirArithmetic) {
   obs.queues[0].sockets[0].drain_gap_s = 15e-6;
   obs.queues[0].sockets[0].packets = 523000 * 10;
   obs.queues[0].coalesce.adaptive_rx = false;
+  // No drops at the current interval (drops there would keep the choice below it).
+  obs.queues[0].sockets[0].drops = obs.queues[0].drops.socket = 0;
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);

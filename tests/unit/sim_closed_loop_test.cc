@@ -1,0 +1,150 @@
+// The apply-mode loop closed through the simulator for one simulated hour of alternating load
+// (issue 7 item 6): every 10 s window the simulator runs the queue at the knob's current rx-usecs,
+// the agent's view of that run goes through Recommend(), and the Controller's actions are carried
+// out on the knob. The load flips between 812744 pps (seed 001) and 100 kpps every minute, so the
+// tuner's wish swings between ~60 and ~800 us. The controller must not follow the swing: direction
+// reversals at most one per cooldown, bounded steps, values in range, bounded churn; and under a
+// steady load it must reach a drop-free setting.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <variant>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tuner/controller.h"
+#include "tuner/limits.h"
+#include "tuner/recommend.h"
+#include "tuner/sim_engine.h"
+#include "tuner/sim_replay.h"
+
+namespace nictune::tuner {
+namespace {
+
+constexpr uint32_t kRxUsecsMax = 1000;
+
+// Seed 001's socket (212992 B, 1514-byte frames: truesize 2304) with a reader on the softirq's
+// CPU, realistic costs and a 1024-descriptor ring. Each window is represented by 20 ms of traffic.
+SimScenario Window(double rate_pps, int64_t rx_usecs, uint64_t seed) {
+  SimScenario s;
+  s.arrivals.pattern = ArrivalPattern::kPoisson;
+  s.arrivals.rate_pps = rate_pps;
+  s.ring_size = 1024;
+  s.moderation.fixed.rx_usecs = rx_usecs;
+  s.cost = {.hardirq_ns = 1000, .poll_ns = 200, .packet_ns = 100};
+  s.rcvbuf_bytes = 212992;
+  s.app.placement = AppPlacement::kSameCpuAsSoftirq;
+  s.duration_ns = 20'000'000;
+  s.seed = seed;
+  return s;
+}
+
+struct LoopRecord {
+  int windows = 0;
+  int windows_with_drops = 0;
+  int writes = 0;  // applies and rollbacks
+  int rollbacks = 0;
+  std::vector<absl::Time> reversals;  // an Apply whose direction differs from the previous one
+  int64_t final_rx_usecs = 0;
+  uint64_t final_drops = 0;
+};
+
+// Runs the loop from rx-usecs start_us; rate_at gives the load of each window.
+template <typename RateAt>
+LoopRecord RunLoop(int64_t start_us, absl::Duration length, RateAt rate_at) {
+  const ControllerConfig config;
+  Controller controller(config);
+  absl::Time now = absl::FromUnixSeconds(1'700'000'000);
+  const absl::Time start = now;
+  int64_t rx_usecs = start_us;
+  int last_direction = 0;
+  LoopRecord rec;
+  for (uint64_t i = 0; now < start + length; ++i, now += config.window) {
+    const SimScenario s = Window(rate_at(now - start), rx_usecs, i + 1);
+    absl::StatusOr<SimResult> run = Simulate(s);
+    EXPECT_TRUE(run.ok()) << run.status();
+    if (!run.ok()) return rec;
+    absl::StatusOr<std::vector<Recommendation>> recs =
+        Recommend(ObservationOfRun(s, *run, kRxUsecsMax), PolicyConfig{});
+    EXPECT_TRUE(recs.ok()) << recs.status();
+    if (!recs.ok()) return rec;
+    const double seconds = static_cast<double>(run->duration_ns) * 1e-9;
+    const Health health{
+        .drops_per_s = static_cast<double>(run->socket_drops + run->ring_drops) / seconds,
+        .cpu_share = static_cast<double>(run->softirq_cpu.hardirq_ns + run->softirq_cpu.softirq_ns +
+                                         run->softirq_cpu.user_ns) /
+                     static_cast<double>(run->duration_ns)};
+    ++rec.windows;
+    if (health.drops_per_s > 0) ++rec.windows_with_drops;
+    rec.final_drops = run->socket_drops + run->ring_drops;
+    const KnobReading reading{Knob::kRxUsecs, "sim0 rx 0", rx_usecs, "", std::nullopt};
+    for (const Action& a : controller.Step(now, {reading}, health, *recs)) {
+      if (const auto* apply = std::get_if<Apply>(&a)) {
+        EXPECT_LE(apply->value, 2 * std::max<int64_t>(apply->from, 1));
+        EXPECT_GE(apply->value, apply->from / 2);
+        EXPECT_TRUE(InRange(apply->value, TunerRange(Knob::kRxUsecs))) << apply->value;
+        const int direction = apply->value > apply->from ? 1 : -1;
+        if (last_direction != 0 && direction != last_direction) rec.reversals.push_back(now);
+        last_direction = direction;
+        rx_usecs = apply->value;
+        ++rec.writes;
+      } else if (const auto* rollback = std::get_if<Rollback>(&a)) {
+        rx_usecs = rollback->value;
+        ++rec.writes;
+        ++rec.rollbacks;
+      } else {
+        ADD_FAILURE() << "nobody else writes the simulated knob, yet the controller released it";
+      }
+    }
+  }
+  rec.final_rx_usecs = rx_usecs;
+  return rec;
+}
+
+TEST(SimClosedLoopTest, AlternatingLoadForAnHourDoesNotOscillate) {
+  const ControllerConfig config;
+  const LoopRecord rec = RunLoop(50, absl::Hours(1), [](absl::Duration t) {
+    return (t / absl::Minutes(1)) % 2 == 0 ? 812'744.0 : 100'000.0;
+  });
+  EXPECT_EQ(rec.windows, 360);
+  for (size_t i = 1; i < rec.reversals.size(); ++i) {
+    EXPECT_GE(rec.reversals[i] - rec.reversals[i - 1], config.cooldown) << "reversal " << i;
+  }
+  EXPECT_LE(rec.reversals.size(), static_cast<size_t>(absl::Hours(1) / config.cooldown) + 1);
+  // Bounded churn: one write per window would be 360.
+  EXPECT_LE(rec.writes, 40) << "rollbacks " << rec.rollbacks;
+  // The knob is written at all: the loop is live, not frozen.
+  EXPECT_GE(rec.writes, 2);
+  std::printf(
+      "one hour, load flipping every minute: %d writes (%d rollbacks), %zu reversals, "
+      "%d of %d windows with drops, final rx-usecs %d\n",
+      rec.writes, rec.rollbacks, rec.reversals.size(), rec.windows_with_drops, rec.windows,
+      static_cast<int>(rec.final_rx_usecs));
+}
+
+TEST(SimClosedLoopTest, SteadyLoadSettlesDropFree) {
+  // From ixgbe's 84 us bulk class, which overflows seed 001's socket at 812744 Poisson pps with
+  // this reader: the drops seen at 84 us keep the tuner below (1 - margin) * 84, and the loop
+  // steps down to a drop-free interval (84 -> 75 -> 67). Known limitation: with no drops in the
+  // window the model (mean = peak for Poisson) asks for ~92 us again, whose random per-interval
+  // counts overflow; the guard rolls that back and parks the knob, so it costs one window of
+  // drops per cooldown, not an oscillation.
+  const ControllerConfig config;
+  const LoopRecord rec = RunLoop(84, absl::Minutes(30), [](absl::Duration) { return 812'744.0; });
+  EXPECT_GT(rec.windows_with_drops, 0);  // it started overflowing
+  EXPECT_EQ(rec.final_drops, 0u) << "final rx-usecs " << rec.final_rx_usecs;
+  EXPECT_LT(rec.final_rx_usecs, 84);
+  // Measured: 26 of 180 (the probes plus sporadic Poisson tails while the knob is parked).
+  EXPECT_LE(rec.windows_with_drops, 30) << "of " << rec.windows;
+  for (size_t i = 1; i < rec.reversals.size(); ++i) {
+    EXPECT_GE(rec.reversals[i] - rec.reversals[i - 1], config.cooldown) << "reversal " << i;
+  }
+  std::printf(
+      "30 min steady: %d writes (%d rollbacks), %d of %d windows with drops, final "
+      "rx-usecs %d\n",
+      rec.writes, rec.rollbacks, rec.windows_with_drops, rec.windows,
+      static_cast<int>(rec.final_rx_usecs));
+}
+
+}  // namespace
+}  // namespace nictune::tuner
