@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "driver/knobs/ethtool_writer.h"
 #include "driver/knobs/knob_catalog.h"
+#include "driver/knobs/knob_status.h"
 #include "driver/netlink/ethtool_reader.h"
 #include "driver/netlink/ethtool_settings.h"
 
@@ -49,21 +50,12 @@ std::optional<CoalesceSettings> ChangeOf(Knob knob, int64_t value) {
 
 }  // namespace
 
-std::string CoalesceKnob::Describe() const {
-  const std::string_view name = tuner::KnobName(address_.knob);
-  return absl::StrCat(absl::string_view(name.data(), name.size()), " on ", address_.target);
-}
-
 absl::StatusOr<int64_t> CoalesceKnob::Read() {
   absl::StatusOr<CoalesceSettings> settings = netlink::ReadCoalesce(device_);
-  if (!settings.ok()) {
-    const absl::Status& status = settings.status();
-    const char* state = status.code() == absl::StatusCode::kUnimplemented ? "unsupported: " : "";
-    return absl::Status(status.code(), absl::StrCat(Describe(), ": ", state, status.message()));
-  }
+  if (!settings.ok()) return InKnobContext(settings.status(), DescribeKnob(address_));
   const std::optional<int64_t> value = ValueOf(address_.knob, *settings);
   if (!value) {
-    return absl::UnimplementedError(absl::StrCat(Describe(), ": unsupported: ", device_,
+    return absl::UnimplementedError(absl::StrCat(DescribeKnob(address_), ": unsupported: ", device_,
                                                  "'s driver does not report it (", settings->source,
                                                  ")"));
   }
@@ -74,12 +66,9 @@ absl::Status CoalesceKnob::Write(int64_t value) {
   if (absl::Status status = CheckKnobValue(address_, value); !status.ok()) return status;
   const std::optional<CoalesceSettings> change = ChangeOf(address_.knob, value);
   if (!change) {
-    return absl::InternalError(absl::StrCat(Describe(), ": not a coalescing knob"));
+    return absl::InternalError(absl::StrCat(DescribeKnob(address_), ": not a coalescing knob"));
   }
-  absl::Status status = WriteCoalesce(device_, *change);
-  if (status.ok()) return status;
-  const char* state = status.code() == absl::StatusCode::kUnimplemented ? "unsupported: " : "";
-  return absl::Status(status.code(), absl::StrCat(Describe(), ": ", state, status.message()));
+  return InKnobContext(WriteCoalesce(device_, *change), DescribeKnob(address_));
 }
 
 }  // namespace nictune::driver::knobs

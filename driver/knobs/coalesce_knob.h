@@ -23,8 +23,6 @@ class CoalesceKnob final : public KnobAccess {
   absl::Status Write(int64_t value) override;
 
  private:
-  std::string Describe() const;
-
   KnobAddress address_;
   std::string device_;
 };

@@ -25,8 +25,6 @@ class FileKnob final : public KnobAccess {
   const std::string& path() const { return path_; }
 
  private:
-  std::string Describe() const;
-
   KnobAddress address_;
   std::string path_;
 };

@@ -10,6 +10,7 @@
 #include "driver/knobs/file_knob.h"
 #include "driver/knobs/integer_file.h"
 #include "driver/knobs/knob_catalog.h"
+#include "driver/knobs/knob_status.h"
 #include "driver/knobs/knob_target.h"
 #include "driver/knobs/napi_knob.h"
 #include "driver/netlink/netlink_error.h"
@@ -17,21 +18,16 @@
 namespace nictune::driver::knobs {
 namespace {
 
-std::string Describe(const KnobAddress& address) {
-  const std::string_view name = tuner::KnobName(address.knob);
-  return absl::StrCat(absl::string_view(name.data(), name.size()), " on ", address.target);
-}
-
 // Ok when `path` exists; Unimplemented (the kernel lacks the setting) or another errno otherwise.
 absl::Status SettingExists(const std::string& path, const KnobAddress& address) {
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) return absl::OkStatus();
   const int err = errno;
   if (err == ENOENT) {
-    return absl::UnimplementedError(
-        absl::StrCat(Describe(address), ": unsupported: ", path, " does not exist on this kernel"));
+    return absl::UnimplementedError(absl::StrCat(DescribeKnob(address), ": unsupported: ", path,
+                                                 " does not exist on this kernel"));
   }
-  return netlink::ErrnoStatus(absl::StrCat(Describe(address), ": stat ", path), err);
+  return netlink::ErrnoStatus(absl::StrCat(DescribeKnob(address), ": stat ", path), err);
 }
 
 }  // namespace
@@ -43,12 +39,12 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
 
   if (spec.home == KnobHome::kAdviceOnly) {
     return absl::UnimplementedError(absl::StrCat(
-        Describe(address), ": unsupported: advice only, applications own their sockets"));
+        DescribeKnob(address), ": unsupported: advice only, applications own their sockets"));
   }
   if (spec.home == KnobHome::kHostSysctl) {
     if (!target->host) {
       return absl::InvalidArgumentError(absl::StrCat(
-          Describe(address), ": a host sysctl takes the target \"", kHostTarget, "\""));
+          DescribeKnob(address), ": a host sysctl takes the target \"", kHostTarget, "\""));
     }
     std::string path =
         absl::StrCat(paths_.proc_root, "/", absl::string_view(spec.path.data(), spec.path.size()));
@@ -58,19 +54,19 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
 
   if (target->host) {
     return absl::InvalidArgumentError(
-        absl::StrCat(Describe(address), ": a device knob takes \"DEV\" or \"DEV napi ID\""));
+        absl::StrCat(DescribeKnob(address), ": a device knob takes \"DEV\" or \"DEV napi ID\""));
   }
   const std::string device_dir = absl::StrCat(paths_.sys_root, "/class/net/", target->device);
   struct stat info {};
   if (::stat(device_dir.c_str(), &info) != 0) {
     return absl::NotFoundError(
-        absl::StrCat(Describe(address), ": no device ", target->device, " (", device_dir, ")"));
+        absl::StrCat(DescribeKnob(address), ": no device ", target->device, " (", device_dir, ")"));
   }
 
   if (spec.home == KnobHome::kEthtoolCoalesce) {
     if (target->napi_id) {
       return absl::InvalidArgumentError(
-          absl::StrCat(Describe(address), ": coalescing is set per device, not per NAPI"));
+          absl::StrCat(DescribeKnob(address), ": coalescing is set per device, not per NAPI"));
     }
     return std::make_unique<CoalesceKnob>(address, target->device);
   }
@@ -78,11 +74,11 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
   // KnobHome::kDeviceSysfs: the device-wide file, or napi-set for one instance.
   if (target->napi_id) {
     absl::StatusOr<int64_t> ifindex =
-        ReadIntegerFile(absl::StrCat(device_dir, "/ifindex"), Describe(address));
+        ReadIntegerFile(absl::StrCat(device_dir, "/ifindex"), DescribeKnob(address));
     if (!ifindex.ok()) return ifindex.status();
     if (*ifindex <= 0 || *ifindex > std::numeric_limits<int32_t>::max()) {
       return absl::DataLossError(
-          absl::StrCat(Describe(address), ": ", device_dir, "/ifindex holds ", *ifindex));
+          absl::StrCat(DescribeKnob(address), ": ", device_dir, "/ifindex holds ", *ifindex));
     }
     return std::make_unique<NapiKnob>(address, *target->napi_id, static_cast<int32_t>(*ifindex));
   }

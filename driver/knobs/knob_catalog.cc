@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "driver/knobs/knob_status.h"
 
 namespace nictune::driver::knobs {
 namespace {
@@ -94,11 +95,9 @@ const KnobSpec& SpecOf(Knob knob) {
 absl::Status CheckKnobValue(const KnobAddress& address, int64_t value) {
   const KnobSpec& spec = SpecOf(address.knob);
   if (value >= spec.range.min && value <= spec.range.max) return absl::OkStatus();
-  const std::string_view name = tuner::KnobName(address.knob);
-  return absl::InvalidArgumentError(
-      absl::StrCat(absl::string_view(name.data(), name.size()), " on ", address.target, ": ", value,
-                   " is outside ", spec.range.min, "..", spec.range.max, " (",
-                   absl::string_view(spec.range_basis.data(), spec.range_basis.size()), ")"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      DescribeKnob(address), ": ", value, " is outside ", spec.range.min, "..", spec.range.max,
+      " (", absl::string_view(spec.range_basis.data(), spec.range_basis.size()), ")"));
 }
 
 }  // namespace nictune::driver::knobs

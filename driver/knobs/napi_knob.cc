@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "driver/knobs/knob_catalog.h"
+#include "driver/knobs/knob_status.h"
 #include "driver/netlink/netdev_netlink.h"
 
 namespace nictune::driver::knobs {
@@ -15,41 +16,37 @@ using netlink::NapiConfigChange;
 using netlink::NapiInfo;
 using tuner::Knob;
 
-absl::Status Prefixed(const absl::Status& status, const std::string& what) {
-  const char* state = status.code() == absl::StatusCode::kUnimplemented ? "unsupported: " : "";
-  return absl::Status(status.code(), absl::StrCat(what, ": ", state, status.message()));
-}
-
 absl::StatusOr<NapiInfo> GetNapi(uint32_t napi_id, const std::string& what) {
   absl::StatusOr<NapiConfig> config = NapiConfig::Open();
-  if (!config.ok()) return Prefixed(config.status(), what);
+  if (!config.ok()) return InKnobContext(config.status(), what);
   absl::StatusOr<NapiInfo> napi = config->Get(napi_id);
-  if (!napi.ok()) return Prefixed(napi.status(), what);
+  if (!napi.ok()) return InKnobContext(napi.status(), what);
   return napi;
 }
 
 absl::Status SetNapi(const NapiConfigChange& change, const std::string& what) {
   absl::StatusOr<NapiConfig> config = NapiConfig::Open();
-  if (!config.ok()) return Prefixed(config.status(), what);
-  if (absl::Status status = config->Set(change); !status.ok()) return Prefixed(status, what);
-  return absl::OkStatus();
+  if (!config.ok()) return InKnobContext(config.status(), what);
+  return InKnobContext(config->Set(change), what);
 }
 
 }  // namespace
 
-std::string NapiKnob::Describe() const {
-  const std::string_view name = tuner::KnobName(address_.knob);
-  return absl::StrCat(absl::string_view(name.data(), name.size()), " on ", address_.target);
-}
-
-absl::StatusOr<int64_t> NapiKnob::Read() {
-  const std::string what = Describe();
+absl::StatusOr<NapiInfo> NapiKnob::GetOwnNapi(const std::string& what) const {
   absl::StatusOr<NapiInfo> napi = GetNapi(napi_id_, what);
   if (!napi.ok()) return napi.status();
+  // NAPI ids are reused once a device goes away: never read or write another device's instance.
   if (napi->ifindex != ifindex_) {
     return absl::NotFoundError(absl::StrCat(what, ": napi ", napi_id_, " now belongs to ifindex ",
                                             napi->ifindex, ", not ", ifindex_));
   }
+  return napi;
+}
+
+absl::StatusOr<int64_t> NapiKnob::Read() {
+  const std::string what = DescribeKnob(address_);
+  absl::StatusOr<NapiInfo> napi = GetOwnNapi(what);
+  if (!napi.ok()) return napi.status();
   std::optional<uint64_t> value;
   if (address_.knob == Knob::kNapiDeferHardIrqs) value = napi->defer_hard_irqs;
   if (address_.knob == Knob::kGroFlushTimeout) value = napi->gro_flush_timeout_ns;
@@ -66,14 +63,8 @@ absl::StatusOr<int64_t> NapiKnob::Read() {
 
 absl::Status NapiKnob::Write(int64_t value) {
   if (absl::Status status = CheckKnobValue(address_, value); !status.ok()) return status;
-  const std::string what = Describe();
-  // The id may have been reused by another device since we opened the knob: never write there.
-  absl::StatusOr<NapiInfo> napi = GetNapi(napi_id_, what);
-  if (!napi.ok()) return napi.status();
-  if (napi->ifindex != ifindex_) {
-    return absl::NotFoundError(absl::StrCat(what, ": napi ", napi_id_, " now belongs to ifindex ",
-                                            napi->ifindex, ", not ", ifindex_));
-  }
+  const std::string what = DescribeKnob(address_);
+  if (absl::StatusOr<NapiInfo> napi = GetOwnNapi(what); !napi.ok()) return napi.status();
   NapiConfigChange change;
   change.napi_id = napi_id_;
   if (address_.knob == Knob::kNapiDeferHardIrqs) {

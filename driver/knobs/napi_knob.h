@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "driver/knobs/knob_access.h"
+#include "driver/netlink/netdev_topology.h"
 
 namespace nictune::driver::knobs {
 
@@ -25,7 +26,7 @@ class NapiKnob final : public KnobAccess {
   absl::Status Write(int64_t value) override;
 
  private:
-  std::string Describe() const;
+  absl::StatusOr<netlink::NapiInfo> GetOwnNapi(const std::string& what) const;
 
   KnobAddress address_;
   uint32_t napi_id_;

@@ -2,23 +2,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "driver/knobs/ethtool_writer.h"
+#include "driver/knobs/knob_status.h"
 #include "driver/netlink/ethtool_reader.h"
 #include "driver/netlink/ethtool_settings.h"
 
 namespace nictune::driver::knobs {
 namespace {
 
-absl::Status Prefixed(const absl::Status& status, const std::string& device) {
-  const char* state = status.code() == absl::StatusCode::kUnimplemented ? "unsupported: " : "";
-  return absl::Status(status.code(),
-                      absl::StrCat("rx ring on ", device, ": ", state, status.message()));
-}
+std::string Describe(const std::string& device) { return absl::StrCat("rx ring on ", device); }
 
 }  // namespace
 
 absl::StatusOr<uint32_t> ReadRxRing(const std::string& device) {
   absl::StatusOr<netlink::RingSettings> rings = netlink::ReadRings(device);
-  if (!rings.ok()) return Prefixed(rings.status(), device);
+  if (!rings.ok()) return InKnobContext(rings.status(), Describe(device));
   if (!rings->rx) {
     return absl::UnimplementedError(
         absl::StrCat("rx ring on ", device, ": unsupported: the driver does not report it"));
@@ -28,7 +25,7 @@ absl::StatusOr<uint32_t> ReadRxRing(const std::string& device) {
 
 absl::Status WriteRxRing(const std::string& device, uint32_t entries) {
   absl::StatusOr<netlink::RingSettings> rings = netlink::ReadRings(device);
-  if (!rings.ok()) return Prefixed(rings.status(), device);
+  if (!rings.ok()) return InKnobContext(rings.status(), Describe(device));
   if (!rings->rx || !rings->rx_max) {
     return absl::UnimplementedError(absl::StrCat(
         "rx ring on ", device, ": unsupported: the driver does not report rx and rx-max"));
@@ -40,10 +37,7 @@ absl::Status WriteRxRing(const std::string& device, uint32_t entries) {
   }
   netlink::RingSettings change;
   change.rx = entries;
-  if (absl::Status status = WriteRings(device, change); !status.ok()) {
-    return Prefixed(status, device);
-  }
-  return absl::OkStatus();
+  return InKnobContext(WriteRings(device, change), Describe(device));
 }
 
 }  // namespace nictune::driver::knobs
