@@ -120,6 +120,10 @@ class RandomObservations {
                  Count(rate / 50, window_s)};
       q.cpu = {Share(), Share(), Share(), Share()};
       q.interrupt_cost_s = absl::Uniform(gen_, 0, 3) == 0 ? 0 : absl::Uniform(gen_, 1e-7, 2e-5);
+      // Per-packet cost and peak rate: unknown, ordinary, or saturating the CPU at the peak.
+      q.packet_cost_s = absl::Uniform(gen_, 0, 3) == 0 ? 0 : absl::Uniform(gen_, 1e-8, 2e-6);
+      q.rx_peak_rate_pps =
+          absl::Uniform(gen_, 0, 2) == 0 ? 0 : rate * absl::Uniform(gen_, 1.0, 8.0);
       q.coalesce.rx_usecs_supported = absl::Uniform(gen_, 0, 3) != 0;
       q.coalesce.rx_frames_supported = absl::Uniform(gen_, 0, 2) == 0;
       q.coalesce.adaptive_rx_supported = absl::Uniform(gen_, 0, 2) == 0;
@@ -143,6 +147,8 @@ class RandomObservations {
         s.peak_fill = absl::Uniform(gen_, 0.0, 1.0);
         s.drops = Count(rate / 100, window_s);
         s.drain_gap_s = Positive(200e-6);
+        s.peak_rate_pps = absl::Uniform(gen_, 0, 2) == 0 ? 0 : rate * absl::Uniform(gen_, 0.5, 8.0);
+        s.reader_shares_softirq_cpu = absl::Uniform(gen_, 0, 2) == 0;
         s.rcvbuf_locked = absl::Uniform(gen_, 0, 3) == 0;
         q.sockets.push_back(s);
       }
