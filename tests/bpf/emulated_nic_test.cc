@@ -206,15 +206,16 @@ TEST_F(EmulatedNicTest, FramesReachARealSocketAndInterruptsFollowRxUsecs) {
 }
 
 TEST_F(EmulatedNicTest, LargeRxUsecsOverflowsASlowReceiverAndSmallDoesNot) {
-  // 5000 pps into a socket of ~250 datagrams read 32 at a time every 2 ms (16K pps on average).
-  // rx-usecs 50: a packet or two per interrupt, nothing overflows. rx-usecs 200000: 1000 packets
-  // per interrupt land faster than the reader can take them, and the socket overflows.
+  // 2000 pps into a socket of a few hundred datagrams (300000 bytes of ~1 KB truesize) read 32
+  // at a time every 2 ms. rx-usecs 50: a packet per interrupt, and the socket absorbs reader
+  // stalls of 100+ ms (a host at load 16 causes tens of ms). rx-usecs 1000000: 2000 packets per
+  // interrupt land in 10-20 ms, while the reader takes a few hundred, and the socket overflows.
   auto nic = EmulatedNicProcess::Start(
-      {"--flows=port=9002,pps=5000,bytes=128", "--rx_usecs=50", "--ring_size=4096"});
+      {"--flows=port=9002,pps=2000,bytes=128", "--rx_usecs=50", "--ring_size=4096"});
   ASSERT_TRUE(nic.ok()) << nic.status();
   auto receiver = SlowReceiver::Start(
       (*nic)->netns(),
-      UdpReceiverOptions{.bind_address = kAddress, .port = 9002, .rcvbuf_bytes = 100000,
+      UdpReceiverOptions{.bind_address = kAddress, .port = 9002, .rcvbuf_bytes = 150000,
                          .batch = 32, .drain_gap = absl::Milliseconds(2),
                          .run_time = absl::Seconds(30)});
   ASSERT_TRUE(receiver.ok()) << receiver.status();
@@ -235,7 +236,7 @@ TEST_F(EmulatedNicTest, LargeRxUsecsOverflowsASlowReceiverAndSmallDoesNot) {
   ASSERT_TRUE(rcvbuf_errors_small_end.ok());
   const uint64_t received_small = (*receiver)->received() - received_small_start;
 
-  ASSERT_TRUE((*rx_usecs)->Write(200'000).ok());
+  ASSERT_TRUE((*rx_usecs)->Write(1'000'000).ok());
   absl::SleepFor(absl::Seconds(3));
   auto drops_large_end = (*receiver)->drops();
   auto rcvbuf_errors_large_end = UdpRcvbufErrors((*nic)->netns());
@@ -249,12 +250,12 @@ TEST_F(EmulatedNicTest, LargeRxUsecsOverflowsASlowReceiverAndSmallDoesNot) {
   ASSERT_TRUE(report.ok()) << report.status();
 
   std::cout << "rx-usecs 50: received " << received_small << ", socket drops "
-            << *drops_small_end - *drops_small_start << "; rx-usecs 200000: socket drops "
+            << *drops_small_end - *drops_small_start << "; rx-usecs 1000000: socket drops "
             << *drops_large_end - *drops_small_end << ", Udp RcvbufErrors "
             << *rcvbuf_errors_large_end - *rcvbuf_errors_small_end << ", SO_RXQ_OVFL last "
             << report->rxq_ovfl_drops << ", rcvbuf " << memory->rcvbuf << ", NIC missed "
             << counters->missed << "\n";
-  EXPECT_GT(received_small, 10000u);
+  EXPECT_GT(received_small, 5000u);
   EXPECT_EQ(*drops_small_end, *drops_small_start);
   EXPECT_EQ(*rcvbuf_errors_small_end, *rcvbuf_errors_small_start);
   EXPECT_GT(*drops_large_end, *drops_small_end);
