@@ -1,10 +1,12 @@
 // BuildObservation on Windows computed by ComputeWindow from Snapshots: procfs counters as the
 // kernel structures them, BPF counters as the probes report them.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "agent/model/window.h"
 #include "agent/observe/observation_builder.h"
+#include "agent/observe/window_counts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner/observation_check.h"
@@ -367,12 +369,21 @@ TEST(BuildObservationTest, WrappedCounterReachesTheTunerAndIsRejectedByItsCheck)
       Device("eth0", 2, "virtio_net", std::numeric_limits<uint64_t>::max() - 4, 0)};
   const tuner::Observation obs = Build(before, after, agent::Topology{});
   ASSERT_EQ(obs.queues.size(), 1u);
-  EXPECT_EQ(obs.queues[0].rx_packets, std::numeric_limits<uint64_t>::max());  // saturated
+  EXPECT_GT(obs.queues[0].rx_packets, uint64_t{1} << 63);  // kept, not smoothed over
   const absl::Status check = tuner::CheckObservation(obs);
   EXPECT_FALSE(check.ok());
   EXPECT_THAT(check.message(), HasSubstr("eth0: rx_packets"));
   EXPECT_THAT(check.message(), HasSubstr("wrapped counter"));
   EXPECT_FALSE(tuner::Recommend(obs, tuner::PolicyConfig{}).ok());
+}
+
+TEST(CountOverTest, RoundsAndSaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(CountOver(812744.0, 10), 8127440u);
+  EXPECT_EQ(CountOver(0.25, 2), 1u);  // 0.5 rounds away from zero
+  EXPECT_EQ(CountOver(1.8446744073709552e18, 10), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(CountOver(1e300, 1), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(CountOver(-3, 1), 0u);
+  EXPECT_EQ(CountOver(std::nan(""), 1), 0u);
 }
 
 TEST(BuildObservationTest, SocketsArePlacedByTheirDropsOrTheConfiguredPortElseLeftOut) {
