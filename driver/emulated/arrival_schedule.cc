@@ -17,8 +17,8 @@ int64_t ArrivalSchedule::NextTime(size_t flow) const {
   if (spec.off_ns > 0) {
     const double on_ns = static_cast<double>(spec.on_ns);
     const double periods = std::floor(on_time_ns / on_ns);
-    wall_offset_ns = periods * static_cast<double>(spec.on_ns + spec.off_ns) +
-                     (on_time_ns - periods * on_ns);
+    wall_offset_ns =
+        periods * static_cast<double>(spec.on_ns + spec.off_ns) + (on_time_ns - periods * on_ns);
   }
   if (wall_offset_ns >= 9e18) return kNever;
   return cursor.epoch_start_ns + static_cast<int64_t>(wall_offset_ns);

@@ -14,9 +14,9 @@ namespace nictune::driver::emulated {
 namespace {
 
 absl::Status ErrnoError(absl::string_view path, absl::string_view operation, int error_number) {
-  return absl::UnavailableError(absl::StrCat("emulated NIC control socket ", path, ": ",
-                                             operation, ": ", std::strerror(error_number),
-                                             " (errno ", error_number, ")"));
+  return absl::UnavailableError(absl::StrCat("emulated NIC control socket ", path, ": ", operation,
+                                             ": ", std::strerror(error_number), " (errno ",
+                                             error_number, ")"));
 }
 
 // Closes the descriptor on every return path.
@@ -78,10 +78,9 @@ absl::StatusOr<std::string> ControlClient::Call(const ControlRequest& request) c
   }
   absl::StatusOr<std::string> value = ParseControlResponse(response.substr(0, response.find('\n')));
   if (!value.ok()) {
-    return absl::Status(value.status().code(),
-                        absl::StrCat("emulated NIC ", socket_path_, " '",
-                                     FormatControlRequest(request), "': ",
-                                     value.status().message()));
+    return absl::Status(value.status().code(), absl::StrCat("emulated NIC ", socket_path_, " '",
+                                                            FormatControlRequest(request),
+                                                            "': ", value.status().message()));
   }
   return value;
 }

@@ -12,8 +12,7 @@ namespace nictune::driver::emulated {
 namespace {
 
 bool IsSettableKey(absl::string_view key) {
-  return key == kKeyRxUsecs || key == kKeyRxFrames || key == kKeyAdaptiveRx ||
-         key == kKeyRingSize;
+  return key == kKeyRxUsecs || key == kKeyRxFrames || key == kKeyAdaptiveRx || key == kKeyRingSize;
 }
 
 absl::Status Malformed(absl::string_view line, absl::string_view expected) {

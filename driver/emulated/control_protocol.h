@@ -21,9 +21,9 @@ enum class ControlVerb { kGet, kSet, kSetFlowRate, kShutdown };
 
 struct ControlRequest {
   ControlVerb verb = ControlVerb::kGet;
-  std::string key;     // kGet, kSet
-  int64_t value = 0;   // kSet
-  size_t flow = 0;     // kSetFlowRate
+  std::string key;      // kGet, kSet
+  int64_t value = 0;    // kSet
+  size_t flow = 0;      // kSetFlowRate
   double rate_pps = 0;  // kSetFlowRate
 };
 

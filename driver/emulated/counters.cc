@@ -63,8 +63,8 @@ absl::StatusOr<EmulatedNicCounters> ParseCounters(absl::string_view text) {
       status = absl::InvalidArgumentError(
           absl::StrCat("emulated NIC counters: '", name, "' missing in '", text, "'"));
     } else if (!absl::SimpleAtoi(found->second, &value)) {
-      status = absl::InvalidArgumentError(absl::StrCat(
-          "emulated NIC counters: ", name, "='", found->second, "' is not an integer"));
+      status = absl::InvalidArgumentError(absl::StrCat("emulated NIC counters: ", name, "='",
+                                                       found->second, "' is not an integer"));
     }
   });
   if (!status.ok()) return status;

@@ -46,14 +46,13 @@ absl::Status SetField(FlowSpec& flow, absl::string_view key, absl::string_view v
 
 absl::Status ValidateFlow(const FlowSpec& flow) {
   if (!std::isfinite(flow.rate_pps) || flow.rate_pps < 0 || flow.rate_pps > kMaxRatePps) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("flow to port ", flow.port, ": pps ", flow.rate_pps, " is outside 0..",
-                     kMaxRatePps));
+    return absl::InvalidArgumentError(absl::StrCat("flow to port ", flow.port, ": pps ",
+                                                   flow.rate_pps, " is outside 0..", kMaxRatePps));
   }
   if (flow.frame_bytes < kMinFrameBytes || flow.frame_bytes > kMaxFrameBytes) {
     return absl::InvalidArgumentError(absl::StrCat("flow to port ", flow.port, ": bytes ",
-                                                   flow.frame_bytes, " is outside ",
-                                                   kMinFrameBytes, "..", kMaxFrameBytes));
+                                                   flow.frame_bytes, " is outside ", kMinFrameBytes,
+                                                   "..", kMaxFrameBytes));
   }
   if (flow.on_ns < 0 || flow.off_ns < 0 || (flow.off_ns > 0 && flow.on_ns == 0)) {
     return absl::InvalidArgumentError(

@@ -34,8 +34,8 @@ class EmulatedNicKnob : public knobs::KnobAccess {
     if (!value.ok()) return Named("read", value.status());
     int64_t number = 0;
     if (!absl::SimpleAtoi(*value, &number)) {
-      return absl::InternalError(absl::StrCat(Describe(), ": read '", *value,
-                                              "' from the emulated NIC, not an integer"));
+      return absl::InternalError(
+          absl::StrCat(Describe(), ": read '", *value, "' from the emulated NIC, not an integer"));
     }
     return number;
   }
@@ -49,7 +49,8 @@ class EmulatedNicKnob : public knobs::KnobAccess {
 
  private:
   std::string Describe() const {
-    return absl::StrCat(std::string(tuner::KnobName(address_.knob)), " of emulated NIC ", address_.target);
+    return absl::StrCat(std::string(tuner::KnobName(address_.knob)), " of emulated NIC ",
+                        address_.target);
   }
   absl::Status Named(absl::string_view operation, const absl::Status& status) const {
     return absl::Status(status.code(),
@@ -66,13 +67,13 @@ class EmulatedNicKnob : public knobs::KnobAccess {
 absl::StatusOr<std::unique_ptr<knobs::KnobAccess>> EmulatedNicKnobProvider::Open(
     const knobs::KnobAddress& address) {
   if (address.target != device_) {
-    return absl::NotFoundError(absl::StrCat("emulated NIC ", device_, " does not own target '",
-                                            address.target, "'"));
+    return absl::NotFoundError(
+        absl::StrCat("emulated NIC ", device_, " does not own target '", address.target, "'"));
   }
   const std::optional<absl::string_view> key = ControlKey(address.knob);
   if (!key.has_value()) {
-    return absl::UnimplementedError(absl::StrCat(
-        std::string(tuner::KnobName(address.knob)), " is not supported by emulated NIC ", device_));
+    return absl::UnimplementedError(absl::StrCat(std::string(tuner::KnobName(address.knob)),
+                                                 " is not supported by emulated NIC ", device_));
   }
   return std::unique_ptr<knobs::KnobAccess>(new EmulatedNicKnob(address, *key, client_));
 }

@@ -157,8 +157,8 @@ absl::Status NicEngine::SetRingSize(int64_t ring_size) {
 
 absl::Status NicEngine::SetFlowRate(size_t flow, double rate_pps, int64_t now_ns) {
   if (flow >= schedule_.flows().size()) {
-    return absl::NotFoundError(absl::StrCat("flow ", flow, ": there are ",
-                                            schedule_.flows().size(), " flows"));
+    return absl::NotFoundError(
+        absl::StrCat("flow ", flow, ": there are ", schedule_.flows().size(), " flows"));
   }
   FlowSpec changed = schedule_.flows()[flow];
   changed.rate_pps = rate_pps;

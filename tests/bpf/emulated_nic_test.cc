@@ -53,9 +53,9 @@ class EmulatedNicProcess {
       const std::vector<std::string>& flags) {
     static std::atomic<int> sequence{0};
     const int id = sequence.fetch_add(1);
-    auto nic = std::unique_ptr<EmulatedNicProcess>(new EmulatedNicProcess(
-        absl::StrCat("nt-emu-", getpid(), "-", id),
-        absl::StrCat("/tmp/nictune-emu-", getpid(), "-", id, ".sock")));
+    auto nic = std::unique_ptr<EmulatedNicProcess>(
+        new EmulatedNicProcess(absl::StrCat("nt-emu-", getpid(), "-", id),
+                               absl::StrCat("/tmp/nictune-emu-", getpid(), "-", id, ".sock")));
     std::vector<std::string> argv = {
         absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
         "--netns=" + nic->netns_, "--control_socket=" + nic->socket_,
@@ -121,9 +121,11 @@ TEST_F(EmulatedNicTest, KnobsRoundTripThroughTheKnobProvider) {
   ASSERT_TRUE(nic.ok()) << nic.status();
   EmulatedNicKnobProvider provider(kDevice, (*nic)->socket());
 
-  for (const auto& [knob, value] : std::vector<std::pair<tuner::Knob, int64_t>>{
-           {tuner::Knob::kRxUsecs, 123}, {tuner::Knob::kRxFrames, 17},
-           {tuner::Knob::kAdaptiveRx, 1}, {tuner::Knob::kAdaptiveRx, 0}}) {
+  for (const auto& [knob, value] :
+       std::vector<std::pair<tuner::Knob, int64_t>>{{tuner::Knob::kRxUsecs, 123},
+                                                    {tuner::Knob::kRxFrames, 17},
+                                                    {tuner::Knob::kAdaptiveRx, 1},
+                                                    {tuner::Knob::kAdaptiveRx, 0}}) {
     auto access = provider.Open({.knob = knob, .target = kDevice});
     ASSERT_TRUE(access.ok()) << access.status();
     ASSERT_TRUE((*access)->Write(value).ok()) << tuner::KnobName(knob);
@@ -163,8 +165,9 @@ TEST_F(EmulatedNicTest, FramesReachARealSocketAndInterruptsFollowRxUsecs) {
       {"--flows=port=9001,pps=2000,bytes=200", "--rx_usecs=2100", "--ring_size=512"});
   ASSERT_TRUE(nic.ok()) << nic.status();
   auto receiver = SlowReceiver::Start(
-      (*nic)->netns(), UdpReceiverOptions{.bind_address = kAddress, .port = 9001,
-                                          .batch = 64, .run_time = absl::Seconds(20)});
+      (*nic)->netns(),
+      UdpReceiverOptions{
+          .bind_address = kAddress, .port = 9001, .batch = 64, .run_time = absl::Seconds(20)});
   ASSERT_TRUE(receiver.ok()) << receiver.status();
   auto before = (*nic)->Counters();
   ASSERT_TRUE(before.ok()) << before.status();
@@ -213,11 +216,13 @@ TEST_F(EmulatedNicTest, LargeRxUsecsOverflowsASlowReceiverAndSmallDoesNot) {
   auto nic = EmulatedNicProcess::Start(
       {"--flows=port=9002,pps=2000,bytes=128", "--rx_usecs=50", "--ring_size=4096"});
   ASSERT_TRUE(nic.ok()) << nic.status();
-  auto receiver = SlowReceiver::Start(
-      (*nic)->netns(),
-      UdpReceiverOptions{.bind_address = kAddress, .port = 9002, .rcvbuf_bytes = 150000,
-                         .batch = 32, .drain_gap = absl::Milliseconds(2),
-                         .run_time = absl::Seconds(30)});
+  auto receiver =
+      SlowReceiver::Start((*nic)->netns(), UdpReceiverOptions{.bind_address = kAddress,
+                                                              .port = 9002,
+                                                              .rcvbuf_bytes = 150000,
+                                                              .batch = 32,
+                                                              .drain_gap = absl::Milliseconds(2),
+                                                              .run_time = absl::Seconds(30)});
   ASSERT_TRUE(receiver.ok()) << receiver.status();
   EmulatedNicKnobProvider provider(kDevice, (*nic)->socket());
   auto rx_usecs = provider.Open({.knob = tuner::Knob::kRxUsecs, .target = kDevice});

@@ -55,7 +55,8 @@ absl::StatusOr<std::string> ReadProcNetIn(const std::string& netns, const std::s
     std::string content;
     char buffer[4096];
     ssize_t n = 0;
-    while ((n = read(fd, buffer, sizeof(buffer))) > 0) content.append(buffer, static_cast<size_t>(n));
+    while ((n = read(fd, buffer, sizeof(buffer))) > 0)
+      content.append(buffer, static_cast<size_t>(n));
     const int error_number = errno;
     close(fd);
     if (n < 0) {
@@ -71,8 +72,7 @@ absl::StatusOr<std::string> ReadProcNetIn(const std::string& netns, const std::s
 absl::StatusOr<std::unique_ptr<SlowReceiver>> SlowReceiver::Start(
     const std::string& netns, const UdpReceiverOptions& options) {
   absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = absl::InternalError("not created");
-  absl::Status ran =
-      RunInNamedNamespace(netns, [&] { receiver = UdpReceiver::Create(options); });
+  absl::Status ran = RunInNamedNamespace(netns, [&] { receiver = UdpReceiver::Create(options); });
   if (!ran.ok()) return ran;
   if (!receiver.ok()) return receiver.status();
   auto slow = std::unique_ptr<SlowReceiver>(new SlowReceiver(std::move(*receiver)));

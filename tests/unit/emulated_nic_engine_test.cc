@@ -1,11 +1,10 @@
 // The emulated NIC's moderation and ring, driven on a virtual clock exactly as the process drives
 // them on the real one: sleep until NextInterruptNs, Advance, take the burst.
-#include "driver/emulated/nic_engine.h"
-
 #include <cstdint>
 #include <set>
 #include <vector>
 
+#include "driver/emulated/nic_engine.h"
 #include "gtest/gtest.h"
 
 namespace nictune::driver::emulated {
@@ -90,8 +89,8 @@ TEST(EmulatedNicEngineTest, ALateWakeUpTakesEverythingThatArrivedSoFar) {
 
 TEST(EmulatedNicEngineTest, OnOffFlowSendsOnlyDuringItsBursts) {
   auto engine = NicEngine::Create(
-      {FlowSpec{.rate_pps = 100'000, .frame_bytes = 128, .on_ns = 100'000, .off_ns = 900'000}},
-      512, {.rx_usecs = 0}, 0);
+      {FlowSpec{.rate_pps = 100'000, .frame_bytes = 128, .on_ns = 100'000, .off_ns = 900'000}}, 512,
+      {.rx_usecs = 0}, 0);
   ASSERT_TRUE(engine.ok());
   const Interrupts run = RunUntil(**engine, 10'000'000 - 1);
   EXPECT_EQ((*engine)->counters().generated, 100u);  // 10 per 1 ms period

@@ -59,9 +59,8 @@ TEST(EmulatedFlowSpecTest, ParsesFlowsAndNamesWhatIsWrong) {
 }
 
 TEST(EmulatedControlProtocolTest, RequestsRoundTrip) {
-  for (const char* line : {"GET rx_usecs", "GET counters", "SET rx_frames 32",
-                           "SET adaptive_rx 1", "SET ring_size 1024", "SET flow_pps 1 2500",
-                           "SHUTDOWN"}) {
+  for (const char* line : {"GET rx_usecs", "GET counters", "SET rx_frames 32", "SET adaptive_rx 1",
+                           "SET ring_size 1024", "SET flow_pps 1 2500", "SHUTDOWN"}) {
     auto request = ParseControlRequest(line);
     ASSERT_TRUE(request.ok()) << request.status();
     EXPECT_EQ(FormatControlRequest(*request), line);
@@ -82,9 +81,15 @@ TEST(EmulatedControlProtocolTest, ResponsesCarryValuesAndStatuses) {
 }
 
 TEST(EmulatedCountersTest, FormatParseRoundTripAndMissingFields) {
-  EmulatedNicCounters counters{.generated = 10, .delivered = 9, .missed = 1, .interrupts = 3,
-                               .rx_usecs = 50, .adaptive_rx = 1, .ring_size = 512,
-                               .interval_ns = 64000, .late_ns_max = 12345};
+  EmulatedNicCounters counters{.generated = 10,
+                               .delivered = 9,
+                               .missed = 1,
+                               .interrupts = 3,
+                               .rx_usecs = 50,
+                               .adaptive_rx = 1,
+                               .ring_size = 512,
+                               .interval_ns = 64000,
+                               .late_ns_max = 12345};
   auto parsed = ParseCounters(FormatCounters(counters));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(FormatCounters(*parsed), FormatCounters(counters));

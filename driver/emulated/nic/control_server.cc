@@ -36,7 +36,7 @@ void SendAll(int fd, const std::string& line) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Listen(const std::string& path,
-                                                                    int epoll_fd) {
+                                                                     int epoll_fd) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof(address.sun_path)) {

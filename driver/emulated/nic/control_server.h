@@ -20,7 +20,7 @@ class ControlServer {
  public:
   // AlreadyExists when something is at `path`: never unlink a file we did not create.
   static absl::StatusOr<std::unique_ptr<ControlServer>> Listen(const std::string& path,
-                                                              int epoll_fd);
+                                                               int epoll_fd);
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
   ~ControlServer();  // closes every connection and removes the socket file

@@ -11,17 +11,17 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "driver/emulated/counters.h"
-#include "driver/emulated/nic_engine.h"
 #include "driver/emulated/nic/control_server.h"
 #include "driver/emulated/nic/tap_device.h"
+#include "driver/emulated/nic_engine.h"
 #include "driver/emulated/udp_frame.h"
 
 namespace nictune::driver::emulated {
 
 struct EmulatedNicOptions {
-  uint32_t peer_address = 0;      // the source address of generated frames (host byte order)
-  absl::Duration duration;        // stop after this long; zero: until SHUTDOWN or a signal
-  int64_t spin_ns = 0;            // busy-poll this long before each deadline instead of sleeping
+  uint32_t peer_address = 0;  // the source address of generated frames (host byte order)
+  absl::Duration duration;    // stop after this long; zero: until SHUTDOWN or a signal
+  int64_t spin_ns = 0;        // busy-poll this long before each deadline instead of sleeping
 };
 
 class EmulatedNic {
@@ -65,7 +65,7 @@ class EmulatedNic {
   std::unique_ptr<NicEngine> engine_;
   EmulatedNicOptions options_;
   std::vector<FrameAddresses> flow_addresses_;  // one per flow
-  std::vector<uint8_t> frame_;                   // scratch for building one frame
+  std::vector<uint8_t> frame_;                  // scratch for building one frame
   int64_t start_ns_ = 0;
   bool stop_ = false;
 

@@ -112,10 +112,9 @@ absl::Status Main() {
     sched_param param{};
     param.sched_priority = priority;
     if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--fifo_priority ", priority,
-                                                     ": sched_setscheduler(SCHED_FIFO): ",
-                                                     std::strerror(errno), " (errno ", errno,
-                                                     ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--fifo_priority ", priority, ": sched_setscheduler(SCHED_FIFO): ", std::strerror(errno),
+          " (errno ", errno, ")"));
     }
   }
   // Timers fire within a microsecond instead of the default 50 us slack.
@@ -133,7 +132,8 @@ absl::Status Main() {
   absl::StatusOr<std::unique_ptr<TapDevice>> tap = TapDevice::Create(tap_config);
   if (!tap.ok()) return tap.status();
   const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0) return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
+  if (epoll_fd < 0)
+    return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
   absl::StatusOr<std::unique_ptr<ControlServer>> server =
       ControlServer::Listen(socket_path, epoll_fd);
   if (!server.ok()) {
@@ -141,14 +141,14 @@ absl::Status Main() {
     return server.status();
   }
   // The traffic starts now, not when the flags were checked.
-  engine = NicEngine::Create(*flows, absl::GetFlag(FLAGS_ring_size), moderation,
-                             EmulatedNic::NowNs());
+  engine =
+      NicEngine::Create(*flows, absl::GetFlag(FLAGS_ring_size), moderation, EmulatedNic::NowNs());
   if (!engine.ok()) return engine.status();
-  absl::StatusOr<std::unique_ptr<EmulatedNic>> nic = EmulatedNic::Create(
-      epoll_fd, **tap, **server, std::move(*engine), tap_config.address,
-      EmulatedNicOptions{.peer_address = peer,
-                         .duration = absl::GetFlag(FLAGS_duration),
-                         .spin_ns = absl::GetFlag(FLAGS_spin_us) * 1000});
+  absl::StatusOr<std::unique_ptr<EmulatedNic>> nic =
+      EmulatedNic::Create(epoll_fd, **tap, **server, std::move(*engine), tap_config.address,
+                          EmulatedNicOptions{.peer_address = peer,
+                                             .duration = absl::GetFlag(FLAGS_duration),
+                                             .spin_ns = absl::GetFlag(FLAGS_spin_us) * 1000});
   if (!nic.ok()) {
     close(epoll_fd);
     return nic.status();

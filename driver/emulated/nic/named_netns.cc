@@ -29,7 +29,8 @@ absl::Status PrepareRunDir() {
     return ErrnoError(absl::StrCat("mkdir ", kNetnsRunDir), errno);
   }
   if (mount("", kNetnsRunDir, "none", MS_SHARED | MS_REC, nullptr) == 0) return absl::OkStatus();
-  if (errno != EINVAL) return ErrnoError(absl::StrCat("mount --make-rshared ", kNetnsRunDir), errno);
+  if (errno != EINVAL)
+    return ErrnoError(absl::StrCat("mount --make-rshared ", kNetnsRunDir), errno);
   if (mount(kNetnsRunDir, kNetnsRunDir, "none", MS_BIND | MS_REC, nullptr) != 0) {
     return ErrnoError(absl::StrCat("mount --rbind ", kNetnsRunDir), errno);
   }
@@ -54,8 +55,8 @@ bool IsValidName(const std::string& name) {
 absl::StatusOr<std::unique_ptr<NamedNetworkNamespace>> NamedNetworkNamespace::CreateAndEnter(
     const std::string& name) {
   if (!IsValidName(name)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "network namespace name '", name, "': use 1 to 64 of [A-Za-z0-9._-]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("network namespace name '", name, "': use 1 to 64 of [A-Za-z0-9._-]"));
   }
   if (absl::Status prepared = PrepareRunDir(); !prepared.ok()) return prepared;
   const std::string path = absl::StrCat(kNetnsRunDir, "/", name);
@@ -77,8 +78,7 @@ absl::StatusOr<std::unique_ptr<NamedNetworkNamespace>> NamedNetworkNamespace::Cr
   if (mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) != 0) {
     const int error_number = errno;
     unlink(path.c_str());
-    return ErrnoError(absl::StrCat("bind-mount the new network namespace on ", path),
-                      error_number);
+    return ErrnoError(absl::StrCat("bind-mount the new network namespace on ", path), error_number);
   }
   return std::unique_ptr<NamedNetworkNamespace>(new NamedNetworkNamespace(name, path));
 }

@@ -55,8 +55,7 @@ absl::Status Configure(int control_fd, const TapConfig& config, std::array<uint8
   if (ioctl(control_fd, SIOCSIFADDR, &request) != 0) {
     return ErrnoError(absl::StrCat("SIOCSIFADDR ", config.name), errno);
   }
-  const uint32_t mask =
-      config.prefix_length == 0 ? 0 : ~uint32_t{0} << (32 - config.prefix_length);
+  const uint32_t mask = config.prefix_length == 0 ? 0 : ~uint32_t{0} << (32 - config.prefix_length);
   sockaddr_in netmask = Ipv4(mask);
   std::memcpy(&request.ifr_netmask, &netmask, sizeof(netmask));
   if (ioctl(control_fd, SIOCSIFNETMASK, &request) != 0) {
@@ -88,9 +87,8 @@ absl::Status ParseIpv4Prefix(const std::string& text, uint32_t& address, int& pr
   }
   address = ntohl(parsed.s_addr);
   prefix_length = 24;
-  if (slash != std::string::npos &&
-      (!absl::SimpleAtoi(text.substr(slash + 1), &prefix_length) || prefix_length < 8 ||
-       prefix_length > 30)) {
+  if (slash != std::string::npos && (!absl::SimpleAtoi(text.substr(slash + 1), &prefix_length) ||
+                                     prefix_length < 8 || prefix_length > 30)) {
     return absl::InvalidArgumentError(
         absl::StrCat("address '", text, "': prefix length must be 8..30"));
   }
