@@ -168,6 +168,12 @@ std::optional<ActuationResult> Actuator::CheckOwnershipLocked(const KnobAddress&
                                                               int64_t expected_current,
                                                               absl::Time now, int64_t* current) {
   const std::string key = KnobKey(address);
+  if (!resolved_) {
+    return Failed(address,
+                  absl::FailedPreconditionError(absl::StrCat(
+                      DescribeKnob(address),
+                      ": not written: the change journal has not been resolved at start")));
+  }
   if (released_.contains(key)) {
     ActuationResult refused;
     refused.address = address;
@@ -688,6 +694,7 @@ RestoreReport Actuator::ResolveAtStart(PendingPolicy policy, absl::Time now) {
     report.error = Annotate(pending.status(), "resolve the change journal at start");
     return report;
   }
+  resolved_ = true;
   PendingByKnob grouped = GroupPendingByKnob(*pending);
   for (const store::ChangeRecord& row : grouped.unknown_knob) {
     const std::string reason = absl::StrFormat(

@@ -57,7 +57,9 @@ class Actuator {
   absl::StatusOr<int64_t> Read(const driver::knobs::KnobAddress& address);
 
   // Writes action.value (steps 1-4 above). kFailed when the knob changed since the controller read
-  // action.from, or any step fails; the caller then tells the controller (WriteFailed).
+  // action.from, or any step fails; the caller then tells the controller (WriteFailed). Also
+  // kFailed before ResolveAtStart: a pending row of this boot would otherwise be mistaken for
+  // nothing, and our own earlier value journaled as the original.
   ActuationResult Apply(const tuner::Apply& action, absl::Time now);
 
   // Puts back action.value, the value before the controller's change: when it is the original the
@@ -148,6 +150,7 @@ class Actuator {
   absl::flat_hash_map<std::string, ManagedKnob> managed_;
   absl::flat_hash_set<std::string> released_;
   absl::flat_hash_set<std::string> unsupported_reported_;
+  bool resolved_ = false;  // ResolveAtStart has read the journal
 };
 
 }  // namespace nictune::actuate
