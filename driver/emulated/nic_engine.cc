@@ -114,6 +114,11 @@ int64_t NicEngine::NextInterruptNs() const {
       return timer_start_ns + interval_ns;
     }
     if (next.time_ns == kNever) return kNever;
+    // A full ring ignores arrivals, so only the timer is left: this bounds the walk by the ring
+    // size, however high the rate and long the interval.
+    if (pending >= ring_size_ && !moderator_.RestartsOnEachPacket()) {
+      return timer_start_ns + interval_ns;
+    }
     if (pending < ring_size_) {
       if (pending == 0 || moderator_.RestartsOnEachPacket()) timer_start_ns = next.time_ns;
       ++pending;

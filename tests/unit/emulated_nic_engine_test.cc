@@ -79,6 +79,16 @@ TEST(EmulatedNicEngineTest, FullRingCountsMissed) {
   EXPECT_EQ(engine->counters().generated, 200u);
 }
 
+TEST(EmulatedNicEngineTest, AFullRingLeavesOnlyTheTimer) {
+  // 1M pps for up to 1 s into 64 descriptors: the next interrupt is the timer's, found without
+  // walking a million arrivals.
+  auto engine = Engine(1'000'000, 64, {.rx_usecs = 1'000'000});
+  EXPECT_EQ(engine->NextInterruptNs(), 1'000'000'000);
+  ASSERT_TRUE(engine->Advance(1'000'000'000));
+  EXPECT_EQ(engine->TakeBurst().size(), 64u);
+  EXPECT_EQ(engine->counters().missed, 1'000'001u - 64u);
+}
+
 TEST(EmulatedNicEngineTest, ALateWakeUpTakesEverythingThatArrivedSoFar) {
   auto engine = Engine(10'000, 512, {.rx_usecs = 100});
   EXPECT_EQ(engine->NextInterruptNs(), 100'000);
