@@ -1,0 +1,93 @@
+// dashboards/metrics.txt, the list of metric families the dashboards and rules may use, is the
+// list a live exporter publishes: a family added, renamed or dropped in the agent fails here
+// until the list (and whatever queries it) follows. The exposition comes from a real collection
+// with the probes attached and a UDP flow between two namespaces that overflows its socket, so
+// the per-socket and drop families carry series.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "agent/collect/snapshot_collector.h"
+#include "agent/metrics/exporter.h"
+#include "agent/metrics/process_usage.h"
+#include "agent/model/window.h"
+#include "agent/procfs/read_file.h"
+#include "driver/probe_source.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/netns_host.h"
+#include "tests/support/privileges.h"
+#include "tests/support/udp_flow.h"
+
+namespace nictune {
+namespace {
+
+using Families = std::map<std::string, std::string>;  // name -> type
+
+// "# TYPE name type" lines of an exposition, or "name type" lines of the list ('#' comments).
+Families ParseTypes(absl::string_view text, bool exposition) {
+  Families families;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (exposition ? !absl::ConsumePrefix(&line, "# TYPE ") : absl::StartsWith(line, "#")) continue;
+    std::vector<std::string> fields = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    if (fields.size() == 2) families[fields[0]] = fields[1];
+  }
+  return families;
+}
+
+std::string AsList(const Families& families) {
+  std::string out;
+  for (const auto& [name, type] : families) absl::StrAppend(&out, name, " ", type, "\n");
+  return out;
+}
+
+TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
+  if (auto why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  const std::string list_path = absl::StrCat(NICTUNE_FIXTURES, "/../../../dashboards/metrics.txt");
+  absl::StatusOr<std::string> list = procfs::ReadFile(list_path);
+  ASSERT_TRUE(list.ok()) << list.status();
+
+  absl::StatusOr<std::unique_ptr<testing_support::VethHosts>> hosts =
+      testing_support::VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<testing_support::UdpFlow> flow = testing_support::UdpFlow::Open(
+      **hosts,
+      {.rcvbuf_bytes = 16384,
+       .batch = 8,
+       .drain_gap = absl::Milliseconds(3),
+       .run_time = absl::Seconds(3)},
+      {.packets = 10000, .payload_bytes = 128, .max_duration = absl::Seconds(2)});
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  ASSERT_TRUE(probes.ok()) << probes.status();
+  collect::SnapshotCollector collector({}, probes->get(), "");
+  metrics::MetricsExporter exporter({.max_sockets = 3});
+
+  const model::Snapshot before = collector.Collect();
+  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
+  ASSERT_TRUE(result.ok()) << result.status();
+  const model::Snapshot after = collector.Collect();
+  absl::StatusOr<model::Window> window = model::ComputeWindow(before, after);
+  ASSERT_TRUE(window.ok()) << window.status();
+  absl::StatusOr<metrics::ProcessUsage> usage = metrics::ReadProcessUsage();
+  ASSERT_TRUE(usage.ok()) << usage.status();
+  exporter.Update(after, *window,
+                  {.process = *usage, .probes = (*probes)->Cost(), .sampling_seconds = 0.001});
+
+  const Families live = ParseTypes(exporter.Text(), true);
+  const Families listed = ParseTypes(*list, false);
+  // The flow reached the socket families, so their absence below would be a real rename.
+  ASSERT_TRUE(live.contains("nictune_socket_receive_buffer_peak_fill_ratio")) << AsList(live);
+  EXPECT_EQ(AsList(listed), AsList(live))
+      << "dashboards/metrics.txt differs from the live exposition; the live list is:\n"
+      << AsList(live);
+}
+
+}  // namespace
+}  // namespace nictune
