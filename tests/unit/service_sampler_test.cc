@@ -1,0 +1,304 @@
+// The sampling loop's per-interval work on this machine's real /proc counters (no probes): each
+// interval becomes a published report, store rows and /metrics; intervals join into tuner windows
+// whose recommendations come from the real tuner; a failing store is counted and never stops
+// sampling.
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "agent/collect/snapshot_collector.h"
+#include "agent/metrics/exporter.h"
+#include "agent/service/health_metrics.h"
+#include "agent/service/real_ports.h"
+#include "agent/service/sampler.h"
+#include "agent/service/service_state.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::service {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kRate = 812744;
+
+class RecordingHistory : public HistorySink {
+ public:
+  absl::StatusOr<store::AppendResult> AppendSamples(
+      absl::Time ts, const std::vector<store::SeriesSample>& samples) override {
+    if (!failure.ok()) return failure;
+    append_times.push_back(ts);
+    append_sizes.push_back(samples.size());
+    return store::AppendResult{.rows_written = static_cast<int64_t>(samples.size())};
+  }
+  absl::StatusOr<store::MaintenanceReport> Maintain(absl::Time) override {
+    if (!failure.ok()) return failure;
+    ++maintained;
+    return store::MaintenanceReport{.caught_up = true};
+  }
+  absl::Status AppendRecommendations(
+      const std::vector<store::RecommendationRecord>& records) override {
+    if (!failure.ok()) return failure;
+    recommendations.insert(recommendations.end(), records.begin(), records.end());
+    return absl::OkStatus();
+  }
+
+  absl::Status failure;  // every call fails with it unless ok
+  std::vector<absl::Time> append_times;
+  std::vector<size_t> append_sizes;
+  int maintained = 0;
+  std::vector<store::RecommendationRecord> recommendations;
+};
+
+class NoTopology : public TopologySource {
+ public:
+  const agent::Topology& Read(const std::vector<std::string>&) override { return topology_; }
+
+ private:
+  agent::Topology topology_;
+};
+
+// Seed 001's socket on eth0 queue 0, whatever the host measured: the tuner's arithmetic is known.
+class Seed001Observations : public ObservationSource {
+ public:
+  absl::StatusOr<tuner::Observation> Observe(const model::Window& window,
+                                             uint32_t samples) override {
+    seen_seconds.push_back(window.seconds);
+    seen_samples.push_back(samples);
+    if (!failure.ok()) return failure;
+    tuner::Observation obs;
+    obs.window = absl::Seconds(10);
+    obs.samples = 10;
+    tuner::QueueObservation q;
+    q.device = "eth0";
+    q.queue = 0;
+    q.sockets.push_back({.name = "udp 0.0.0.0:12865",
+                         .packets = kRate * 10,
+                         .truesize_mean_bytes = 2994,
+                         .truesize_p99_bytes = 2994,
+                         .rcvbuf_bytes = 212992,
+                         .peak_fill = 1.0,
+                         .drops = 4'000'000});
+    q.rx_packets = kRate * 10;
+    q.interrupts = 80'000;
+    q.polls = q.interrupts;
+    q.rx_work = q.rx_packets;
+    q.drops.socket = 4'000'000;
+    q.cpu = {0.02, 0.30, 0.40, 0.20};
+    q.interrupt_cost_s = 2e-6;
+    q.coalesce.rx_usecs_supported = true;
+    q.coalesce.adaptive_rx_supported = true;
+    q.coalesce.adaptive_rx = true;
+    q.coalesce.rx_usecs = 1;
+    q.coalesce.rx_usecs_max = 1022;
+    q.coalesce.rx_ring_size = 512;
+    obs.queues.push_back(q);
+    return obs;
+  }
+
+  absl::Status failure;
+  std::vector<double> seen_seconds;
+  std::vector<uint32_t> seen_samples;
+};
+
+SamplerSettings ThreeIntervalWindows(Mode mode) {
+  SamplerSettings settings;
+  settings.interval = absl::Milliseconds(20);
+  settings.window = absl::Milliseconds(60);
+  settings.mode = mode;
+  settings.policy.margin = 0;
+  return settings;
+}
+
+class SamplerTest : public ::testing::Test {
+ protected:
+  void MakeSampler(Mode mode) {
+    state_.SetStorePath("/nonexistent/nictune.db");
+    sampler_ = std::make_unique<Sampler>(SamplerPorts{.snapshots = &snapshots_,
+                                                      .topology = &topology_,
+                                                      .history = &history_,
+                                                      .observations = &observations_},
+                                         ThreeIntervalWindows(mode), state_, exporter_, &health_);
+  }
+
+  StepOutcome StepAfterPause() {
+    usleep(20'000);  // real counters need real time between snapshots
+    return sampler_->Step(now_ += absl::Milliseconds(20));
+  }
+
+  collect::SnapshotCollector collector_{collect::CollectorPaths{}, nullptr, "unit test: no probes"};
+  CollectorSnapshots snapshots_{collector_};
+  NoTopology topology_;
+  RecordingHistory history_;
+  Seed001Observations observations_;
+  ServiceState state_{ServiceConfig{.mode = Mode::kRecommend}};
+  metrics::MetricsExporter exporter_;
+  HealthMetrics health_{exporter_.registry()};
+  std::unique_ptr<Sampler> sampler_;
+  absl::Time now_ = absl::Now();
+};
+
+TEST_F(SamplerTest, IntervalsFeedReportStoreAndMetricsAndJoinIntoTunerWindows) {
+  MakeSampler(Mode::kRecommend);
+  const StepOutcome first = sampler_->Step(now_);
+  EXPECT_FALSE(first.sampled);  // only the starting snapshot
+  EXPECT_EQ(state_.LatestReport(), nullptr);
+
+  EXPECT_TRUE(StepAfterPause().sampled);
+  const auto report = state_.LatestReport();
+  ASSERT_NE(report, nullptr);
+  EXPECT_GT((*report)["seconds"].get<double>(), 0.015);
+  EXPECT_FALSE((*report)["cpus"].empty());  // /proc/stat of this machine
+  EXPECT_FALSE(StepAfterPause().window_closed);
+  EXPECT_TRUE(state_.Recommendations()->recommendations.empty());
+  EXPECT_THAT(state_.Recommendations()->reason, HasSubstr("no tuner window"));
+
+  const StepOutcome third = StepAfterPause();
+  EXPECT_TRUE(third.sampled);
+  EXPECT_TRUE(third.window_closed);
+
+  // Every interval went to the store with the rows WindowSeries makes of real counters.
+  ASSERT_EQ(history_.append_sizes.size(), 3u);
+  for (size_t rows : history_.append_sizes) EXPECT_GT(rows, 0u);
+  EXPECT_LT(history_.append_times[0], history_.append_times[2]);
+  EXPECT_EQ(history_.maintained, 3);
+
+  // The tuner window spans the three intervals, from the first snapshot to the last.
+  ASSERT_EQ(observations_.seen_samples.size(), 1u);
+  EXPECT_EQ(observations_.seen_samples[0], 3u);
+  EXPECT_GT(observations_.seen_seconds[0], 0.055);
+
+  const auto recommendations = state_.Recommendations();
+  EXPECT_EQ(recommendations->samples, 3u);
+  ASSERT_TRUE(recommendations->window_end.has_value());
+  const tuner::Recommendation* usecs = nullptr;
+  for (const auto& r : recommendations->recommendations) {
+    if (r.knob == tuner::Knob::kRxUsecs) usecs = &r;
+  }
+  ASSERT_NE(usecs, nullptr) << recommendations->reason;
+  EXPECT_EQ(usecs->recommended, 87);  // seed 001 at margin 0: floor(87.5 us)
+  ASSERT_EQ(history_.recommendations.size(), recommendations->recommendations.size());
+  bool stored_usecs = false;
+  for (const auto& record : history_.recommendations) {
+    if (record.knob != "rx_usecs") continue;
+    stored_usecs = true;
+    EXPECT_EQ(record.recommended, 87);
+    EXPECT_EQ(record.target, "eth0 rx 0");
+    EXPECT_THAT(nlohmann::json::parse(record.json)["formula"].get<std::string>(),
+                HasSubstr("71.14"));
+  }
+  EXPECT_TRUE(stored_usecs);
+
+  const ServiceStatus status = state_.Status();
+  EXPECT_EQ(status.sampling.samples, 3u);
+  EXPECT_EQ(status.sampling.windows, 1u);
+  EXPECT_EQ(status.sampling.missed_intervals, 0u);
+  EXPECT_FALSE(status.sampling.sources.empty());
+  EXPECT_TRUE(status.store.healthy);
+
+  const std::string text = exporter_.Text();
+  EXPECT_THAT(text, HasSubstr("nictune_samples_total 3\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_tuner_windows_total 1\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_store_healthy 1\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_store_errors_total 0\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_softirqs_total"));  // the exporter's own series too
+  EXPECT_THAT(sampler_->Summary(), HasSubstr("3 samples, 0 missed, 1 windows"));
+}
+
+TEST_F(SamplerTest, AFullDiskIsCountedAndReportedWhileSamplingGoesOn) {
+  MakeSampler(Mode::kRecommend);
+  sampler_->Step(now_);
+  history_.failure = absl::ResourceExhaustedError("append samples: database or disk is full");
+  EXPECT_TRUE(StepAfterPause().sampled);
+  EXPECT_TRUE(StepAfterPause().sampled);
+
+  ServiceStatus status = state_.Status();
+  EXPECT_EQ(status.sampling.samples, 2u);
+  EXPECT_FALSE(status.store.healthy);
+  EXPECT_EQ(status.store.errors, 4u);  // append and maintenance, twice
+  EXPECT_THAT(status.store.last_error, HasSubstr("disk is full"));
+  EXPECT_NE(state_.LatestReport(), nullptr);
+  std::string text = exporter_.Text();
+  EXPECT_THAT(text, HasSubstr("nictune_store_healthy 0\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_store_errors_total 4\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_samples_total 2\n"));
+  EXPECT_THAT(sampler_->Summary(), HasSubstr("store failing (4 errors)"));
+
+  history_.failure = absl::OkStatus();
+  StepAfterPause();
+  status = state_.Status();
+  EXPECT_TRUE(status.store.healthy);
+  EXPECT_EQ(status.store.errors, 4u);
+  text = exporter_.Text();
+  EXPECT_THAT(text, HasSubstr("nictune_store_healthy 1\n"));
+  EXPECT_THAT(text, HasSubstr("nictune_store_errors_total 4\n"));
+}
+
+TEST_F(SamplerTest, ObserveModeClosesWindowsWithoutTheTuner) {
+  MakeSampler(Mode::kObserve);
+  sampler_->Step(now_);
+  for (int i = 0; i < 3; ++i) StepAfterPause();
+  EXPECT_EQ(state_.Status().sampling.windows, 1u);
+  EXPECT_TRUE(observations_.seen_samples.empty());
+  EXPECT_TRUE(history_.recommendations.empty());
+  EXPECT_TRUE(state_.Recommendations()->recommendations.empty());
+}
+
+TEST_F(SamplerTest, ATunerInputErrorBecomesTheReasonAndSamplingContinues) {
+  MakeSampler(Mode::kRecommend);
+  observations_.failure =
+      absl::NotFoundError("/proc/sys/net/core/netdev_budget: Permission denied (errno 13)");
+  sampler_->Step(now_);
+  for (int i = 0; i < 4; ++i) StepAfterPause();
+  const auto recommendations = state_.Recommendations();
+  EXPECT_TRUE(recommendations->recommendations.empty());
+  EXPECT_THAT(recommendations->reason, HasSubstr("netdev_budget: Permission denied (errno 13)"));
+  const ServiceStatus status = state_.Status();
+  EXPECT_EQ(status.sampling.samples, 4u);
+  EXPECT_THAT(status.sampling.last_error, HasSubstr("errno 13"));
+}
+
+TEST_F(SamplerTest, MissedIntervalsAreCountedOnMetricsAndStatus) {
+  MakeSampler(Mode::kRecommend);
+  sampler_->Step(now_);
+  sampler_->NoteMissed(2);
+  EXPECT_EQ(state_.Status().sampling.missed_intervals, 2u);
+  EXPECT_THAT(exporter_.Text(), HasSubstr("nictune_missed_intervals_total 2\n"));
+}
+
+TEST_F(SamplerTest, ReconfiguringToObserveDropsTheRecommendations) {
+  MakeSampler(Mode::kRecommend);
+  sampler_->Step(now_);
+  for (int i = 0; i < 3; ++i) StepAfterPause();
+  ASSERT_FALSE(state_.Recommendations()->recommendations.empty());
+  sampler_->Reconfigure(ThreeIntervalWindows(Mode::kObserve));
+  EXPECT_TRUE(state_.Recommendations()->recommendations.empty());
+  EXPECT_THAT(state_.Recommendations()->reason, HasSubstr("observe mode"));
+}
+
+TEST(IntervalsPerWindowTest, RoundsTheRatioAndNeverGoesBelowOne) {
+  EXPECT_EQ(IntervalsPerWindow({.interval = absl::Seconds(1), .window = absl::Seconds(10)}), 10u);
+  EXPECT_EQ(IntervalsPerWindow({.interval = absl::Milliseconds(200), .window = absl::Seconds(1)}),
+            5u);
+  EXPECT_EQ(IntervalsPerWindow({.interval = absl::Seconds(3), .window = absl::Seconds(10)}), 3u);
+  EXPECT_EQ(IntervalsPerWindow({.interval = absl::Seconds(1), .window = absl::Seconds(1)}), 1u);
+}
+
+TEST(ValidateSamplerSettingsTest, NamesTheFlag) {
+  EXPECT_TRUE(ValidateSamplerSettings({}).ok());
+  const absl::Status short_window =
+      ValidateSamplerSettings({.interval = absl::Seconds(2), .window = absl::Seconds(1)});
+  EXPECT_THAT(std::string(short_window.message()), HasSubstr("--window=1s: must be at least"));
+  const absl::Status fast = ValidateSamplerSettings({.interval = absl::Milliseconds(1)});
+  EXPECT_THAT(std::string(fast.message()), HasSubstr("--interval=1ms"));
+  SamplerSettings margin;
+  margin.policy.margin = 1.0;
+  EXPECT_THAT(std::string(ValidateSamplerSettings(margin).message()),
+              HasSubstr("--tuner_margin=1"));
+}
+
+}  // namespace
+}  // namespace nictune::service

@@ -1,0 +1,79 @@
+// Joining intervals into a tuner window: counts over the whole window from its first snapshot to
+// its last, socket peaks the highest of its intervals (the probes reset peaks at every read).
+#include "agent/service/window_aggregator.h"
+#include "gtest/gtest.h"
+
+namespace nictune::service {
+namespace {
+
+constexpr uint64_t kCookie = 4242;
+
+// A snapshot `second` seconds in, holding one socket's cumulative enqueues and the peak fill its
+// probe saw since the previous read.
+model::Snapshot At(int second, uint64_t enqueues, double peak_fill) {
+  model::Snapshot s;
+  s.monotonic_ns = static_cast<uint64_t>(second) * 1'000'000'000;
+  s.unix_ns = 1'700'000'000'000'000'000 + static_cast<int64_t>(s.monotonic_ns);
+  driver::BpfCounters bpf;
+  bpf.monotonic_ns = s.monotonic_ns;
+  bpf.sockets.push_back(
+      {.key = {.cookie = kCookie, .family = 2, .protocol = 17, .local_port = 5001},
+       .enqueues = enqueues,
+       .rcvbuf = 212992,
+       .peak_fill = peak_fill});
+  s.bpf = bpf;
+  return s;
+}
+
+TEST(WindowAggregatorTest, CountsSpanTheWindowAndPeaksAreTheHighestInterval) {
+  WindowAggregator aggregator;
+  EXPECT_FALSE(aggregator.started());
+  const model::Snapshot s0 = At(10, 1000, 0.0);
+  const model::Snapshot s1 = At(11, 3000, 0.9);  // a burst filled the socket to 90% here
+  const model::Snapshot s2 = At(12, 3500, 0.3);
+  aggregator.Start(s0);
+  for (const auto& [before, after] : {std::pair{&s0, &s1}, std::pair{&s1, &s2}}) {
+    auto interval = model::ComputeWindow(*before, *after);
+    ASSERT_TRUE(interval.ok()) << interval.status();
+    aggregator.AddInterval(*interval);
+  }
+  EXPECT_EQ(aggregator.intervals(), 2u);
+
+  auto window = aggregator.Close(s2);
+  ASSERT_TRUE(window.ok()) << window.status();
+  EXPECT_DOUBLE_EQ(window->seconds, 2.0);
+  ASSERT_EQ(window->sockets.size(), 1u);
+  EXPECT_DOUBLE_EQ(window->sockets[0].enqueues_per_s, 2500.0 / 2.0);
+  EXPECT_DOUBLE_EQ(window->sockets[0].peak_fill, 0.9);  // not the end snapshot's 0.3
+
+  // The next window starts at the end of this one, with its own peaks.
+  EXPECT_EQ(aggregator.intervals(), 0u);
+  const model::Snapshot s3 = At(13, 3600, 0.2);
+  auto interval = model::ComputeWindow(s2, s3);
+  ASSERT_TRUE(interval.ok());
+  aggregator.AddInterval(*interval);
+  auto next = aggregator.Close(s3);
+  ASSERT_TRUE(next.ok());
+  EXPECT_DOUBLE_EQ(next->seconds, 1.0);
+  ASSERT_EQ(next->sockets.size(), 1u);
+  EXPECT_DOUBLE_EQ(next->sockets[0].peak_fill, 0.2);
+  EXPECT_DOUBLE_EQ(next->sockets[0].enqueues_per_s, 100.0);
+}
+
+TEST(WindowAggregatorTest, ClosingBeforeStartingIsAnError) {
+  WindowAggregator aggregator;
+  auto window = aggregator.Close(At(1, 0, 0));
+  ASSERT_FALSE(window.ok());
+  EXPECT_EQ(window.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(WindowAggregatorTest, SnapshotsOutOfOrderFailTheWindowAndRestartIt) {
+  WindowAggregator aggregator;
+  aggregator.Start(At(5, 0, 0));
+  auto window = aggregator.Close(At(4, 0, 0));
+  EXPECT_FALSE(window.ok());
+  EXPECT_TRUE(aggregator.started());  // the next window begins at the snapshot given
+}
+
+}  // namespace
+}  // namespace nictune::service
