@@ -2,10 +2,8 @@
 # the CLI, the systemd unit, the default flagfile as a conffile, the Grafana dashboards with their
 # provisioning files, and the Prometheus scrape config and rules.
 
-# The CLI's target is defined by agent/; package it once it exists.
-if(TARGET nictune)
-  install(TARGETS nictune RUNTIME DESTINATION bin)
-endif()
+# The binaries come with their own install() rules (agent/CMakeLists.txt: nictuned to sbin, the
+# nictune CLI to bin).
 
 # Absolute destinations: systemd and dpkg look for these exact paths, whatever the prefix.
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/nictuned.service DESTINATION /lib/systemd/system)
@@ -30,10 +28,14 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME nictune)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "nictune maintainers <nictune@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-  "NIC interrupt mitigation agent: measures IRQs, NAPI polls, softirq time and socket drops")
-set(CPACK_PACKAGE_DESCRIPTION
-  "nictuned measures, per NIC queue and CPU, interrupt rates, NAPI poll work, softirq time, socket buffer fill and drops with eBPF tracepoints (falling back to procfs), recommends interrupt coalescing, NAPI budget and socket buffer settings, and in apply mode changes them with a journal that survives crashes. Ships Grafana dashboards and Prometheus rules.")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "NIC interrupt mitigation agent (IRQs, NAPI, socket drops)")
+# Lines of at most 80 columns: dpkg shows them as written.
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "nictuned measures, per NIC queue and CPU, interrupt rates, NAPI poll work,\n"
+  "softirq time, socket buffer fill and drops with eBPF tracepoints (falling\n"
+  "back to procfs), recommends interrupt coalescing, NAPI budget and socket\n"
+  "buffer settings, and in apply mode changes them with a journal that survives\n"
+  "crashes. Ships Grafana dashboards and Prometheus rules.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
