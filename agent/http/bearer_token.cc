@@ -25,8 +25,10 @@ absl::Status ErrnoError(const std::string& path, const char* operation, int erro
                                    std::strerror(error), " (errno ", error, ")"));
 }
 
-bool IsMutating(const std::string& method) {
-  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+// POST /api/v1/whatif only computes on its body (whatif_route.h): it changes nothing.
+bool IsMutating(const Request& request) {
+  if (request.method == "POST" && request.path == "/api/v1/whatif") return false;
+  return request.method != "GET" && request.method != "HEAD" && request.method != "OPTIONS";
 }
 
 }  // namespace
@@ -100,7 +102,7 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
 
 std::optional<Response> RefuseUnauthorized(const Request& request,
                                            const std::optional<std::string>& token) {
-  if (!IsMutating(request.method) || request.transport == Transport::kUnixSocket) {
+  if (!IsMutating(request) || request.transport == Transport::kUnixSocket) {
     return std::nullopt;
   }
   if (!token) {

@@ -1,6 +1,7 @@
 // The rule for mutating requests: on TCP they need a configured API token, presented as
 // "Authorization: Bearer <token>" and compared in constant time; on the root-only unix socket the
-// file permissions are the authorization. Reads (GET, HEAD) are always allowed.
+// file permissions are the authorization. Reads (GET, HEAD, and POST /api/v1/whatif, which only
+// computes) are always allowed.
 #pragma once
 
 #include <optional>
