@@ -1,0 +1,124 @@
+#include "agent/http/changes_route.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "agent/http/query.h"
+#include "agent/store/change_state.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::http {
+namespace {
+
+using Json = nlohmann::json;
+
+double UnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
+
+// The same two spellings the history query takes: Unix seconds ("1735787045" or with up to 9
+// fraction digits) or RFC 3339.
+absl::StatusOr<absl::Time> ParseSince(const std::string& value) {
+  const auto digits = [](absl::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return absl::ascii_isdigit(static_cast<unsigned char>(c));
+    });
+  };
+  const size_t dot = value.find('.');
+  const absl::string_view whole = absl::string_view(value).substr(0, dot);
+  const absl::string_view fraction =
+      dot == std::string::npos ? absl::string_view() : absl::string_view(value).substr(dot + 1);
+  int64_t seconds = 0;
+  if (digits(whole) && whole.size() <= 11 && absl::SimpleAtoi(whole, &seconds) &&
+      (dot == std::string::npos || (digits(fraction) && fraction.size() <= 9))) {
+    int64_t nanos = 0;
+    if (!fraction.empty() && absl::SimpleAtoi(fraction, &nanos)) {
+      for (size_t i = fraction.size(); i < 9; ++i) nanos *= 10;
+    }
+    return absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos);
+  }
+  absl::Time t;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, value, &t, &error) || t < absl::UnixEpoch() ||
+      t > absl::FromUnixSeconds(253402300799)) {  // 9999-12-31T23:59:59Z
+    return absl::InvalidArgumentError(absl::StrCat(
+        "query since=\"", value, "\": expected RFC 3339 time or Unix seconds in 1970..9999"));
+  }
+  return t;
+}
+
+absl::StatusOr<absl::Time> ParseChangesQuery(absl::string_view query) {
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> parameters =
+      ParseQueryString(query);
+  if (!parameters.ok()) return parameters.status();
+  std::optional<absl::Time> since;
+  for (const auto& [name, value] : *parameters) {
+    if (name != "since") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("query parameter \"", name, "\" is unknown; expected since"));
+    }
+    if (since.has_value()) {
+      return absl::InvalidArgumentError("query parameter \"since\" is given more than once");
+    }
+    absl::StatusOr<absl::Time> t = ParseSince(value);
+    if (!t.ok()) return t.status();
+    since = *t;
+  }
+  return since.value_or(absl::UnixEpoch());
+}
+
+Json ChangeJson(const store::ChangeRecord& change) {
+  return Json{{"id", change.id},
+              {"boot_id", change.boot_id},
+              {"knob", change.knob},
+              {"target", change.target},
+              {"original", change.original},
+              {"new_value", change.new_value ? Json(*change.new_value) : Json(nullptr)},
+              {"state", std::string(store::ChangeStateName(change.state))},
+              {"pending", store::IsPending(change.state)},
+              {"reason", change.reason},
+              {"ts", UnixSeconds(change.ts)},
+              {"updated_ts", UnixSeconds(change.updated_ts)}};
+}
+
+Response Answer(store::Store& store, const Request& request) {
+  const std::string what = absl::StrCat(request.method, " ", request.path, ": ");
+  absl::StatusOr<absl::Time> since = ParseChangesQuery(request.query);
+  if (!since.ok()) {
+    return ErrorResponse(400, "bad_request", what + std::string(since.status().message()));
+  }
+  absl::StatusOr<std::vector<store::ChangeRecord>> changes = store.ChangesSince(*since);
+  if (!changes.ok()) {
+    return ErrorResponse(503, "store_unavailable",
+                         absl::StrCat(what, "change journal: ", changes.status().message()));
+  }
+  absl::StatusOr<std::vector<store::EventRecord>> events = store.EventsSince(*since);
+  if (!events.ok()) {
+    return ErrorResponse(503, "store_unavailable",
+                         absl::StrCat(what, "events: ", events.status().message()));
+  }
+  Json changes_json = Json::array();
+  for (const store::ChangeRecord& change : *changes) changes_json.push_back(ChangeJson(change));
+  Json events_json = Json::array();
+  for (const store::EventRecord& event : *events) {
+    events_json.push_back(
+        Json{{"ts", UnixSeconds(event.ts)}, {"level", event.level}, {"message", event.message}});
+  }
+  const Json body{{"since", UnixSeconds(*since)},
+                  {"changes", std::move(changes_json)},
+                  {"events", std::move(events_json)}};
+  return Response{.status = 200, .body = body.dump(-1, ' ', false, Json::error_handler_t::replace)};
+}
+
+}  // namespace
+
+absl::Status AddChangesRoute(Router& router, store::Store& store) {
+  return router.Add("GET", kChangesPath,
+                    [&store](const Request& request) { return Answer(store, request); });
+}
+
+}  // namespace nictune::http
