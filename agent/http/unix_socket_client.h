@@ -1,0 +1,22 @@
+// The CLI's side of the agent's unix socket (unix_socket_server.h): one request, one response.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "agent/http/request.h"
+
+namespace nictune::http {
+
+// Responses larger than this are refused rather than buffered without bound.
+inline constexpr size_t kMaxClientResponseBytes = 64 << 20;
+
+// Sends `method target` with `body` (Content-Length framed) and returns the response, whatever
+// its status. Fails naming the socket and the errno when it cannot connect, send or read, or
+// when the whole exchange takes longer than timeout.
+absl::StatusOr<Response> Call(const std::string& socket_path, const std::string& method,
+                              const std::string& target, const std::string& body,
+                              absl::Duration timeout = absl::Seconds(30));
+
+}  // namespace nictune::http
