@@ -1,8 +1,8 @@
 // dashboards/metrics.txt, the list of metric families the dashboards and rules may use, is the
-// list a live exporter publishes: a family added, renamed or dropped in the agent fails here
-// until the list (and whatever queries it) follows. The exposition comes from a real collection
-// with the probes attached and a UDP flow between two namespaces that overflows its socket, so
-// the per-socket and drop families carry series.
+// list a live exporter (with the service's health families) publishes: a family added, renamed or
+// dropped in the agent fails here until the list (and whatever queries it) follows. The exposition
+// comes from a real collection with the probes attached and a UDP flow between two namespaces that
+// overflows its socket, so the per-socket and drop families carry series.
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +18,8 @@
 #include "agent/metrics/process_usage.h"
 #include "agent/model/window.h"
 #include "agent/procfs/read_file.h"
+#include "agent/service/health_metrics.h"
+#include "agent/service/service_status.h"
 #include "driver/probe_source.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -68,6 +70,9 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
   ASSERT_TRUE(probes.ok()) << probes.status();
   collect::SnapshotCollector collector({}, probes->get(), "");
   metrics::MetricsExporter exporter({.max_sockets = 3});
+  // The daemon adds its own health families to the exporter's registry.
+  service::HealthMetrics health(exporter.registry());
+  health.Update(service::ServiceStatus{}, 0);
 
   const model::Snapshot before = collector.Collect();
   absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
