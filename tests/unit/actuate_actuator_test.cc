@@ -4,11 +4,11 @@
 // and a journal from another boot is never replayed.
 #include <cerrno>
 
-#include "actuate_fakes.h"
 #include "agent/actuate/actuator.h"
 #include "agent/store/change_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/actuate_fakes.h"
 
 namespace nictune::actuate {
 namespace {

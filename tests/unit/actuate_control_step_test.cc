@@ -4,11 +4,11 @@
 // released (never overwritten) when someone else changes it, and socket buffers are never touched.
 #include <cerrno>
 
-#include "actuate_fakes.h"
 #include "agent/actuate/control_step.h"
 #include "agent/store/change_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/actuate_fakes.h"
 
 namespace nictune::actuate {
 namespace {

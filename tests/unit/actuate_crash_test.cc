@@ -12,11 +12,11 @@
 #include <map>
 #include <set>
 
-#include "actuate_fakes.h"
 #include "agent/actuate/actuator.h"
 #include "agent/actuate/pending_knob.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/actuate_fakes.h"
 
 namespace nictune::actuate {
 namespace {
