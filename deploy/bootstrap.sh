@@ -13,6 +13,8 @@ packages=(
   libsystemd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev iproute2 ethtool libbpf-tools prometheus procps
+  # deploy tests: systemd-analyze checks the unit; node_exporter's unit is the exposure baseline
+  systemd prometheus-node-exporter
 )
 
 if [[ $(id -u) -ne 0 ]]; then
