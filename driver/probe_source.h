@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 
 namespace nictune::driver {
 
@@ -17,6 +19,9 @@ struct ProbeStatus {
   std::string attach_type;  // "tp_btf", "raw_tp", or "" when disabled
   bool attached = false;
   std::string reason;       // why it is disabled (verifier message, missing tracepoint, ...)
+  // A per-packet concern (txshare, sockfill, truesize): loaded, but its programs run only while
+  // SetPerPacketProbes(true); its maps (and counters) are kept while it is off.
+  bool per_packet = false;
 };
 
 // Counters below are cumulative since the probes were attached, except where marked "peak":
@@ -130,12 +135,26 @@ class ProbeSource {
   virtual std::vector<ProbeStatus> Status() const = 0;
   virtual absl::StatusOr<BpfCounters> Read() = 0;
   virtual std::vector<ProbeCost> Cost() const = 0;
+  // Attaches (true) or detaches (false) the per-packet programs at run time, keeping their maps:
+  // counters stop while off and continue from the kept values when on again. Call it from the
+  // thread that calls Read().
+  virtual absl::Status SetPerPacketProbes(bool on) {
+    return absl::UnimplementedError(
+        absl::StrCat("SetPerPacketProbes(", on ? "true" : "false", "): not supported here"));
+  }
 };
 
 struct ProbeOptions {
   uint32_t truesize_sample_every = 64;  // sampling for the per-packet truesize histogram
   uint32_t socket_fill_threshold_pct = 50;  // record socket fill only at or above this fill
   uint32_t max_sockets = 1024;        // LRU socket map size
+  // irq:softirq_raise feeds only SoftirqCpuCounter::raised; it runs several times per packet, so
+  // it is opt-in (raised stays 0 without it).
+  bool softirq_raise = false;
+  // The per-packet programs (consume_skb for the tx share, sk_data_ready/sock_rcvqueue_full for
+  // socket fill, netif_receive_skb for truesize) cost most of the probes' overhead on a packet
+  // flood; they start detached unless this is set, and SetPerPacketProbes switches them.
+  bool per_packet_probes = false;
 };
 
 // Loads and attaches every program the running kernel can run. Fails only when BPF cannot be

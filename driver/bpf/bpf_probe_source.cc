@@ -77,19 +77,39 @@ class BpfProbeSource final : public ProbeSource {
                  std::string reasons_error)
       : reasons_(std::move(reasons)), reasons_error_(std::move(reasons_error)) {
     irq_ = bpf::LoadIrqProbe();
-    softirq_ = bpf::LoadSoftirqProbe();
+    softirq_ = bpf::LoadSoftirqProbe(options);
     napi_ = bpf::LoadNapiProbe(*softirq_);
     txshare_ = bpf::LoadTxshareProbe(*softirq_, *napi_);
     drops_ = bpf::LoadDropsProbe();
     udp_fail_ = bpf::LoadUdpFailProbe(options);
     sockfill_ = bpf::LoadSockfillProbe(options);
     truesize_ = bpf::LoadTruesizeProbe(options);
+    // Loaded and attached once even when off, so that a program the kernel refuses is known
+    // (and its raw_tp twin chosen) now, not when the agent first needs it.
+    if (!options.per_packet_probes) per_packet_setting_ = SetPerPacketProbes(false);
+  }
+
+  absl::Status SetPerPacketProbes(bool on) override {
+    absl::Status result;
+    for (LoadedProbe* probe : PerPacketProbes()) {
+      if (!probe->loaded()) continue;  // refused at load: Status() already says why
+      absl::Status switched = on ? probe->Resume() : probe->Pause(kPausedReason);
+      result.Update(switched);
+    }
+    return result;
   }
 
   std::vector<ProbeStatus> Status() const override {
     std::vector<ProbeStatus> statuses;
     for (const LoadedProbe* probe : Probes()) {
       ProbeStatus status = probe->status();
+      for (const LoadedProbe* per_packet : PerPacketProbes()) {
+        if (probe == per_packet) status.per_packet = true;
+      }
+      if (status.per_packet && !per_packet_setting_.ok()) {
+        if (!status.reason.empty()) status.reason += "; ";
+        status.reason += std::string(per_packet_setting_.message());
+      }
       if (probe == drops_.get() && !reasons_error_.empty()) {
         if (!status.reason.empty()) status.reason += "; ";
         status.reason += absl::StrCat("reason names unavailable: ", reasons_error_);
@@ -115,7 +135,7 @@ class BpfProbeSource final : public ProbeSource {
         {truesize_.get(), [&] { return bpf::ReadTruesizeProbe(*truesize_, counters); }},
     };
     for (const auto& [probe, read] : readers) {
-      if (!probe->attached()) continue;
+      if (!probe->loaded()) continue;  // paused per-packet probes keep their counters
       if (absl::Status status = read(); !status.ok()) return status;
     }
     return counters;
@@ -131,6 +151,13 @@ class BpfProbeSource final : public ProbeSource {
   }
 
  private:
+  static constexpr char kPausedReason[] =
+      "per-packet probe, detached until SetPerPacketProbes(true) (ProbeOptions::per_packet_probes)";
+
+  std::vector<LoadedProbe*> PerPacketProbes() const {
+    return {txshare_.get(), sockfill_.get(), truesize_.get()};
+  }
+
   std::vector<const LoadedProbe*> Probes() const {
     return {irq_.get(),   softirq_.get(),  napi_.get(),     txshare_.get(),
             drops_.get(), udp_fail_.get(), sockfill_.get(), truesize_.get()};
@@ -138,6 +165,7 @@ class BpfProbeSource final : public ProbeSource {
 
   std::optional<bpf::DropReasonNames> reasons_;
   std::string reasons_error_;
+  absl::Status per_packet_setting_;  // a failure to detach them at open, reported in Status()
   std::unique_ptr<LoadedProbe> irq_;
   std::unique_ptr<LoadedProbe> softirq_;
   std::unique_ptr<LoadedProbe> napi_;

@@ -127,11 +127,50 @@ LoadedProbe::LoadedProbe(std::string concern) { status_.name = std::move(concern
 
 LoadedProbe::~LoadedProbe() { Detach(); }
 
-void LoadedProbe::Detach() {
+void LoadedProbe::DestroyLinks() {
   for (bpf_link* link : links_) bpf_link__destroy(link);
   links_.clear();
+}
+
+void LoadedProbe::Detach() {
+  DestroyLinks();
   if (opened_.destroy) opened_.destroy();
   opened_ = OpenedObject{};
+  loaded_ = false;
+}
+
+absl::Status LoadedProbe::Pause(absl::string_view why) {
+  if (!loaded_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("BPF ", status_.name, ": pause: not loaded: ", status_.reason));
+  }
+  DestroyLinks();
+  status_.attached = false;
+  status_.reason = std::string(why);
+  return absl::OkStatus();
+}
+
+absl::Status LoadedProbe::Resume() {
+  if (!loaded_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("BPF ", status_.name, ": attach: not loaded: ", status_.reason));
+  }
+  if (status_.attached) return absl::OkStatus();
+  bpf_program* program = nullptr;
+  bpf_object__for_each_program(program, opened_.object) {
+    if (!bpf_program__autoload(program)) continue;
+    bpf_link* link = bpf_program__attach(program);
+    if (link == nullptr) {
+      const int error_number = errno;
+      DestroyLinks();
+      return absl::InternalError(absl::StrCat(
+          "BPF ", status_.name, ": attach ", TracepointOf(program), ": ", ErrnoText(error_number)));
+    }
+    links_.push_back(link);
+  }
+  status_.attached = true;
+  status_.reason = attach_notes_;
+  return absl::OkStatus();
 }
 
 std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const ObjectOpener& open,
@@ -205,9 +244,11 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
     }
     if (!all_attached) continue;
 
+    probe->loaded_ = true;
     status.attached = true;
     status.attach_type = any_raw ? (any_btf ? "tp_btf+raw_tp" : "raw_tp") : "tp_btf";
     status.reason = absl::StrJoin(notes, "; ");
+    probe->attach_notes_ = status.reason;
     return probe;
   }
   probe->Detach();
@@ -217,9 +258,9 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
 }
 
 absl::StatusOr<int> LoadedProbe::MapFd(const char* map_name) const {
-  if (!status_.attached) {
+  if (!loaded_) {
     return absl::FailedPreconditionError(
-        absl::StrCat("BPF ", status_.name, " map ", map_name, ": probe is not attached"));
+        absl::StrCat("BPF ", status_.name, " map ", map_name, ": probe is not loaded"));
   }
   const bpf_map* map = bpf_object__find_map_by_name(opened_.object, map_name);
   if (map == nullptr) {
@@ -231,7 +272,7 @@ absl::StatusOr<int> LoadedProbe::MapFd(const char* map_name) const {
 
 std::vector<ProbeCost> LoadedProbe::Costs() const {
   std::vector<ProbeCost> costs;
-  if (!status_.attached) return costs;
+  if (!loaded_) return costs;
   bpf_program* program = nullptr;
   bpf_object__for_each_program(program, opened_.object) {
     if (!bpf_program__autoload(program)) continue;

@@ -69,9 +69,19 @@ class LoadedProbe {
   LoadedProbe& operator=(const LoadedProbe&) = delete;
 
   const ProbeStatus& status() const { return status_; }
+  // Programs attached and running.
   bool attached() const { return status_.attached; }
+  // Loaded with every handler attachable: its maps are readable, attached or paused.
+  bool loaded() const { return loaded_; }
 
-  // The skeleton (valid while attached), e.g. to reach its mmapped .bss.
+  // Detaches the programs and keeps the loaded object and its maps (no-op when paused);
+  // `why` becomes status().reason while paused.
+  absl::Status Pause(absl::string_view why);
+  // Attaches the paused programs again; on failure none stays attached and the error names the
+  // tracepoint and the errno.
+  absl::Status Resume();
+
+  // The skeleton (valid while loaded), e.g. to reach its mmapped .bss.
   template <typename Skeleton>
   Skeleton* skeleton() const {
     return static_cast<Skeleton*>(opened_.skeleton);
@@ -86,8 +96,11 @@ class LoadedProbe {
  private:
   explicit LoadedProbe(std::string concern);
   void Detach();
+  void DestroyLinks();
 
   ProbeStatus status_;
+  bool loaded_ = false;
+  std::string attach_notes_;  // status_.reason while attached (fallbacks taken at load)
   OpenedObject opened_;
   std::vector<bpf_link*> links_;
 };

@@ -11,6 +11,10 @@
  * with more (matches kNapiWorkBuckets in driver/probe_source.h). */
 #define NICTUNE_NAPI_WORK_BUCKETS 66
 #define NICTUNE_NAPI_MAX_INSTANCES 1024
+/* Direct-mapped per-CPU slots (napi_id % NICTUNE_NAPI_FAST_SLOTS, the backlog NAPI in slot 0):
+ * an inlined array lookup instead of a hash lookup on the per-poll path. An instance whose slot
+ * another one holds on that CPU, or that has a device but no napi_id, goes to the hash. */
+#define NICTUNE_NAPI_FAST_SLOTS 64
 #define NICTUNE_DEVICE_NAME_LEN 16
 
 /* A NAPI instance: its napi_id when it has one (unique across namespaces), else the device's
@@ -32,4 +36,13 @@ struct nictune_napi_stats {
   __u32 reserved;
   char device[NICTUNE_DEVICE_NAME_LEN];
   __u64 work_histogram[NICTUNE_NAPI_WORK_BUCKETS];
+};
+
+/* One direct-mapped slot: the instance that holds it on this CPU (claimed = 0: free) and its
+ * statistics. */
+struct nictune_napi_slot {
+  struct nictune_napi_key key;
+  __u32 claimed;
+  __u32 reserved;
+  struct nictune_napi_stats stats;
 };

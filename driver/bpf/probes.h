@@ -14,7 +14,8 @@ namespace nictune::driver::bpf {
 std::unique_ptr<LoadedProbe> LoadIrqProbe();
 absl::Status ReadIrqProbe(const LoadedProbe& probe, BpfCounters& counters);
 
-std::unique_ptr<LoadedProbe> LoadSoftirqProbe();
+// softirq_raise is loaded only with options.softirq_raise.
+std::unique_ptr<LoadedProbe> LoadSoftirqProbe(const ProbeOptions& options);
 absl::Status ReadSoftirqProbe(const LoadedProbe& probe, BpfCounters& counters);
 
 // Shares the softirq probe's NET_RX state (txshare_cpu) when that probe is attached.

@@ -1,4 +1,4 @@
-// Softirq count, time and raises per (vector, cpu).
+// Softirq count, time and (opt-in) raises per (vector, cpu).
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
 #include "driver/bpf/softirq.h"
@@ -8,8 +8,10 @@ namespace nictune::driver::bpf {
 
 static_assert(sizeof(nictune_softirq_slot) == 32);
 
-std::unique_ptr<LoadedProbe> LoadSoftirqProbe() {
-  return LoadedProbe::Load("softirq", SkeletonOpener<softirq>("softirq", nullptr), {});
+std::unique_ptr<LoadedProbe> LoadSoftirqProbe(const ProbeOptions& options) {
+  std::vector<std::string> unused_handlers;
+  if (!options.softirq_raise) unused_handlers.push_back("on_softirq_raise");
+  return LoadedProbe::Load("softirq", SkeletonOpener<softirq>("softirq", nullptr), unused_handlers);
 }
 
 absl::Status ReadSoftirqProbe(const LoadedProbe& probe, BpfCounters& counters) {

@@ -110,6 +110,8 @@ TEST(ProbesSmokeTest, AllProgramsAttachAndCountersFollowLoopbackTrafficAndDiskIo
   ProbeOptions options;
   options.truesize_sample_every = 1;  // every loopback packet is sampled: exact counts below
   options.socket_fill_threshold_pct = 50;
+  options.per_packet_probes = true;  // every program, the on-demand and opt-in ones too
+  options.softirq_raise = true;
   absl::StatusOr<std::unique_ptr<ProbeSource>> source = OpenBpfProbes(options);
   ASSERT_TRUE(source.ok()) << source.status();
 

@@ -37,7 +37,9 @@ TEST(SocketFill, SlowReceiverPeaksAboveNinetyPercentAndTruesizeMatchesTheKernels
                      .run_time = absl::Seconds(5)},
                     {.packets = 100000, .payload_bytes = 64, .max_duration = absl::Seconds(3)});
   ASSERT_TRUE(flow.ok()) << flow.status();
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  // Socket fill is a per-packet probe: off unless asked for.
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes({.per_packet_probes = true});
   ASSERT_TRUE(probes.ok()) << probes.status();
 
   absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
