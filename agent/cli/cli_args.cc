@@ -1,0 +1,300 @@
+#include "agent/cli/cli_args.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+
+namespace nictune::cli {
+namespace {
+
+struct Option {
+  std::string name;
+  std::optional<std::string> value;  // none: bare --name
+};
+
+absl::Status Usage(absl::string_view message) {
+  return absl::InvalidArgumentError(std::string(message));
+}
+
+// The options of one command, consumed one by one; whatever is left over is unknown.
+class Options {
+ public:
+  Options(std::string command, std::vector<Option> options)
+      : command_(std::move(command)), options_(std::move(options)) {}
+
+  // The values given for --name (removed from what is left).
+  std::vector<Option> Take(absl::string_view name) {
+    std::vector<Option> taken;
+    for (auto it = options_.begin(); it != options_.end();) {
+      if (it->name == name) {
+        taken.push_back(*it);
+        it = options_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return taken;
+  }
+
+  absl::StatusOr<std::optional<std::string>> String(absl::string_view name) {
+    std::vector<Option> taken = Take(name);
+    if (taken.empty()) return std::optional<std::string>();
+    if (taken.size() > 1) return Usage(absl::StrCat(Where(name), "given more than once"));
+    if (!taken[0].value || taken[0].value->empty()) {
+      return Usage(absl::StrCat(Where(name), "needs a value (--", name, "=VALUE)"));
+    }
+    return taken[0].value;
+  }
+
+  absl::StatusOr<std::optional<int64_t>> Integer(absl::string_view name, int64_t min, int64_t max) {
+    absl::StatusOr<std::optional<std::string>> text = String(name);
+    if (!text.ok() || !text->has_value()) return text.status();
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(**text, &value) || value < min || value > max) {
+      return Usage(
+          absl::StrCat(Where(name), "\"", **text, "\" is not an integer in ", min, "..", max));
+    }
+    return value;
+  }
+
+  absl::StatusOr<std::optional<double>> Number(absl::string_view name) {
+    absl::StatusOr<std::optional<std::string>> text = String(name);
+    if (!text.ok() || !text->has_value()) return text.status();
+    double value = 0;
+    if (!absl::SimpleAtod(**text, &value) || !std::isfinite(value)) {
+      return Usage(absl::StrCat(Where(name), "\"", **text, "\" is not a number"));
+    }
+    return value;
+  }
+
+  absl::StatusOr<bool> Bool(absl::string_view name) {
+    std::vector<Option> taken = Take(name);
+    if (taken.empty()) return false;
+    if (taken.size() > 1) return Usage(absl::StrCat(Where(name), "given more than once"));
+    if (!taken[0].value || *taken[0].value == "true") return true;
+    if (*taken[0].value == "false") return false;
+    return Usage(absl::StrCat(Where(name), "\"", *taken[0].value, "\" is not true or false"));
+  }
+
+  // Fails naming the first option nobody took.
+  absl::Status NoneLeft() const {
+    if (options_.empty()) return absl::OkStatus();
+    return Usage(absl::StrCat("nictune ", command_, ": unknown option --", options_[0].name));
+  }
+
+ private:
+  std::string Where(absl::string_view name) const {
+    return absl::StrCat("nictune ", command_, " --", name, ": ");
+  }
+
+  std::string command_;
+  std::vector<Option> options_;
+};
+
+template <typename T>
+absl::Status Assign(absl::StatusOr<T> parsed, T& out) {
+  if (!parsed.ok()) return parsed.status();
+  out = *std::move(parsed);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Command> ParseTop(Options& options) {
+  TopCommand top;
+  std::optional<std::string> interval;
+  if (absl::Status s = Assign(options.String("interval"), interval); !s.ok()) return s;
+  if (interval) {
+    if (!absl::ParseDuration(*interval, &top.interval) || top.interval < absl::Milliseconds(100) ||
+        top.interval > absl::Hours(1)) {
+      return Usage(absl::StrCat("nictune top --interval: \"", *interval,
+                                "\" is not a duration from 100ms to 1h (e.g. 2s)"));
+    }
+  }
+  if (absl::Status s = Assign(options.Integer("count", 1, 1'000'000), top.count); !s.ok()) {
+    return s;
+  }
+  return top;
+}
+
+absl::StatusOr<Command> ParseWhatif(Options& options) {
+  WhatifCommand whatif;
+  std::optional<double> rate;
+  std::optional<int64_t> truesize;
+  std::optional<int64_t> rcvbuf;
+  // Ranges are the agent's to judge (whatif_request.h); here only the types.
+  constexpr int64_t kMax = int64_t{1} << 40;
+  for (absl::Status s : {Assign(options.Number("rate_pps"), rate),
+                         Assign(options.Integer("truesize_bytes", 0, kMax), truesize),
+                         Assign(options.Integer("rcvbuf_bytes", 0, kMax), rcvbuf),
+                         Assign(options.Integer("drain_gap_us", 0, kMax), whatif.drain_gap_us),
+                         Assign(options.Number("margin"), whatif.margin),
+                         Assign(options.Integer("rx_usecs", 0, kMax), whatif.rx_usecs)}) {
+    if (!s.ok()) return s;
+  }
+  std::vector<std::string> missing;
+  if (!rate) missing.push_back("--rate_pps");
+  if (!truesize) missing.push_back("--truesize_bytes");
+  if (!rcvbuf) missing.push_back("--rcvbuf_bytes");
+  if (!missing.empty()) {
+    return Usage(absl::StrCat("nictune whatif: missing ", absl::StrJoin(missing, ", ")));
+  }
+  whatif.rate_pps = *rate;
+  whatif.truesize_bytes = *truesize;
+  whatif.rcvbuf_bytes = *rcvbuf;
+  return whatif;
+}
+
+absl::StatusOr<Command> ParseApply(Options& options) {
+  ApplyCommand apply;
+  for (absl::Status s : {Assign(options.String("knob"), apply.knob),
+                         Assign(options.String("target"), apply.target)}) {
+    if (!s.ok()) return s;
+  }
+  if (apply.knob.has_value() != apply.target.has_value()) {
+    return Usage(
+        "nictune apply: give both --knob and --target (one recommendation) or neither "
+        "(all current recommendations)");
+  }
+  return apply;
+}
+
+absl::StatusOr<Command> ParseRollback(Options& options) {
+  RollbackCommand rollback;
+  for (absl::Status s : {Assign(options.Integer("change", 1, INT64_MAX), rollback.change_id),
+                         Assign(options.String("knob"), rollback.knob),
+                         Assign(options.String("target"), rollback.target)}) {
+    if (!s.ok()) return s;
+  }
+  const bool by_knob = rollback.knob.has_value() && rollback.target.has_value();
+  const bool some_knob = rollback.knob.has_value() || rollback.target.has_value();
+  if (rollback.change_id.has_value() == some_knob || (some_knob && !by_knob)) {
+    return Usage("nictune rollback: give either --change=ID or both --knob and --target");
+  }
+  return rollback;
+}
+
+absl::StatusOr<Command> ParseHistory(Options& options) {
+  HistoryCommand history;
+  std::optional<std::string> series;
+  for (absl::Status s :
+       {Assign(options.String("series"), series), Assign(options.String("since"), history.since),
+        Assign(options.String("until"), history.until),
+        Assign(options.String("step"), history.step),
+        Assign(options.Bool("sparkline"), history.sparkline)}) {
+    if (!s.ok()) return s;
+  }
+  if (!series) return Usage("nictune history: missing --series=NAME[,NAME...]");
+  history.series = absl::StrSplit(*series, ',', absl::SkipEmpty());
+  for (const Option& label : options.Take("label")) {
+    if (!label.value || label.value->find('=') == std::string::npos ||
+        label.value->front() == '=') {
+      return Usage("nictune history --label: expected KEY=VALUE, e.g. --label=device=eth0");
+    }
+    history.labels.push_back(*label.value);
+  }
+  return history;
+}
+
+absl::StatusOr<Command> ParseCommand(const std::string& name, Options& options) {
+  if (name == "status") return StatusCommand{};
+  if (name == "restore") return RestoreCommand{};
+  if (name == "help") return HelpCommand{};
+  if (name == "top") return ParseTop(options);
+  if (name == "recommend") {
+    RecommendCommand recommend;
+    if (absl::Status s = Assign(options.Bool("why"), recommend.why); !s.ok()) return s;
+    return recommend;
+  }
+  if (name == "whatif") return ParseWhatif(options);
+  if (name == "apply") return ParseApply(options);
+  if (name == "rollback") return ParseRollback(options);
+  if (name == "history") return ParseHistory(options);
+  return Usage(absl::StrCat("nictune: unknown command \"", name,
+                            "\" (status, top, recommend, whatif, apply, rollback, restore, "
+                            "history)"));
+}
+
+}  // namespace
+
+absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
+  std::optional<std::string> command;
+  std::vector<Option> options;
+  for (const std::string& arg : args) {
+    if (arg == "-h" || arg == "--help") {
+      options.push_back({.name = "help", .value = std::nullopt});
+    } else if (absl::StartsWith(arg, "--") && arg.size() > 2) {
+      const size_t equals = arg.find('=');
+      Option option{
+          .name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2),
+          .value = std::nullopt};
+      if (equals != std::string::npos) option.value = arg.substr(equals + 1);
+      options.push_back(std::move(option));
+    } else if (!command) {
+      command = arg;
+    } else {
+      return Usage(absl::StrCat("nictune: unexpected argument \"", arg, "\" after command \"",
+                                *command, "\" (options are --name=value)"));
+    }
+  }
+
+  Options parsed(command.value_or(""), std::move(options));
+  CliArgs out;
+  std::optional<std::string> socket;
+  bool help = false;
+  for (absl::Status s :
+       {Assign(parsed.String("socket"), socket), Assign(parsed.String("url"), out.url),
+        Assign(parsed.String("token_file"), out.token_file), Assign(parsed.Bool("json"), out.json),
+        Assign(parsed.Bool("help"), help)}) {
+    if (!s.ok()) return s;
+  }
+  if (socket && out.url) return Usage("nictune: give --socket or --url, not both");
+  if (out.token_file && !out.url) {
+    return Usage("nictune: --token_file goes with --url (the unix socket needs no token)");
+  }
+  if (socket) out.socket_path = *socket;
+  if (help || !command) {
+    if (!help) return Usage("nictune: no command given");
+    out.command = HelpCommand{};
+    return out;
+  }
+  absl::StatusOr<Command> parsed_command = ParseCommand(*command, parsed);
+  if (!parsed_command.ok()) return parsed_command.status();
+  if (absl::Status s = parsed.NoneLeft(); !s.ok()) return s;
+  out.command = *std::move(parsed_command);
+  return out;
+}
+
+const char* UsageText() {
+  return R"(usage: nictune [--socket=PATH | --url=http://HOST:PORT [--token_file=F]] [--json] COMMAND
+
+Talks to the nictuned agent over its unix socket (default /run/nictune/nictune.sock, root only) or
+over HTTP (--url; mutating commands need --token_file with the agent's --api_token_file token).
+--json prints the agent's JSON answer, pretty, for scripts.
+
+commands:
+  status                       mode, version, uptime, sources, BPF programs, store, sampling
+  top [--interval=1s] [--count=N]
+                               live per-queue view (ints/s, packets/poll, budget exhausted,
+                               rx share, drops, CPU split) and socket fill; Ctrl-C stops
+  recommend [--why]            current -> recommended per knob and target; --why: formulas
+  whatif --rate_pps=R --truesize_bytes=T --rcvbuf_bytes=B [--drain_gap_us=G] [--margin=M]
+         [--rx_usecs=U]        socket fill math and a simulation of those numbers
+  apply [--knob=K --target=T]  apply the current recommendations (or one) now (apply mode)
+  rollback --change=ID | --knob=K --target=T
+                               put a changed knob back to its original value
+  restore                      put every knob the agent changed back
+  history --series=A[,B] [--since=-1h] [--until=now] [--step=10s] [--label=KEY=VALUE]...
+          [--sparkline]        stored samples as a table, or a sparkline per series
+
+exit codes: 0 ok, 1 the agent answered with an error, 2 usage, 3 cannot reach the agent
+)";
+}
+
+}  // namespace nictune::cli

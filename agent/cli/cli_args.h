@@ -1,0 +1,75 @@
+// The command line of `nictune`: global options, one command and its options, parsed strictly
+// (an unknown, repeated or malformed option is a usage error naming it), so that nothing is sent
+// to the agent for a command line that does not say exactly one thing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace nictune::cli {
+
+inline constexpr const char* kDefaultSocket = "/run/nictune/nictune.sock";
+
+struct StatusCommand {};
+struct TopCommand {
+  absl::Duration interval = absl::Seconds(1);
+  std::optional<int64_t> count;  // frames to print; none: until Ctrl-C
+};
+struct RecommendCommand {
+  bool why = false;  // print each formula and its inputs
+};
+struct WhatifCommand {
+  double rate_pps = 0;
+  int64_t truesize_bytes = 0;
+  int64_t rcvbuf_bytes = 0;
+  std::optional<int64_t> drain_gap_us;
+  std::optional<double> margin;
+  std::optional<int64_t> rx_usecs;
+};
+struct ApplyCommand {  // both or neither: one recommendation, or all of them
+  std::optional<std::string> knob;
+  std::optional<std::string> target;
+};
+struct RollbackCommand {  // exactly one of change_id and knob + target
+  std::optional<int64_t> change_id;
+  std::optional<std::string> knob;
+  std::optional<std::string> target;
+};
+struct RestoreCommand {};
+struct HistoryCommand {
+  std::vector<std::string> series;   // from a comma-separated --series
+  std::optional<std::string> since;  // passed to the agent as given ("-1h" is resolved here)
+  std::optional<std::string> until;
+  std::optional<std::string> step;
+  std::vector<std::string> labels;  // "device=eth0", each one --label
+  bool sparkline = false;
+};
+struct HelpCommand {};
+
+using Command =
+    std::variant<StatusCommand, TopCommand, RecommendCommand, WhatifCommand, ApplyCommand,
+                 RollbackCommand, RestoreCommand, HistoryCommand, HelpCommand>;
+
+struct CliArgs {
+  std::string socket_path = kDefaultSocket;
+  std::optional<std::string> url;         // TCP instead of the unix socket
+  std::optional<std::string> token_file;  // with --url: bearer token for mutating requests
+  bool json = false;                      // print the server's JSON, pretty
+  Command command;
+};
+
+// args excludes argv[0]. Global options may come before or after the command; options take the
+// form --name=value (booleans also bare --name). InvalidArgument naming the option otherwise.
+absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args);
+
+// The --help text, also printed after a usage error.
+const char* UsageText();
+
+}  // namespace nictune::cli

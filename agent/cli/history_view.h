@@ -1,0 +1,19 @@
+// `nictune history`: the answer of GET /api/v1/history as a compact table (one row per time, one
+// column per series) or as one unicode sparkline per series with its min, max and last value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace nictune::cli {
+
+std::string RenderHistoryTable(const nlohmann::json& history);
+std::string RenderHistorySparklines(const nlohmann::json& history);
+
+// Eight block characters from ▁ to █ scaled between the values' min and max (all ▄ when they are
+// equal); at most `width` characters, averaging neighbouring values when there are more.
+std::string Sparkline(const std::vector<double>& values, size_t width);
+
+}  // namespace nictune::cli

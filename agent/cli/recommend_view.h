@@ -1,0 +1,14 @@
+// `nictune recommend`: GET /api/v1/recommendations as current -> recommended per knob and target,
+// with the expected effect and confidence; with why, each formula and its inputs, so a person can
+// check the arithmetic.
+#pragma once
+
+#include <string>
+
+#include "nlohmann/json.hpp"
+
+namespace nictune::cli {
+
+std::string RenderRecommendations(const nlohmann::json& recommendations, bool why);
+
+}  // namespace nictune::cli

@@ -1,0 +1,153 @@
+#include "agent/cli/run_command.h"
+
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "agent/cli/agent_request.h"
+#include "agent/cli/exit_code.h"
+#include "agent/cli/history_view.h"
+#include "agent/cli/json_text.h"
+#include "agent/cli/recommend_view.h"
+#include "agent/cli/result_view.h"
+#include "agent/cli/status_view.h"
+#include "agent/cli/top_view.h"
+#include "agent/cli/whatif_view.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kClearScreen = "\x1b[H\x1b[2J";
+
+// What to add to an unreachable agent's message so a person knows what to try.
+std::string Hint(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kPermissionDenied:
+      return " (the agent's socket is root-only: run nictune as root)";
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kUnavailable:
+      return " (is nictuned running, and is --socket or --url the one it serves?)";
+    default:
+      return "";
+  }
+}
+
+// The exchange's answer as JSON, or the exit code after printing why there is none.
+struct Answer {
+  std::optional<Json> json;
+  ExitCode code = ExitCode::kOk;
+};
+
+Answer Exchange(AgentClient& client, const AgentRequest& request, Terminal& terminal,
+                bool print_error_json) {
+  absl::StatusOr<http::Response> response =
+      client.Call(request.method, request.target, request.body);
+  if (!response.ok()) {
+    terminal.err << "nictune: cannot reach the agent: " << response.status().message()
+                 << Hint(response.status()) << "\n";
+    return {.json = std::nullopt, .code = ExitCode::kUnreachable};
+  }
+  const std::string what = absl::StrCat(client.Where(), ": ", request.method, " ", request.target);
+  Json body = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  if (response->status >= 400) {
+    if (!body.is_discarded() && body.is_object() && body.contains("error")) {
+      terminal.err << "nictune: " << what << ": " << response->status << " "
+                   << TextAt(body, "error") << ": " << TextAt(body, "detail") << "\n";
+      if (print_error_json) terminal.out << body.dump(2) << "\n";
+    } else {
+      terminal.err << "nictune: " << what << ": " << response->status << ": "
+                   << response->body.substr(0, 200) << "\n";
+    }
+    return {.json = std::nullopt, .code = ExitCode::kServerError};
+  }
+  if (body.is_discarded() || !body.is_object()) {
+    terminal.err << "nictune: " << what << ": " << response->status
+                 << " but the answer is not a JSON object: " << response->body.substr(0, 200)
+                 << "\n";
+    return {.json = std::nullopt, .code = ExitCode::kServerError};
+  }
+  return {.json = std::move(body), .code = ExitCode::kOk};
+}
+
+std::string Render(const Command& command, const Json& answer) {
+  return std::visit(
+      [&answer](const auto& c) -> std::string {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, StatusCommand>) {
+          return RenderStatus(answer);
+        } else if constexpr (std::is_same_v<T, TopCommand>) {
+          return RenderTop(answer);
+        } else if constexpr (std::is_same_v<T, RecommendCommand>) {
+          return RenderRecommendations(answer, c.why);
+        } else if constexpr (std::is_same_v<T, WhatifCommand>) {
+          return RenderWhatif(answer);
+        } else if constexpr (std::is_same_v<T, HistoryCommand>) {
+          return c.sparkline ? RenderHistorySparklines(answer) : RenderHistoryTable(answer);
+        } else {
+          return RenderResult(answer);
+        }
+      },
+      command);
+}
+
+// One request, its answer printed. nlohmann throws on a field of an unexpected type deep in an
+// answer; that boundary is here, so a newer agent's answer never aborts the CLI.
+ExitCode RunOnce(const CliArgs& args, const AgentRequest& request, AgentClient& client,
+                 Terminal& terminal, bool clear_screen) {
+  Answer answer = Exchange(client, request, terminal, args.json);
+  if (!answer.json) return answer.code;
+  std::string text;
+  if (args.json) {
+    text = answer.json->dump(2) + "\n";
+  } else {
+    try {
+      text = Render(args.command, *answer.json);
+    } catch (const Json::exception& e) {
+      terminal.err << "nictune: " << client.Where() << ": " << request.method << " "
+                   << request.target << ": answer of an unexpected shape: " << e.what() << "\n";
+      return ExitCode::kServerError;
+    }
+  }
+  if (clear_screen) terminal.out << kClearScreen;
+  terminal.out << text << std::flush;
+  return ExitCode::kOk;
+}
+
+ExitCode RunTop(const CliArgs& args, const TopCommand& top, const AgentRequest& request,
+                AgentClient& client, Pacer& pacer, Terminal& terminal) {
+  for (int64_t frame = 1;; ++frame) {
+    if (frame > 1 && !terminal.is_tty && !args.json) terminal.out << "\n";
+    if (const ExitCode code =
+            RunOnce(args, request, client, terminal, terminal.is_tty && !args.json);
+        code != ExitCode::kOk) {
+      return code;
+    }
+    if (top.count && frame >= *top.count) return ExitCode::kOk;
+    if (!pacer.Sleep(top.interval)) return ExitCode::kOk;  // Ctrl-C ends a live view normally
+  }
+}
+
+}  // namespace
+
+int RunCli(const CliArgs& args, AgentClient& client, Pacer& pacer, Terminal terminal) {
+  if (std::holds_alternative<HelpCommand>(args.command)) {
+    terminal.out << UsageText();
+    return ToInt(ExitCode::kOk);
+  }
+  absl::StatusOr<AgentRequest> request = RequestFor(args.command, pacer.Now());
+  if (!request.ok()) {
+    terminal.err << request.status().message() << "\n";
+    return ToInt(ExitCode::kUsage);
+  }
+  if (const auto* top = std::get_if<TopCommand>(&args.command)) {
+    return ToInt(RunTop(args, *top, *request, client, pacer, terminal));
+  }
+  return ToInt(RunOnce(args, *request, client, terminal, /*clear_screen=*/false));
+}
+
+}  // namespace nictune::cli

@@ -1,0 +1,82 @@
+#include "agent/cli/status_view.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "agent/cli/json_text.h"
+#include "agent/cli/text_table.h"
+
+namespace nictune::cli {
+namespace {
+
+std::string Seconds(std::optional<double> seconds) {
+  if (!seconds) return "-";
+  return absl::FormatDuration(absl::Trunc(absl::Seconds(*seconds), absl::Milliseconds(1)));
+}
+
+std::string BpfLine(const nlohmann::json& bpf) {
+  if (!bpf.is_object()) return "BPF: -\n";
+  if (!bpf.value("in_use", false)) {
+    return absl::StrCat("BPF: not in use (", TextAt(bpf, "why_not"), "); procfs/sysfs only\n");
+  }
+  std::vector<std::string> attached;
+  std::vector<std::string> failed;
+  for (const nlohmann::json& p : bpf.value("programs", nlohmann::json::array())) {
+    if (p.value("attached", false)) {
+      attached.push_back(absl::StrCat(TextAt(p, "name"), " (", TextAt(p, "attach_type"), ")"));
+    } else {
+      failed.push_back(absl::StrCat(TextAt(p, "name"), ": ", TextAt(p, "reason")));
+    }
+  }
+  std::string out = absl::StrCat("BPF: ", attached.size(),
+                                 " programs attached: ", absl::StrJoin(attached, ", "), "\n");
+  for (const std::string& f : failed) absl::StrAppend(&out, "BPF not attached: ", f, "\n");
+  return out;
+}
+
+}  // namespace
+
+std::string RenderStatus(const nlohmann::json& status) {
+  std::string out = absl::StrCat(
+      "nictuned ", TextAt(status, "version"), ", mode ", TextAt(status, "mode"), ", up ",
+      Seconds(NumberAt(status, "uptime_s")), ", sampling every ",
+      Seconds(NumberAt(status, "interval_s")), ", tuner window ",
+      Seconds(NumberAt(status, "window_s")), ", on exit ", TextAt(status, "on_exit"), "\n");
+  if (const std::string note = TextAt(status, "mode_note"); !note.empty()) {
+    absl::StrAppend(&out, "note: ", note, "\n");
+  }
+  const nlohmann::json sampling = status.value("sampling", nlohmann::json::object());
+  absl::StrAppend(&out, "sampling: ", TextAt(sampling, "samples"), " samples (",
+                  TextAt(sampling, "failed_samples"), " failed), ", TextAt(sampling, "windows"),
+                  " windows, missed intervals ", TextAt(sampling, "missed_intervals"),
+                  ", last sample ", TextAt(sampling, "last_sample"), " (took ",
+                  Seconds(NumberAt(sampling, "last_sampling_seconds")), ")\n");
+  if (const std::string error = TextAt(sampling, "last_error"); !error.empty()) {
+    absl::StrAppend(&out, "sampling last error: ", error, "\n");
+  }
+  const nlohmann::json store = status.value("store", nlohmann::json::object());
+  if (!store.value("configured", false)) {
+    absl::StrAppend(&out, "store: none\n");
+  } else {
+    absl::StrAppend(&out, "store: ", TextAt(store, "path"), ": ",
+                    store.value("healthy", false) ? "healthy" : "UNHEALTHY", ", ",
+                    TextAt(store, "errors"), " errors\n");
+    if (const std::string error = TextAt(store, "last_error"); !error.empty()) {
+      absl::StrAppend(&out, "store last error (", TextAt(store, "last_error_time"), "): ", error,
+                      "\n");
+    }
+  }
+  absl::StrAppend(&out, BpfLine(status.value("bpf", nlohmann::json())));
+
+  TextTable sources({{"SOURCE"}, {"KIND"}, {"IN USE"}, {"DETAIL"}});
+  for (const nlohmann::json& s : status.value("sources", nlohmann::json::array())) {
+    sources.AddRow(
+        {TextAt(s, "name"), TextAt(s, "kind"), TextAt(s, "in_use"), TextAt(s, "detail")});
+  }
+  absl::StrAppend(&out, "\n", sources.Render());
+  return out;
+}
+
+}  // namespace nictune::cli

@@ -1,0 +1,161 @@
+#include "agent/cli/top_view.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "agent/cli/json_text.h"
+#include "agent/cli/text_table.h"
+
+namespace nictune::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+const Json& ArrayAt(const Json& j, const char* key) {
+  static const Json kEmpty = Json::array();
+  if (!j.is_object()) return kEmpty;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+// Drops per second per device: the BPF drop records when the agent has them, else the device's
+// own rx_dropped counter (sysfs).
+std::map<std::string, double> DropsPerDevice(const Json& snapshot) {
+  std::map<std::string, double> drops;
+  for (const Json& d : ArrayAt(snapshot, "drops")) {
+    if (const std::optional<double> per_s = NumberAt(d, "per_s")) {
+      drops[TextAt(d, "device")] += *per_s;
+    }
+  }
+  for (const Json& device : ArrayAt(snapshot, "devices")) {
+    const std::string name = TextAt(device, "name");
+    if (drops.contains(name) || !device.contains("per_s")) continue;
+    if (const std::optional<double> dropped = NumberAt(device["per_s"], "rx_dropped")) {
+      drops[name] = *dropped;
+    }
+  }
+  return drops;
+}
+
+struct CpuSplit {
+  std::optional<double> hardirq, softirq, user, idle;
+};
+
+// The mean split over `cpus` (the CPUs a queue's interrupt is delivered to).
+CpuSplit MeanSplit(const Json& snapshot, const Json& cpus) {
+  std::map<int64_t, const Json*> by_cpu;
+  for (const Json& c : ArrayAt(snapshot, "cpus")) {
+    if (c.contains("cpu") && c["cpu"].is_number_integer() && c.contains("split")) {
+      by_cpu[c["cpu"].get<int64_t>()] = &c["split"];
+    }
+  }
+  double hardirq = 0, softirq = 0, user = 0, idle = 0;
+  int n = 0;
+  if (cpus.is_array()) {
+    for (const Json& cpu : cpus) {
+      if (!cpu.is_number_integer()) continue;
+      const auto it = by_cpu.find(cpu.get<int64_t>());
+      if (it == by_cpu.end()) continue;
+      hardirq += NumberAt(*it->second, "hardirq").value_or(0);
+      softirq += NumberAt(*it->second, "softirq").value_or(0);
+      user += NumberAt(*it->second, "user").value_or(0);
+      idle += NumberAt(*it->second, "idle").value_or(0);
+      ++n;
+    }
+  }
+  if (n == 0) return {};
+  return {hardirq / n, softirq / n, user / n, idle / n};
+}
+
+std::string CpuList(const Json& cpus) {
+  if (!cpus.is_array() || cpus.empty()) return "-";
+  std::vector<std::string> out;
+  for (const Json& c : cpus) out.push_back(c.is_number() ? FormatNumber(c.get<double>()) : "?");
+  return absl::StrJoin(out, ",");
+}
+
+std::string RxTxShare(std::optional<double> rx_share) {
+  if (!rx_share) return "-";
+  return absl::StrFormat("%.0f/%.0f", *rx_share * 100, (1 - *rx_share) * 100);
+}
+
+std::string Header(const Json& snapshot) {
+  const std::optional<double> end_ns = NumberAt(snapshot, "end_unix_ns");
+  const std::string end =
+      end_ns ? absl::FormatTime("%H:%M:%S", absl::FromUnixNanos(static_cast<int64_t>(*end_ns)),
+                                absl::UTCTimeZone())
+             : "-";
+  return absl::StrCat("interval of ", NumberOrDash(NumberAt(snapshot, "seconds"), 3), " s ending ",
+                      end, " UTC\n");
+}
+
+}  // namespace
+
+std::string RenderTop(const Json& snapshot) {
+  const std::map<std::string, double> drops = DropsPerDevice(snapshot);
+  TextTable queues({{"DEVICE"},
+                    {"QUEUE", Align::kRight},
+                    {"KIND"},
+                    {"IRQ", Align::kRight},
+                    {"CPU"},
+                    {"INTS/S", Align::kRight},
+                    {"PKTS/POLL", Align::kRight},
+                    {"BUDGET%", Align::kRight},
+                    {"RX/TX%", Align::kRight},
+                    {"DROPS/S", Align::kRight},
+                    {"HIRQ%", Align::kRight},
+                    {"SIRQ%", Align::kRight},
+                    {"USER%", Align::kRight},
+                    {"IDLE%", Align::kRight}});
+  for (const Json& q : ArrayAt(snapshot, "queues")) {
+    const std::string device = TextAt(q, "device");
+    const auto dropped = drops.find(device);
+    const CpuSplit split =
+        MeanSplit(snapshot, q.is_object() && q.contains("cpus") ? q["cpus"] : Json());
+    queues.AddRow(
+        {device, TextAt(q, "queue"), TextAt(q, "kind"), NumberOrDash(NumberAt(q, "irq")),
+         CpuList(q.is_object() && q.contains("cpus") ? q["cpus"] : Json()),
+         NumberOrDash(NumberAt(q, "interrupts_per_s"), 3),
+         NumberOrDash(NumberAt(q, "packets_per_poll"), 3),
+         Percent(NumberAt(q, "budget_exhausted_fraction")), RxTxShare(NumberAt(q, "rx_share")),
+         dropped == drops.end() ? "-" : FormatNumber(dropped->second, 3), Percent(split.hardirq),
+         Percent(split.softirq), Percent(split.user), Percent(split.idle)});
+  }
+  std::string out = Header(snapshot);
+  if (queues.rows() == 0) {
+    absl::StrAppend(&out, "no NIC queues mapped (see `nictune status` for the queue map source)\n");
+  } else {
+    absl::StrAppend(&out, queues.Render());
+  }
+
+  TextTable sockets({{"SOCKET"},
+                     {"PORT", Align::kRight},
+                     {"PROTO", Align::kRight},
+                     {"RCVBUF", Align::kRight},
+                     {"FILL%", Align::kRight},
+                     {"ENQ/S", Align::kRight},
+                     {"TRUESIZE", Align::kRight},
+                     {"QUEUE_FULL", Align::kRight},
+                     {"UDP_FAIL", Align::kRight}});
+  for (const Json& s : ArrayAt(snapshot, "sockets")) {
+    sockets.AddRow({TextAt(s, "cookie"), TextAt(s, "local_port"), TextAt(s, "protocol"),
+                    TextAt(s, "rcvbuf"), Percent(NumberAt(s, "peak_fill")),
+                    NumberOrDash(NumberAt(s, "enqueues_per_s"), 3),
+                    NumberOrDash(NumberAt(s, "mean_truesize"), 4), TextAt(s, "rcvqueue_full"),
+                    TextAt(s, "udp_queue_failures")});
+  }
+  if (sockets.rows() > 0) {
+    absl::StrAppend(&out, "\nsockets (peak fill of the receive buffer this interval)\n",
+                    sockets.Render());
+  } else {
+    absl::StrAppend(&out, "\nno socket above the fill threshold this interval\n");
+  }
+  return out;
+}
+
+}  // namespace nictune::cli
