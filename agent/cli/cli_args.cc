@@ -56,7 +56,8 @@ class Options {
 
   absl::StatusOr<std::optional<int64_t>> Integer(absl::string_view name, int64_t min, int64_t max) {
     absl::StatusOr<std::optional<std::string>> text = String(name);
-    if (!text.ok() || !text->has_value()) return text.status();
+    if (!text.ok()) return text.status();
+    if (!text->has_value()) return std::optional<int64_t>();
     int64_t value = 0;
     if (!absl::SimpleAtoi(**text, &value) || value < min || value > max) {
       return Usage(
@@ -67,7 +68,8 @@ class Options {
 
   absl::StatusOr<std::optional<double>> Number(absl::string_view name) {
     absl::StatusOr<std::optional<std::string>> text = String(name);
-    if (!text.ok() || !text->has_value()) return text.status();
+    if (!text.ok()) return text.status();
+    if (!text->has_value()) return std::optional<double>();
     double value = 0;
     if (!absl::SimpleAtod(**text, &value) || !std::isfinite(value)) {
       return Usage(absl::StrCat(Where(name), "\"", **text, "\" is not a number"));

@@ -1,0 +1,165 @@
+// The nictune command line: what parses, what is a usage error and how it is worded, and the HTTP
+// request each command sends.
+#include "agent/cli/cli_args.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "agent/cli/agent_request.h"
+#include "agent/cli/agent_url.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+CliArgs ParseOk(const std::vector<std::string>& args) {
+  absl::StatusOr<CliArgs> parsed = ParseCliArgs(args);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? *parsed : CliArgs{};
+}
+
+std::string ParseError(const std::vector<std::string>& args) {
+  absl::StatusOr<CliArgs> parsed = ParseCliArgs(args);
+  EXPECT_FALSE(parsed.ok());
+  return parsed.ok() ? "" : std::string(parsed.status().message());
+}
+
+AgentRequest RequestOk(const std::vector<std::string>& args) {
+  absl::StatusOr<AgentRequest> request = RequestFor(ParseOk(args).command, kNow);
+  EXPECT_TRUE(request.ok()) << request.status();
+  return request.ok() ? *request : AgentRequest{};
+}
+
+TEST(CliArgsTest, GlobalOptionsGoBeforeOrAfterTheCommand) {
+  const CliArgs before = ParseOk({"--socket=/tmp/a.sock", "--json", "status"});
+  EXPECT_EQ(before.socket_path, "/tmp/a.sock");
+  EXPECT_TRUE(before.json);
+  EXPECT_TRUE(std::holds_alternative<StatusCommand>(before.command));
+  const CliArgs after = ParseOk({"status", "--json=false", "--url=http://127.0.0.1:9877"});
+  EXPECT_FALSE(after.json);
+  EXPECT_EQ(after.url, "http://127.0.0.1:9877");
+  EXPECT_EQ(ParseOk({"status"}).socket_path, "/run/nictune/nictune.sock");
+}
+
+TEST(CliArgsTest, UsageErrorsNameTheOption) {
+  EXPECT_THAT(ParseError({}), HasSubstr("no command given"));
+  EXPECT_THAT(ParseError({"stauts"}), HasSubstr("unknown command \"stauts\""));
+  EXPECT_THAT(ParseError({"status", "extra"}), HasSubstr("unexpected argument \"extra\""));
+  EXPECT_THAT(ParseError({"status", "--why"}), HasSubstr("nictune status: unknown option --why"));
+  EXPECT_THAT(ParseError({"--socket=/a", "--url=http://h:1", "status"}),
+              HasSubstr("--socket or --url, not both"));
+  EXPECT_THAT(ParseError({"--token_file=/t", "status"}), HasSubstr("--token_file goes with --url"));
+  EXPECT_THAT(ParseError({"top", "--count=0"}),
+              HasSubstr("nictune top --count: \"0\" is not an integer in 1..1000000"));
+  EXPECT_THAT(ParseError({"top", "--interval=fast"}), HasSubstr("nictune top --interval"));
+  EXPECT_THAT(ParseError({"top", "--count=2", "--count=3"}), HasSubstr("given more than once"));
+  EXPECT_THAT(ParseError({"recommend", "--why=maybe"}), HasSubstr("is not true or false"));
+  EXPECT_THAT(ParseError({"history", "--series="}), HasSubstr("--series: needs a value"));
+}
+
+TEST(CliArgsTest, HelpNeedsNoCommand) {
+  EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"--help"}).command));
+  EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"whatif", "-h"}).command));
+  EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent answered with an error, 2 "
+                                     "usage, 3 cannot reach the agent"));
+}
+
+TEST(CliArgsTest, TopDefaultsToOneSecondUntilStopped) {
+  const auto top = std::get<TopCommand>(ParseOk({"top"}).command);
+  EXPECT_EQ(top.interval, absl::Seconds(1));
+  EXPECT_FALSE(top.count.has_value());
+  const auto two = std::get<TopCommand>(ParseOk({"top", "--interval=250ms", "--count=2"}).command);
+  EXPECT_EQ(two.interval, absl::Milliseconds(250));
+  EXPECT_EQ(two.count, 2);
+  EXPECT_EQ(RequestOk({"top"}).target, "/api/v1/snapshot");
+}
+
+TEST(CliArgsTest, WhatifNeedsItsThreeInputsAndSendsTheOptionalOnesOnlyWhenGiven) {
+  EXPECT_THAT(ParseError({"whatif", "--rate_pps=1"}),
+              HasSubstr("missing --truesize_bytes, --rcvbuf_bytes"));
+  EXPECT_THAT(ParseError({"whatif", "--rate_pps=fast", "--truesize_bytes=1", "--rcvbuf_bytes=1"}),
+              HasSubstr("--rate_pps: \"fast\" is not a number"));
+  EXPECT_THAT(ParseError({"whatif", "--rate_pps=1", "--truesize_bytes=2994.5", "--rcvbuf_bytes=1"}),
+              HasSubstr("--truesize_bytes: \"2994.5\" is not an integer"));
+
+  const AgentRequest seed = RequestOk({"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+                                       "--rcvbuf_bytes=212992", "--margin=0"});
+  EXPECT_EQ(seed.method, "POST");
+  EXPECT_EQ(seed.target, "/api/v1/whatif");
+  EXPECT_EQ(Json::parse(seed.body), (Json{{"rate_pps", 812744.0},
+                                          {"truesize_bytes", 2994},
+                                          {"rcvbuf_bytes", 212992},
+                                          {"margin", 0.0}}));
+  const AgentRequest all =
+      RequestOk({"whatif", "--rate_pps=1e5", "--truesize_bytes=768", "--rcvbuf_bytes=65536",
+                 "--drain_gap_us=20", "--rx_usecs=50"});
+  const Json body = Json::parse(all.body);
+  EXPECT_EQ(body["drain_gap_us"], 20);
+  EXPECT_EQ(body["rx_usecs"], 50);
+  EXPECT_FALSE(body.contains("margin"));
+}
+
+TEST(CliArgsTest, ApplyRollbackRestoreBodies) {
+  EXPECT_EQ(Json::parse(RequestOk({"apply"}).body), Json::object());
+  const AgentRequest one = RequestOk({"apply", "--knob=rx_usecs", "--target=eth0 rx 0"});
+  EXPECT_EQ(one.target, "/api/v1/apply");
+  EXPECT_EQ(Json::parse(one.body), (Json{{"knob", "rx_usecs"}, {"target", "eth0 rx 0"}}));
+  EXPECT_THAT(ParseError({"apply", "--knob=rx_usecs"}), HasSubstr("both --knob and --target"));
+
+  EXPECT_EQ(Json::parse(RequestOk({"rollback", "--change=7"}).body), (Json{{"change_id", 7}}));
+  EXPECT_EQ(Json::parse(RequestOk({"rollback", "--knob=netdev_budget", "--target=host"}).body),
+            (Json{{"knob", "netdev_budget"}, {"target", "host"}}));
+  EXPECT_THAT(ParseError({"rollback"}),
+              HasSubstr("either --change=ID or both --knob and --target"));
+  EXPECT_THAT(ParseError({"rollback", "--change=7", "--knob=a", "--target=b"}),
+              HasSubstr("either --change=ID"));
+  EXPECT_THAT(ParseError({"rollback", "--knob=a"}), HasSubstr("either --change=ID"));
+
+  const AgentRequest restore = RequestOk({"restore"});
+  EXPECT_EQ(restore.method, "POST");
+  EXPECT_EQ(restore.target, "/api/v1/restore");
+}
+
+TEST(CliArgsTest, HistoryResolvesRelativeTimesAndEncodesLabels) {
+  const AgentRequest request =
+      RequestOk({"history", "--series=nictune_softnet_processed_total,b", "--since=-1h",
+                 "--until=now", "--step=1m", "--label=device=eth0", "--label=cpu=1"});
+  EXPECT_EQ(request.method, "GET");
+  EXPECT_EQ(request.target,
+            "/api/v1/history?series=nictune_softnet_processed_total%2Cb&since=1799996400.000&"
+            "until=1800000000.000&step=1m&label=device%3Deth0&label=cpu%3D1");
+  // Absolute times go to the agent as given; it parses RFC 3339 and Unix seconds.
+  EXPECT_THAT(RequestOk({"history", "--series=a", "--since=2026-01-02T03:04:05Z"}).target,
+              HasSubstr("since=2026-01-02T03%3A04%3A05Z"));
+  absl::StatusOr<AgentRequest> bad =
+      RequestFor(ParseOk({"history", "--series=a", "--since=-soon"}).command, kNow);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("--since=-soon: expected now, -DURATION"));
+  EXPECT_THAT(ParseError({"history"}), HasSubstr("missing --series"));
+  EXPECT_THAT(ParseError({"history", "--series=a", "--label=eth0"}), HasSubstr("KEY=VALUE"));
+}
+
+TEST(CliArgsTest, Urls) {
+  absl::StatusOr<AgentUrl> v4 = ParseAgentUrl("http://127.0.0.1:9877/");
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  EXPECT_EQ(v4->host, "127.0.0.1");
+  EXPECT_EQ(v4->port, "9877");
+  absl::StatusOr<AgentUrl> v6 = ParseAgentUrl("http://[::1]:80");
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_THAT(ParseAgentUrl("https://h:1").status().message(), HasSubstr("https is not spoken"));
+  EXPECT_THAT(ParseAgentUrl("http://h").status().message(), HasSubstr("no :PORT"));
+  EXPECT_THAT(ParseAgentUrl("http://h:0").status().message(), HasSubstr("is not 1..65535"));
+  EXPECT_THAT(ParseAgentUrl("http://h:1/api").status().message(), HasSubstr("without a path"));
+}
+
+}  // namespace
+}  // namespace nictune::cli
