@@ -1,7 +1,8 @@
 // Probe overhead, measured as a whole process rather than with Google Benchmark's timing loop:
 // UDP packets per second through a veth pair between two namespaces with nothing attached, with
-// the nictune probes attached, and with libbpf-tools hardirqs + softirqs attached, rounds
-// alternated to cancel drift; then each nictune program's mean cost per event from
+// the nictune probes attached (the default set, and every program), and with libbpf-tools
+// hardirqs + softirqs attached, rounds alternated to cancel drift, ratios taken within a round
+// and reported as medians; then each nictune program's mean cost per event from
 // kernel.bpf_stats (run_time_ns / run_cnt), with the sysctl restored afterwards.
 // Prints Markdown tables; it reports figures and never passes or fails on a time.
 //
@@ -82,14 +83,24 @@ class ScopedSysctl {
   std::string original_;
 };
 
-enum class Attached { kNothing, kNictune, kBccTools };
+enum class Attached { kNothing, kNictune, kNictuneAll, kBccTools };
+
+// Every program, the per-packet and opt-in ones included.
+driver::ProbeOptions AllPrograms() {
+  driver::ProbeOptions options;
+  options.softirq_raise = true;
+  options.per_packet_probes = true;
+  return options;
+}
 
 std::string Name(Attached attached) {
   switch (attached) {
     case Attached::kNothing:
       return "nothing attached";
     case Attached::kNictune:
-      return "nictune probes";
+      return "nictune probes (default: per-packet off, no softirq_raise)";
+    case Attached::kNictuneAll:
+      return "nictune probes, all (per-packet on, softirq_raise on)";
     case Attached::kBccTools:
       return "libbpf-tools hardirqs + softirqs";
   }
@@ -112,8 +123,10 @@ absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Du
   switch (attached) {
     case Attached::kNothing:
       return MeasurePps(hosts, duration);
-    case Attached::kNictune: {
-      absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+    case Attached::kNictune:
+    case Attached::kNictuneAll: {
+      absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(
+          attached == Attached::kNictuneAll ? AllPrograms() : driver::ProbeOptions{});
       if (!probes.ok()) return probes.status();
       return MeasurePps(hosts, duration);
     }
@@ -137,12 +150,24 @@ absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Du
 
 struct Series {
   std::vector<double> pps;
-  double Mean() const {
-    double sum = 0;
-    for (double value : pps) sum += value;
-    return pps.empty() ? 0 : sum / static_cast<double>(pps.size());
-  }
+  // Per round, this configuration's pps over the "nothing" pps of the same round: the rounds
+  // are seconds apart, so a ratio within one round cancels most of the host's load changes.
+  std::vector<double> ratios;
 };
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+// The 1-minute load average, printed beside the figures: pps ratios move with the host's load.
+std::string LoadAverage() {
+  double load[3] = {};
+  if (getloadavg(load, 3) != 3) return "unknown";
+  return absl::StrFormat("%.2f %.2f %.2f", load[0], load[1], load[2]);
+}
 
 int Main(int argc, char** argv) {
   int rounds = 5;
@@ -165,15 +190,18 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const absl::Duration duration = absl::Seconds(seconds);
-  const std::vector<Attached> order = {Attached::kNothing, Attached::kNictune, Attached::kBccTools};
+  const std::vector<Attached> order = {Attached::kNothing, Attached::kNictune,
+                                       Attached::kNictuneAll, Attached::kBccTools};
   std::map<Attached, Series> series;
   // A warm-up round first: the first flow pays for cold caches and page faults.
   if (absl::StatusOr<double> warm = MeasurePps(**hosts, duration); !warm.ok()) {
     std::cerr << warm.status() << "\n";
     return 1;
   }
+  const std::string load_before = LoadAverage();
   for (int round = 0; round < rounds; ++round) {
     // Rotate the starting configuration so that none always runs first or last.
+    std::map<Attached, double> this_round;
     for (size_t i = 0; i < order.size(); ++i) {
       const Attached attached = order[(i + static_cast<size_t>(round)) % order.size()];
       absl::StatusOr<double> pps = Round(**hosts, attached, duration);
@@ -181,23 +209,31 @@ int Main(int argc, char** argv) {
         std::cerr << Name(attached) << ": " << pps.status() << "\n";
         return 1;
       }
+      this_round[attached] = *pps;
       series[attached].pps.push_back(*pps);
+    }
+    for (const Attached attached : order) {
+      const double nothing = this_round[Attached::kNothing];
+      series[attached].ratios.push_back(nothing > 0 ? this_round[attached] / nothing : 0.0);
     }
   }
 
-  const double baseline = series[Attached::kNothing].Mean();
   std::cout << absl::StrFormat(
       "## UDP through veth (64-byte payload, sendmmsg flat out, NAPI on the receiving veth)\n\n"
-      "%d rounds x %.1f s per configuration, alternated; nproc %ld\n\n",
-      rounds, seconds, sysconf(_SC_NPROCESSORS_ONLN));
-  std::cout << "| configuration | mean pps | min pps | max pps | ratio to nothing attached |\n"
-               "|---|---:|---:|---:|---:|\n";
+      "%d rounds x %.1f s per configuration, alternated; nproc %ld; load average %s before, %s "
+      "after\n\n",
+      rounds, seconds, sysconf(_SC_NPROCESSORS_ONLN), load_before, LoadAverage());
+  std::cout << "| configuration | median pps | min pps | max pps | median ratio to nothing "
+               "attached (same round) | min ratio | max ratio |\n"
+               "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const Attached attached : order) {
     const Series& s = series[attached];
-    std::cout << absl::StrFormat("| %s | %.0f | %.0f | %.0f | %.3f |\n", Name(attached), s.Mean(),
+    std::cout << absl::StrFormat("| %s | %.0f | %.0f | %.0f | %.3f | %.3f | %.3f |\n",
+                                 Name(attached), Median(s.pps),
                                  *std::min_element(s.pps.begin(), s.pps.end()),
-                                 *std::max_element(s.pps.begin(), s.pps.end()),
-                                 baseline > 0 ? s.Mean() / baseline : 0.0);
+                                 *std::max_element(s.pps.begin(), s.pps.end()), Median(s.ratios),
+                                 *std::min_element(s.ratios.begin(), s.ratios.end()),
+                                 *std::max_element(s.ratios.begin(), s.ratios.end()));
   }
 
   // Per-program cost: bpf_stats adds two clock reads per run, so it is on only for this phase.
@@ -206,7 +242,8 @@ int Main(int argc, char** argv) {
     std::cerr << stats.status() << "\n";
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes(AllPrograms());
   if (!probes.ok()) {
     std::cerr << probes.status() << "\n";
     return 1;
@@ -221,9 +258,9 @@ int Main(int argc, char** argv) {
   stats->reset();  // restores kernel.bpf_stats_enabled before printing
 
   std::cout << absl::StrFormat(
-      "\n## Cost per event of each nictune program (kernel.bpf_stats, one %.1f s flow at %.0f "
-      "pps)\n\n",
-      seconds, *cost_pps);
+      "\n## Cost per event of each nictune program, all attached (kernel.bpf_stats, one %.1f s "
+      "flow at %.0f pps; load average %s)\n\n",
+      seconds, *cost_pps, LoadAverage());
   std::cout << "| program | run_cnt | run_time_ns | ns per event |\n|---|---:|---:|---:|\n";
   for (const driver::ProbeCost& cost : costs) {
     const double per_event =
