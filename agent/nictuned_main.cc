@@ -123,6 +123,9 @@ Probes OpenProbes() {
   options.truesize_sample_every = absl::GetFlag(FLAGS_truesize_sample_every);
   options.socket_fill_threshold_pct = absl::GetFlag(FLAGS_socket_fill_threshold_pct);
   options.max_sockets = absl::GetFlag(FLAGS_max_sockets);
+  // The tuner's socket fill and truesize come from the per-packet probes: keep them on until the
+  // agent switches them with ProbeSource::SetPerPacketProbes when procfs shows pressure.
+  options.per_packet_probes = true;
   auto opened = driver::OpenBpfProbes(options);
   if (!opened.ok()) {
     std::string why = std::string(opened.status().message());

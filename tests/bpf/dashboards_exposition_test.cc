@@ -66,7 +66,9 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
        .run_time = absl::Seconds(3)},
       {.packets = 10000, .payload_bytes = 128, .max_duration = absl::Seconds(2)});
   ASSERT_TRUE(flow.ok()) << flow.status();
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  // The socket series come from a per-packet probe: off unless asked for.
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes({.per_packet_probes = true});
   ASSERT_TRUE(probes.ok()) << probes.status();
   collect::SnapshotCollector collector({}, probes->get(), "");
   metrics::MetricsExporter exporter({.max_sockets = 3});
