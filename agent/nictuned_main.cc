@@ -20,11 +20,15 @@
 #include "agent/build_info.h"
 #include "agent/collect/snapshot_collector.h"
 #include "agent/http/bearer_token.h"
+#include "agent/http/changes_route.h"
+#include "agent/http/history_route.h"
 #include "agent/http/metrics_route.h"
 #include "agent/http/recommendations_route.h"
 #include "agent/http/server.h"
 #include "agent/http/snapshot_route.h"
 #include "agent/http/status_route.h"
+#include "agent/http/unix_socket_server.h"
+#include "agent/http/whatif_route.h"
 #include "agent/log.h"
 #include "agent/metrics/exporter.h"
 #include "agent/model/window.h"
@@ -318,11 +322,17 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
                            settings, state, exporter, &health);
 
   http::Router router;
-  for (const absl::Status& added :
-       {http::AddMetricsRoute(router, exporter), http::AddStatusRoute(router, state),
-        http::AddSnapshotRoute(router, state), http::AddRecommendationsRoute(router, state)}) {
-    if (!added.ok()) {
-      LogError(added.ToString());
+  std::vector<absl::Status> added = {
+      http::AddMetricsRoute(router, exporter), http::AddStatusRoute(router, state),
+      http::AddSnapshotRoute(router, state), http::AddRecommendationsRoute(router, state),
+      http::AddWhatifRoute(router)};
+  if (store) {
+    added.push_back(http::AddHistoryRoute(router, *store));
+    added.push_back(http::AddChangesRoute(router, *store));
+  }
+  for (const absl::Status& route : added) {
+    if (!route.ok()) {
+      LogError(route.ToString());
       return 1;
     }
   }
@@ -330,6 +340,16 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   if (!server.ok()) {
     LogError(absl::StrCat("HTTP server: ", server.status().message()));
     return 1;
+  }
+
+  std::unique_ptr<http::UnixSocketServer> cli_socket;
+  if (const std::string path = absl::GetFlag(FLAGS_socket); !path.empty()) {
+    auto started = http::UnixSocketServer::Start({.path = path}, router);
+    if (!started.ok()) {
+      LogError(absl::StrCat("CLI socket: ", started.status().message()));
+      return 1;
+    }
+    cli_socket = *std::move(started);
   }
 
   systemd::Notifier notifier;
