@@ -35,11 +35,6 @@ absl::StatusOr<OnExit> ParseOnExit(absl::string_view text) {
   return absl::InvalidArgumentError(absl::StrCat("--on_exit=", text, ": expected restore or keep"));
 }
 
-std::string_view ModeNote(Mode mode) {
-  if (mode == Mode::kApply) {
-    return "apply mode not implemented yet: recommending only, no knob is written";
-  }
-  return "";
-}
+std::string_view ModeNote(Mode) { return ""; }
 
 }  // namespace nictune::service

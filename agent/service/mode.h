@@ -12,7 +12,7 @@ namespace nictune::service {
 enum class Mode {
   kObserve,    // measure only: no tuner
   kRecommend,  // measure and recommend; never writes a knob
-  kApply,      // accepted, but behaves as kRecommend until the actuator lands
+  kApply,      // recommend, and carry the recommendations out through the actuator
 };
 
 enum class OnExit { kRestore, kKeep };

@@ -155,6 +155,9 @@ void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
       if (set->recommendations.empty()) {
         set->reason = "the tuner found nothing to change in the latest window";
       }
+      if (ports_.tuning != nullptr) {
+        ports_.tuning->OnTunerWindow(*observation, set->recommendations, now);
+      }
     }
   }
   if (ports_.history != nullptr && !set->recommendations.empty()) {

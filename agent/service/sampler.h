@@ -43,6 +43,7 @@ struct SamplerPorts {
   HistorySink* history = nullptr;  // null: no store (it could not be opened)
   ObservationSource* observations = nullptr;
   driver::ProbeSource* probes = nullptr;  // null: no BPF; only for the agent's cost
+  TunerWindowSink* tuning = nullptr;      // null: nobody acts on the recommendations
 };
 
 struct StepOutcome {

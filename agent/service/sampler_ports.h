@@ -15,6 +15,7 @@
 #include "agent/store/records.h"
 #include "agent/topology.h"
 #include "tuner/observation.h"
+#include "tuner/recommendation.h"
 
 namespace nictune::service {
 
@@ -47,6 +48,15 @@ class ObservationSource {
   virtual ~ObservationSource() = default;
   virtual absl::StatusOr<tuner::Observation> Observe(const model::Window& window,
                                                      uint32_t samples) = 0;
+};
+
+// Told of every tuner window the tuner ran on (apply mode's controller step hangs off it).
+class TunerWindowSink {
+ public:
+  virtual ~TunerWindowSink() = default;
+  virtual void OnTunerWindow(const tuner::Observation& observation,
+                             const std::vector<tuner::Recommendation>& recommendations,
+                             absl::Time now) = 0;
 };
 
 }  // namespace nictune::service

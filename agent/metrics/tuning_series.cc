@@ -1,0 +1,97 @@
+#include "agent/metrics/tuning_series.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/metrics/families.h"
+
+namespace nictune::metrics {
+namespace {
+
+std::string KnobLabel(tuner::Knob knob) { return std::string(tuner::KnobName(knob)); }
+
+}  // namespace
+
+absl::string_view ChangeResultName(ChangeResult result) {
+  switch (result) {
+    case ChangeResult::kApplied:
+      return "applied";
+    case ChangeResult::kKept:
+      return "kept";
+    case ChangeResult::kRolledBack:
+      return "rolled_back";
+    case ChangeResult::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+absl::string_view KnobModeName(tuner::KnobMode mode) {
+  switch (mode) {
+    case tuner::KnobMode::kIdle:
+      return "idle";
+    case tuner::KnobMode::kGuarding:
+      return "guarding";
+    case tuner::KnobMode::kParked:
+      return "parked";
+    case tuner::KnobMode::kReleased:
+      return "released";
+  }
+  return "unknown";
+}
+
+TuningSeries::TuningSeries(prometheus::Registry& registry)
+    : recommended_(GaugeFamily(registry, "nictune_recommended_value",
+                               "The tuner's recommended value of a knob in the latest window.")),
+      current_(GaugeFamily(registry, "nictune_current_value",
+                           "The knob's value as the agent last read it.")),
+      changes_(CounterFamily(registry, "nictune_changes_total",
+                             "Actuator changes by result: applied, kept (guard window passed), "
+                             "rolled_back or failed.")),
+      mode_(GaugeFamily(registry, "nictune_knob_mode",
+                        "The apply-mode controller's mode of a knob: 1 for the mode it is in "
+                        "(idle, guarding, parked, released).")) {}
+
+void TuningSeries::SetRecommendations(const std::vector<tuner::Recommendation>& recommendations) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::map<std::string, prometheus::Gauge*> next;
+  for (const tuner::Recommendation& rec : recommendations) {
+    if (rec.scope == tuner::Scope::kSocket) continue;
+    const std::string key = absl::StrCat(KnobLabel(rec.knob), "@", rec.target);
+    prometheus::Gauge& gauge =
+        recommended_.Add({{"knob", KnobLabel(rec.knob)}, {"target", rec.target}});
+    gauge.Set(static_cast<double>(rec.recommended));
+    next[key] = &gauge;
+    current_.Add({{"knob", KnobLabel(rec.knob)}, {"target", rec.target}})
+        .Set(static_cast<double>(rec.current));
+  }
+  for (const auto& [key, gauge] : recommended_by_key_) {
+    if (next.count(key) == 0) recommended_.Remove(gauge);
+  }
+  recommended_by_key_ = std::move(next);
+}
+
+void TuningSeries::SetCurrent(tuner::Knob knob, const std::string& target, int64_t value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  current_.Add({{"knob", KnobLabel(knob)}, {"target", target}}).Set(static_cast<double>(value));
+}
+
+void TuningSeries::CountChange(tuner::Knob knob, ChangeResult result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  changes_.Add({{"knob", KnobLabel(knob)}, {"result", std::string(ChangeResultName(result))}})
+      .Increment();
+}
+
+void TuningSeries::SetMode(tuner::Knob knob, const std::string& target, tuner::KnobMode now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (tuner::KnobMode mode : {tuner::KnobMode::kIdle, tuner::KnobMode::kGuarding,
+                               tuner::KnobMode::kParked, tuner::KnobMode::kReleased}) {
+    mode_
+        .Add({{"knob", KnobLabel(knob)},
+              {"target", target},
+              {"mode", std::string(KnobModeName(mode))}})
+        .Set(mode == now ? 1 : 0);
+  }
+}
+
+}  // namespace nictune::metrics

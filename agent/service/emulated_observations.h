@@ -1,0 +1,63 @@
+// The observation of an emulated NIC's device: the kernel sees no hard interrupt and no ring for a
+// TAP, so the emulated NIC's own counters (emulated interrupts, ring overflows, delivered packets)
+// and its moderation settings take their place, as a real driver's would. Decorates the host's
+// observation source.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent/service/sampler_ports.h"
+#include "driver/emulated/counters.h"
+#include "driver/emulated/counters_reader.h"
+
+namespace nictune::service {
+
+// One emulated NIC's counters (the real one reads its control socket; tests use a fake).
+class NicCountersSource {
+ public:
+  virtual ~NicCountersSource() = default;
+  virtual absl::StatusOr<driver::emulated::EmulatedNicCounters> Read() = 0;
+};
+
+// The real one: GET counters over the NIC's control socket.
+class ControlSocketCounters : public NicCountersSource {
+ public:
+  explicit ControlSocketCounters(std::string socket_path) : reader_(std::move(socket_path)) {}
+  absl::StatusOr<driver::emulated::EmulatedNicCounters> Read() override { return reader_.Read(); }
+
+ private:
+  driver::emulated::EmulatedNicCountersReader reader_;
+};
+
+class EmulatedObservations : public ObservationSource {
+ public:
+  // inner and the sources must outlive this; `nics` maps device name -> its counters.
+  EmulatedObservations(ObservationSource& inner, std::map<std::string, NicCountersSource*> nics)
+      : inner_(inner), nics_(std::move(nics)) {}
+
+  // The inner observation, with each emulated device's queue (added when the kernel saw none)
+  // carrying the counters' deltas since the previous window. A NIC whose counters cannot be read
+  // keeps the kernel's view and the failure is logged; the first window after start (or after a
+  // NIC restarted and its counters went backwards) has no deltas yet and adds nothing.
+  absl::StatusOr<tuner::Observation> Observe(const model::Window& window,
+                                             uint32_t samples) override;
+
+ private:
+  ObservationSource& inner_;
+  std::map<std::string, NicCountersSource*> nics_;
+  std::map<std::string, driver::emulated::EmulatedNicCounters> previous_;
+};
+
+// Adds counters `now - before` of `device` to the observation (pure; exposed for tests).
+void AddEmulatedCounters(const std::string& device,
+                         const driver::emulated::EmulatedNicCounters& before,
+                         const driver::emulated::EmulatedNicCounters& now,
+                         tuner::Observation& observation);
+
+}  // namespace nictune::service

@@ -1,0 +1,199 @@
+#include "agent/service/tuning.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "agent/actuate/knob_key.h"
+#include "agent/log.h"
+
+namespace nictune::service {
+namespace {
+
+using actuate::ActuationResult;
+using actuate::Outcome;
+using driver::knobs::KnobAddress;
+
+std::optional<metrics::ChangeResult> ChangeResultOf(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kWritten:
+      return metrics::ChangeResult::kApplied;
+    case Outcome::kRolledBack:
+    case Outcome::kRestored:
+      return metrics::ChangeResult::kRolledBack;
+    case Outcome::kFailed:
+    case Outcome::kUnsupported:
+      return metrics::ChangeResult::kFailed;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+tuner::Health HealthOf(const tuner::Observation& observation) {
+  tuner::Health health;
+  const double seconds = absl::ToDoubleSeconds(observation.window);
+  uint64_t drops = 0;
+  double busy = 0;
+  int with_cpu = 0;
+  for (const tuner::QueueObservation& queue : observation.queues) {
+    drops += queue.drops.socket + queue.drops.ring + queue.drops.backlog + queue.drops.proto_mem;
+    const tuner::CpuSplit& cpu = queue.cpu;
+    if (cpu.hardirq + cpu.softirq + cpu.user + cpu.idle > 0) {
+      busy += 1 - cpu.idle;
+      ++with_cpu;
+    }
+  }
+  if (seconds > 0) health.drops_per_s = static_cast<double>(drops) / seconds;
+  if (with_cpu > 0) health.cpu_share = busy / with_cpu;
+  return health;
+}
+
+Tuning::Tuning(actuate::Actuator& actuator, store::Store& store, tuner::ControllerConfig controller,
+               Mode mode, metrics::TuningSeries* series)
+    : actuator_(actuator), store_(store), series_(series), mode_(mode), controller_(controller) {}
+
+actuate::RestoreReport Tuning::ResolveAtStart(actuate::PendingPolicy policy, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  policy_ = policy;
+  resolved_ = true;
+  return actuator_.ResolveAtStart(policy, now);
+}
+
+void Tuning::SetMode(Mode mode, actuate::PendingPolicy policy) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  policy_ = policy;
+  mode_.store(mode);
+}
+
+void Tuning::EnsureResolvedLocked(absl::Time now) {
+  if (resolved_) return;
+  resolved_ = true;
+  const actuate::RestoreReport report = actuator_.ResolveAtStart(policy_, now);
+  if (!report.error.ok()) {
+    agent::LogError(absl::StrCat("apply mode: resolving the journal: ", report.error.message()));
+  }
+}
+
+void Tuning::OnTunerWindow(const tuner::Observation& observation,
+                           const std::vector<tuner::Recommendation>& recommendations,
+                           absl::Time now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  recommendations_ = recommendations;
+  health_ = HealthOf(observation);
+  if (series_ != nullptr) series_->SetRecommendations(recommendations);
+  if (mode_.load() != Mode::kApply) return;
+  EnsureResolvedLocked(now);
+  const actuate::ControlStepSummary summary = StepLocked(recommendations, now);
+  if (!summary.actions.empty() || !summary.unreadable.empty()) {
+    agent::LogInfo(actuate::DescribeControlStep(summary));
+  }
+}
+
+actuate::ControlStepSummary Tuning::StepLocked(
+    const std::vector<tuner::Recommendation>& recommendations, absl::Time now) {
+  actuate::ControlStepSummary summary =
+      actuate::RunControlStep(actuator_, controller_, recommendations, health_, now);
+  if (series_ == nullptr) return summary;
+  for (const tuner::KnobReading& reading : summary.readings) {
+    series_->SetCurrent(reading.knob, reading.target, reading.value);
+    series_->SetMode(reading.knob, reading.target,
+                     controller_.ModeOf(reading.knob, reading.target));
+  }
+  for (const KnobAddress& address : summary.verified) {
+    series_->CountChange(address.knob, metrics::ChangeResult::kKept);
+  }
+  for (const ActuationResult& result : summary.results) {
+    CountLocked(result);
+    if (result.after)
+      series_->SetCurrent(result.address.knob, result.address.target, *result.after);
+  }
+  return summary;
+}
+
+void Tuning::CountLocked(const ActuationResult& result) {
+  if (series_ == nullptr) return;
+  if (std::optional<metrics::ChangeResult> counted = ChangeResultOf(result.outcome)) {
+    series_->CountChange(result.address.knob, *counted);
+  }
+}
+
+absl::StatusOr<actuate::ControlStepSummary> Tuning::ApplyNow(const std::optional<KnobAddress>& only,
+                                                             absl::Time now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (mode_.load() != Mode::kApply) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("apply: nictuned runs in ", std::string(ModeName(mode_.load())),
+                     " mode, which never writes a knob; restart (or SIGHUP) with --mode=apply"));
+  }
+  if (!recommendations_) {
+    return absl::FailedPreconditionError(
+        "apply: no tuner window has closed yet, so there is nothing to apply; retry after one "
+        "--window");
+  }
+  std::vector<tuner::Recommendation> chosen;
+  for (const tuner::Recommendation& rec : *recommendations_) {
+    if (!only || (rec.knob == only->knob && rec.target == only->target)) chosen.push_back(rec);
+  }
+  if (only && chosen.empty()) {
+    return absl::NotFoundError(absl::StrCat("apply: the latest window recommends nothing for ",
+                                            actuate::DescribeKnob(*only)));
+  }
+  EnsureResolvedLocked(now);
+  actuate::ControlStepSummary summary = StepLocked(chosen, now);
+  agent::LogInfo(absl::StrCat("POST apply: ", actuate::DescribeControlStep(summary)));
+  return summary;
+}
+
+void Tuning::ForgetLocked(const ActuationResult& result, absl::Time now) {
+  if (result.outcome == Outcome::kRolledBack || result.outcome == Outcome::kRestored) {
+    controller_.WriteFailed(result.address.knob, result.address.target, now);
+  }
+}
+
+absl::StatusOr<ActuationResult> Tuning::RollbackChange(int64_t change_id, absl::Time now) {
+  absl::StatusOr<std::vector<store::ChangeRecord>> pending =
+      store_.PendingChanges(actuator_.boot_id());
+  if (!pending.ok()) return pending.status();
+  for (const store::ChangeRecord& row : *pending) {
+    if (row.id != change_id) continue;
+    std::optional<tuner::Knob> knob = actuate::ParseKnobName(row.knob);
+    if (!knob) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rollback change ", change_id, ": knob \"", row.knob, "\" is unknown to this nictuned"));
+    }
+    return RollbackKnob(KnobAddress{*knob, row.target}, now);
+  }
+  return absl::NotFoundError(absl::StrCat("rollback change ", change_id,
+                                          ": no pending change of this boot has that id (unknown, "
+                                          "or already rolled back, restored or released)"));
+}
+
+ActuationResult Tuning::RollbackKnob(const KnobAddress& address, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ActuationResult result =
+      actuator_.RollbackToOriginal(address, "rollback requested through the REST API", now);
+  CountLocked(result);
+  ForgetLocked(result, now);
+  agent::LogInfo(absl::StrCat("POST rollback ", actuate::DescribeKnob(address), ": ",
+                              actuate::OutcomeName(result.outcome), ": ", result.message));
+  return result;
+}
+
+actuate::RestoreReport Tuning::RestoreAll(absl::Time now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  actuate::RestoreReport report = actuator_.RestoreAll(now);
+  for (const ActuationResult& result : report.restored) {
+    CountLocked(result);
+    ForgetLocked(result, now);
+  }
+  for (const ActuationResult& result : report.failed) CountLocked(result);
+  agent::LogInfo(absl::StrCat("restore: ", report.restored.size(), " restored, ",
+                              report.left.size(), " left to their owners, ", report.failed.size(),
+                              " failed", report.error.ok() ? "" : ": ",
+                              report.error.ok() ? "" : report.error.message()));
+  return report;
+}
+
+}  // namespace nictune::service

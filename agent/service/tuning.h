@@ -1,0 +1,80 @@
+// The service's apply mode: at every tuner window the controller step (agent/actuate) runs over
+// the window's recommendations and health, and the REST routes' apply, rollback and restore go
+// through the same actuator and controller. Outside apply mode nothing here writes, except a
+// restore asked for explicitly (it only puts originals back).
+//
+// Thread-safe: the sampling loop and the HTTP handlers call it; one mutex serialises the
+// controller (the actuator has its own).
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "agent/actuate/actuator.h"
+#include "agent/metrics/tuning_series.h"
+#include "agent/service/sampler_ports.h"
+#include "agent/service/tuning_control.h"
+#include "agent/store/store.h"
+#include "tuner/controller.h"
+#include "tuner/observation.h"
+#include "tuner/recommendation.h"
+
+namespace nictune::service {
+
+// The health the controller guards: drops of every kind per second over the window, and the mean
+// busy share (1 - idle) of the CPUs serving the observed queues.
+tuner::Health HealthOf(const tuner::Observation& observation);
+
+class Tuning : public TuningControl, public TunerWindowSink {
+ public:
+  // actuator, store and series must outlive this; series may be null.
+  Tuning(actuate::Actuator& actuator, store::Store& store, tuner::ControllerConfig controller,
+         Mode mode, metrics::TuningSeries* series);
+
+  // Resolves what a crash of this boot left in the journal (actuate: ResolveAtStart). Apply mode
+  // calls it at start; a SIGHUP into apply mode gets it before the first step.
+  actuate::RestoreReport ResolveAtStart(actuate::PendingPolicy policy, absl::Time now);
+
+  void SetMode(Mode mode, actuate::PendingPolicy policy);
+
+  // TunerWindowSink: keeps the window's recommendations and health; in apply mode runs the step.
+  void OnTunerWindow(const tuner::Observation& observation,
+                     const std::vector<tuner::Recommendation>& recommendations,
+                     absl::Time now) override;
+
+  // TuningControl.
+  Mode mode() const override { return mode_.load(); }
+  absl::StatusOr<actuate::ControlStepSummary> ApplyNow(
+      const std::optional<driver::knobs::KnobAddress>& only, absl::Time now) override;
+  absl::StatusOr<actuate::ActuationResult> RollbackChange(int64_t change_id,
+                                                          absl::Time now) override;
+  actuate::ActuationResult RollbackKnob(const driver::knobs::KnobAddress& address,
+                                        absl::Time now) override;
+  actuate::RestoreReport RestoreAll(absl::Time now) override;
+
+ private:
+  // Each needs mutex_ held.
+  actuate::ControlStepSummary StepLocked(const std::vector<tuner::Recommendation>& recommendations,
+                                         absl::Time now);
+  void EnsureResolvedLocked(absl::Time now);
+  // The controller forgets its last write of a knob we put back out of band (and parks it for a
+  // cooldown), so that it does not mistake our own rollback for a person's change.
+  void ForgetLocked(const actuate::ActuationResult& result, absl::Time now);
+  void CountLocked(const actuate::ActuationResult& result);
+
+  actuate::Actuator& actuator_;
+  store::Store& store_;
+  metrics::TuningSeries* series_;
+  std::atomic<Mode> mode_;
+
+  std::mutex mutex_;
+  tuner::Controller controller_;
+  actuate::PendingPolicy policy_ = actuate::PendingPolicy::kRestore;
+  bool resolved_ = false;
+  std::optional<std::vector<tuner::Recommendation>> recommendations_;
+  tuner::Health health_;
+};
+
+}  // namespace nictune::service
