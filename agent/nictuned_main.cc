@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -17,13 +18,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "agent/actuate/actuator.h"
+#include "agent/actuate/boot_id.h"
 #include "agent/build_info.h"
 #include "agent/collect/snapshot_collector.h"
+#include "agent/http/apply_route.h"
 #include "agent/http/bearer_token.h"
 #include "agent/http/changes_route.h"
 #include "agent/http/history_route.h"
 #include "agent/http/metrics_route.h"
 #include "agent/http/recommendations_route.h"
+#include "agent/http/restore_route.h"
+#include "agent/http/rollback_route.h"
 #include "agent/http/server.h"
 #include "agent/http/snapshot_route.h"
 #include "agent/http/status_route.h"
@@ -31,19 +37,26 @@
 #include "agent/http/whatif_route.h"
 #include "agent/log.h"
 #include "agent/metrics/exporter.h"
+#include "agent/metrics/tuning_series.h"
 #include "agent/model/window.h"
+#include "agent/service/apply_self_test.h"
 #include "agent/service/deadline_wait.h"
+#include "agent/service/emulated_nic_spec.h"
+#include "agent/service/emulated_observations.h"
 #include "agent/service/flagfile_reload.h"
 #include "agent/service/health_metrics.h"
 #include "agent/service/real_ports.h"
 #include "agent/service/sampler.h"
 #include "agent/service/service_state.h"
 #include "agent/service/store_settings.h"
+#include "agent/service/tuning.h"
 #include "agent/store/store.h"
 #include "agent/systemd/notifier.h"
 #include "agent/topology.h"
 #include "agent/window_report.h"
 #include "agent/window_summary.h"
+#include "driver/emulated/knob_provider.h"
+#include "driver/knobs/kernel_knob_provider.h"
 #include "driver/probe_source.h"
 #include "nlohmann/json.hpp"
 
@@ -54,12 +67,24 @@ ABSL_FLAG(absl::Duration, interval, absl::Seconds(1),
 ABSL_FLAG(absl::Duration, window, absl::Seconds(10),
           "Tuner window: the sampling intervals aggregated into one observation for the tuner "
           "(at least --interval). Reloaded on SIGHUP.");
-ABSL_FLAG(std::string, mode, "recommend",
-          "observe (measure only), recommend (measure and recommend, never write a knob) or "
-          "apply (accepted; behaves as recommend until the actuator lands). Reloaded on SIGHUP.");
+ABSL_FLAG(
+    std::string, mode, "recommend",
+    "observe (measure only), recommend (measure and recommend, never write a knob) or "
+    "apply (carry the recommendations out, journaled, guarded and rolled back on regression). "
+    "Reloaded on SIGHUP.");
 ABSL_FLAG(std::string, on_exit, "restore",
-          "What happens to knobs the agent changed when it stops: restore the originals or keep "
-          "them (takes effect with apply mode). Reloaded on SIGHUP.");
+          "What happens to knobs the agent changed when it stops (SIGTERM) and to changes a crash "
+          "of this boot left: restore the originals or keep them. Reloaded on SIGHUP.");
+ABSL_FLAG(std::vector<std::string>, emulated_nic, {},
+          "DEVICE=SOCKET_PATH of an emulated NIC (driver/emulated) to tune like a driver's "
+          "device through its control socket; repeat the flag or separate with commas. Restart "
+          "to change.");
+ABSL_FLAG(absl::Duration, guard, absl::Seconds(30),
+          "Apply mode: how long a change is watched for a regression before it is kept. "
+          "Restart to change.");
+ABSL_FLAG(absl::Duration, cooldown, absl::Minutes(10),
+          "Apply mode: how long a knob rests after a rollback or a failed write. Restart to "
+          "change.");
 ABSL_FLAG(std::string, listen, "127.0.0.1:9877",
           "HOST:PORT of the HTTP server (/metrics and /api/v1); empty disables TCP. Restart to "
           "change.");
@@ -206,11 +231,29 @@ int RunOnce(const sigset_t& signals) {
   return 0;
 }
 
+actuate::PendingPolicy PendingPolicyFromFlags() {
+  return *service::ParseOnExit(absl::GetFlag(FLAGS_on_exit)) == service::OnExit::kRestore
+             ? actuate::PendingPolicy::kRestore
+             : actuate::PendingPolicy::kKeep;
+}
+
+// Apply mode needs the journal (the store) and writable sysctls; without either it refuses to
+// start (or a SIGHUP into apply mode is refused), loudly, rather than fail one write at a time.
+absl::Status CanApply(const service::SamplerSettings& settings, const service::Tuning* tuning) {
+  if (settings.mode != service::Mode::kApply) return absl::OkStatus();
+  if (tuning == nullptr) {
+    return absl::FailedPreconditionError(
+        "--mode=apply: the store (the change journal) is not open, and no knob is written "
+        "without journaling its original first");
+  }
+  return service::CheckSysctlsWritable(absl::GetFlag(FLAGS_proc_root));
+}
+
 // SIGHUP: re-reads the flagfiles and applies what may change while running. A bad file or
 // values that do not work together leave everything as it was.
 void Reload(const std::vector<std::string>& flagfiles, service::Sampler& sampler,
             service::ServiceState& state, service::SamplerSettings& settings,
-            systemd::Notifier& notifier) {
+            service::Tuning* tuning, systemd::Notifier& notifier) {
   notifier.Reloading().IgnoreError();
   if (flagfiles.empty()) {
     LogWarning("SIGHUP: started without --flagfile, nothing to reload");
@@ -219,6 +262,9 @@ void Reload(const std::vector<std::string>& flagfiles, service::Sampler& sampler
   } else if (auto next = SamplerSettingsFromFlags(); !next.ok()) {
     service::RevertFlagChanges(reload->applied);
     LogError(absl::StrCat("SIGHUP: configuration kept: ", next.status().message()));
+  } else if (absl::Status can_apply = CanApply(*next, tuning); !can_apply.ok()) {
+    service::RevertFlagChanges(reload->applied);
+    LogError(absl::StrCat("SIGHUP: configuration kept: ", can_apply.message()));
   } else {
     std::vector<std::string> applied;
     for (const auto& change : reload->applied) {
@@ -232,6 +278,7 @@ void Reload(const std::vector<std::string>& flagfiles, service::Sampler& sampler
     }
     settings = *next;
     sampler.Reconfigure(settings);
+    if (tuning != nullptr) tuning->SetMode(settings.mode, PendingPolicyFromFlags());
     state.SetConfig(ConfigFromFlags(settings, state.Status().config.started));
   }
   notifier.Ready().IgnoreError();
@@ -275,7 +322,27 @@ absl::StatusOr<std::unique_ptr<http::HttpServer>> StartHttp(http::Router router)
   return http::HttpServer::Start(std::move(options), std::move(router));
 }
 
-int RunService(const sigset_t& signals, const std::vector<std::string>& flagfiles) {
+// --on_exit at SIGTERM: restore puts every original of this boot back before exiting; keep leaves
+// them and says so. Nothing to do when nothing is owed (recommend mode never wrote).
+int StopTuning(actuate::Actuator* actuator, service::Tuning* tuning) {
+  if (actuator == nullptr || tuning == nullptr) return 0;
+  const size_t managed = actuator->ManagedKnobs().size();
+  if (managed == 0) return 0;
+  if (*service::ParseOnExit(absl::GetFlag(FLAGS_on_exit)) == service::OnExit::kKeep) {
+    LogInfo(absl::StrCat("--on_exit=keep: ", managed,
+                         " knob(s) keep the values nictuned wrote; `nictune restore` (POST "
+                         "/api/v1/restore) puts the originals back"));
+    return 0;
+  }
+  const absl::Time started = absl::Now();
+  const actuate::RestoreReport report = tuning->RestoreAll(started);
+  LogInfo(absl::StrCat("--on_exit=restore: ", report.restored.size(), " original(s) back in ",
+                       absl::FormatDuration(absl::Now() - started)));
+  return report.error.ok() && report.failed.empty() ? 0 : 1;
+}
+
+int RunService(const sigset_t& signals, const std::vector<std::string>& flagfiles,
+               const std::vector<std::string>& emulated_nic_args) {
   absl::StatusOr<service::SamplerSettings> initial = SamplerSettingsFromFlags();
   if (!initial.ok()) {
     LogError(initial.status().ToString());
@@ -287,8 +354,16 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
     LogError(absl::StrCat("--topology_refresh_windows=", refresh, ": must be at least 1"));
     return 2;
   }
-  if (const std::string_view note = service::ModeNote(settings.mode); !note.empty()) {
-    LogWarning(note);
+  absl::StatusOr<std::vector<service::EmulatedNicSpec>> emulated_nics = service::ParseEmulatedNics(
+      emulated_nic_args.empty() ? absl::GetFlag(FLAGS_emulated_nic) : emulated_nic_args);
+  if (!emulated_nics.ok()) {
+    LogError(emulated_nics.status().ToString());
+    return 2;
+  }
+  if (absl::GetFlag(FLAGS_guard) <= absl::ZeroDuration() ||
+      absl::GetFlag(FLAGS_cooldown) < absl::ZeroDuration()) {
+    LogError("--guard must be positive and --cooldown not negative");
+    return 2;
   }
 
   service::ServiceState state(ConfigFromFlags(settings, absl::Now()));
@@ -309,16 +384,70 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   service::ReaderTopology topology(topology_reader);
   std::optional<service::StoreHistory> history;
   if (store) history.emplace(*store);
-  service::HostObservations observations(paths, topology);
+  service::HostObservations host_observations(paths, topology);
+  // Each emulated NIC's knobs (asked before the kernel's provider, which does not know its
+  // device) and counters.
+  std::vector<std::unique_ptr<driver::emulated::EmulatedNicKnobProvider>> emulated_knobs;
+  std::vector<std::unique_ptr<service::ControlSocketCounters>> emulated_counters;
+  std::map<std::string, service::NicCountersSource*> counters_by_device;
+  std::vector<driver::knobs::KnobProvider*> providers;
+  for (const service::EmulatedNicSpec& nic : *emulated_nics) {
+    emulated_knobs.push_back(
+        std::make_unique<driver::emulated::EmulatedNicKnobProvider>(nic.device, nic.socket_path));
+    providers.push_back(emulated_knobs.back().get());
+    emulated_counters.push_back(std::make_unique<service::ControlSocketCounters>(nic.socket_path));
+    counters_by_device[nic.device] = emulated_counters.back().get();
+  }
+  driver::knobs::KernelKnobProvider kernel_knobs(
+      {.proc_root = absl::GetFlag(FLAGS_proc_root), .sys_root = absl::GetFlag(FLAGS_sys_root)});
+  providers.push_back(&kernel_knobs);
+  service::EmulatedObservations observations(host_observations, counters_by_device);
 
   metrics::MetricsExporter exporter(
       metrics::ExporterOptions{.max_sockets = absl::GetFlag(FLAGS_metrics_top_sockets)});
+  metrics::TuningSeries tuning_series(exporter.registry());
+  // The actuator and tuning exist in every mode (restore is allowed in any mode); only apply
+  // mode ever calls a write other than restore's.
+  std::unique_ptr<actuate::Actuator> actuator;
+  std::unique_ptr<service::Tuning> tuning;
+  if (store) {
+    absl::StatusOr<std::string> boot_id = actuate::ReadBootId();
+    if (!boot_id.ok()) {
+      LogError(absl::StrCat("boot id: ", boot_id.status().message(),
+                            "; apply, rollback and restore are unavailable"));
+    } else {
+      actuator = std::make_unique<actuate::Actuator>(providers, *store, *boot_id);
+      tuning = std::make_unique<service::Tuning>(
+          *actuator, *store,
+          tuner::ControllerConfig{.window = settings.window,
+                                  .guard = absl::GetFlag(FLAGS_guard),
+                                  .cooldown = absl::GetFlag(FLAGS_cooldown)},
+          settings.mode, &tuning_series);
+    }
+  }
+  if (absl::Status can_apply = CanApply(settings, tuning.get()); !can_apply.ok()) {
+    LogError(can_apply.ToString());
+    return 1;
+  }
+  if (settings.mode == service::Mode::kApply) {
+    const actuate::RestoreReport resolved =
+        tuning->ResolveAtStart(PendingPolicyFromFlags(), absl::Now());
+    if (!resolved.error.ok()) {
+      LogError(
+          absl::StrCat("apply mode: resolving the change journal: ", resolved.error.message()));
+      return 1;
+    }
+    LogInfo(absl::StrCat("change journal resolved (--on_exit=", absl::GetFlag(FLAGS_on_exit), "): ",
+                         resolved.restored.size(), " restored, ", resolved.kept.size(), " kept, ",
+                         resolved.left.size(), " left, ", resolved.failed.size(), " failed"));
+  }
   service::HealthMetrics health(exporter.registry());
   service::Sampler sampler({.snapshots = &snapshots,
                             .topology = &topology,
                             .history = history ? &*history : nullptr,
                             .observations = &observations,
-                            .probes = probes.source.get()},
+                            .probes = probes.source.get(),
+                            .tuning = tuning.get()},
                            settings, state, exporter, &health);
 
   http::Router router;
@@ -329,6 +458,11 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   if (store) {
     added.push_back(http::AddHistoryRoute(router, *store));
     added.push_back(http::AddChangesRoute(router, *store));
+  }
+  if (tuning) {
+    added.push_back(http::AddApplyRoute(router, *tuning));
+    added.push_back(http::AddRollbackRoute(router, *tuning));
+    added.push_back(http::AddRestoreRoute(router, *tuning));
   }
   for (const absl::Status& route : added) {
     if (!route.ok()) {
@@ -373,12 +507,12 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
         next_watchdog && service::Before(*next_watchdog, deadline) ? *next_watchdog : deadline;
     if (const std::optional<int> sig = service::WaitUntil(signals, wake)) {
       if (*sig == SIGHUP) {
-        Reload(flagfiles, sampler, state, settings, notifier);
+        Reload(flagfiles, sampler, state, settings, tuning.get(), notifier);
         continue;
       }
       LogInfo(absl::StrCat("signal ", *sig, ": stopping"));
       notifier.Stopping().IgnoreError();
-      return 0;
+      return StopTuning(actuator.get(), tuning.get());
     }
     const timespec now = service::MonotonicNow();
     if (next_watchdog && !service::Before(now, *next_watchdog)) {
@@ -418,10 +552,12 @@ int main(int argc, char** argv) {
   usage.version_string = [] { return std::string(nictune::agent::Version()) + "\n"; };
   absl::SetFlagsUsageConfig(usage);
   const std::vector<std::string> flagfiles = nictune::service::FlagfilesFromArgs(argc, argv);
+  const std::vector<std::string> emulated_nic_args =
+      nictune::service::RepeatedFlagValues(argc, argv, "emulated_nic");
   absl::ParseCommandLine(argc, argv);
   // Blocked before any thread starts, so that every thread inherits the mask and only the
   // sampling loop's sigtimedwait receives them.
   const sigset_t signals = nictune::service::BlockServiceSignals();
   if (absl::GetFlag(FLAGS_once)) return nictune::agent::RunOnce(signals);
-  return nictune::agent::RunService(signals, flagfiles);
+  return nictune::agent::RunService(signals, flagfiles, emulated_nic_args);
 }
