@@ -1,0 +1,276 @@
+// Running nictune commands: exit codes and one-line errors for an unreachable agent (a real
+// missing socket, a real refused TCP port) and for the agent's HTTP errors; --json printing the
+// answer unchanged; top's frames, screen clearing on a terminal only, and Ctrl-C; and a real
+// exchange over the agent's unix socket server.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "agent/cli/agent_url.h"
+#include "agent/cli/cli_args.h"
+#include "agent/cli/run_command.h"
+#include "agent/cli/tcp_agent_client.h"
+#include "agent/cli/unix_socket_agent_client.h"
+#include "agent/http/router.h"
+#include "agent/http/unix_socket_server.h"
+#include "agent/http/whatif_route.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Json = nlohmann::json;
+
+// Answers every call from a real Router, and records what was asked.
+class RouterClient : public AgentClient {
+ public:
+  explicit RouterClient(http::Router router) : router_(std::move(router)) {}
+
+  absl::StatusOr<http::Response> Call(const std::string& method, const std::string& target,
+                                      const std::string& body) override {
+    calls.push_back(absl::StrCat(method, " ", target));
+    const size_t question = target.find('?');
+    return router_.Dispatch(
+        {.method = method,
+         .path = target.substr(0, question),
+         .query = question == std::string::npos ? "" : target.substr(question + 1),
+         .body = body,
+         .transport = http::Transport::kUnixSocket});
+  }
+  std::string Where() const override { return "unix socket /test.sock"; }
+
+  std::vector<std::string> calls;
+
+ private:
+  http::Router router_;
+};
+
+class CountingPacer : public Pacer {
+ public:
+  explicit CountingPacer(int stop_after = -1) : stop_after_(stop_after) {}
+  absl::Time Now() override { return absl::FromUnixSeconds(1'800'000'000); }
+  bool Sleep(absl::Duration duration) override {
+    slept.push_back(duration);
+    return static_cast<int>(slept.size()) != stop_after_;
+  }
+  std::vector<absl::Duration> slept;
+
+ private:
+  int stop_after_;
+};
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun RunWith(AgentClient& client, Pacer& pacer, const std::vector<std::string>& args,
+               bool tty = false) {
+  absl::StatusOr<CliArgs> parsed = ParseCliArgs(args);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  if (!parsed.ok()) return {};
+  std::ostringstream out;
+  std::ostringstream err;
+  CliRun run;
+  run.code = RunCli(*parsed, client, pacer, {.out = out, .err = err, .is_tty = tty});
+  run.out = out.str();
+  run.err = err.str();
+  return run;
+}
+
+// A snapshot route that counts its calls into the body, so frames can be told apart.
+http::Router SnapshotRouter() {
+  http::Router router;
+  auto frames = std::make_shared<int>(0);
+  EXPECT_TRUE(router
+                  .Add("GET", "/api/v1/snapshot",
+                       [frames](const http::Request&) {
+                         ++*frames;
+                         return http::Response{
+                             .body = Json{{"seconds", *frames}, {"queues", Json::array()}}.dump()};
+                       })
+                  .ok());
+  return router;
+}
+
+TEST(CliRunTest, MissingSocketIsExit3NamingTheSocket) {
+  UnixSocketAgentClient client("/tmp/nictune-cli-test-no-such-dir/nictune.sock");
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer, {"status"});
+  EXPECT_EQ(run.code, 3);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err,
+            "nictune: cannot reach the agent: unix socket "
+            "/tmp/nictune-cli-test-no-such-dir/nictune.sock: connect: No such file or directory "
+            "(errno 2) (is nictuned running, and is --socket or --url the one it serves?)\n");
+}
+
+TEST(CliRunTest, RefusedTcpPortIsExit3NamingTheUrl) {
+  // A port nothing listens on: bound and closed again.
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  ::close(fd);
+  const std::string url = absl::StrCat("http://127.0.0.1:", ntohs(address.sin_port));
+  absl::StatusOr<AgentUrl> parsed = ParseAgentUrl(url);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  TcpAgentClient client(url, *parsed, std::nullopt);
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer, {"recommend"});
+  EXPECT_EQ(run.code, 3);
+  EXPECT_EQ(run.err, absl::StrCat("nictune: cannot reach the agent: ", url,
+                                  ": connect: Connection refused (errno 111) (is nictuned "
+                                  "running, and is --socket or --url the one it serves?)\n"));
+}
+
+TEST(CliRunTest, HttpErrorIsExit1WithTheServersErrorAndDetail) {
+  RouterClient client{http::Router()};
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer, {"apply"});
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err,
+            "nictune: unix socket /test.sock: POST /api/v1/apply: 404 not_found: no resource at "
+            "/api/v1/apply\n");
+  EXPECT_EQ(run.out, "");
+  // --json also prints the error body for scripts.
+  const CliRun json = RunWith(client, pacer, {"--json", "restore"});
+  EXPECT_EQ(json.code, 1);
+  EXPECT_EQ(Json::parse(json.out)["error"], "not_found");
+}
+
+TEST(CliRunTest, BadWhatifInputsComeBackAsTheAgentsOwn400) {
+  http::Router router;
+  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+  RouterClient client(std::move(router));
+  CountingPacer pacer;
+  const CliRun run = RunWith(
+      client, pacer, {"whatif", "--rate_pps=-5", "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
+  EXPECT_EQ(run.code, 1);
+  EXPECT_THAT(run.err, HasSubstr("nictune: unix socket /test.sock: POST /api/v1/whatif: 400 "
+                                 "bad_request: POST /api/v1/whatif: "));
+  EXPECT_THAT(run.err, HasSubstr("rate_pps"));
+}
+
+TEST(CliRunTest, JsonPrintsTheAnswerUnchangedAndPretty) {
+  http::Router router;
+  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+  const std::string body =
+      R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,"margin":0})";
+  const http::Response direct =
+      router.Dispatch({.method = "POST", .path = "/api/v1/whatif", .body = body});
+  RouterClient client(std::move(router));
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer,
+                             {"--json", "whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+                              "--rcvbuf_bytes=212992", "--margin=0"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, Json::parse(direct.body).dump(2) + "\n");
+}
+
+TEST(CliRunTest, TopPrintsCountFramesWithoutAnsiWhenNotATerminal) {
+  RouterClient client(SnapshotRouter());
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer, {"top", "--count=3", "--interval=2s"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(client.calls.size(), 3u);
+  EXPECT_EQ(pacer.slept, (std::vector<absl::Duration>{absl::Seconds(2), absl::Seconds(2)}));
+  EXPECT_THAT(run.out, HasSubstr("interval of 1 s"));
+  EXPECT_THAT(run.out, HasSubstr("\n\ninterval of 3 s"));
+  EXPECT_THAT(run.out, Not(HasSubstr("\x1b")));
+}
+
+TEST(CliRunTest, TopRedrawsOnATerminalAndCtrlCEndsItWithExit0) {
+  RouterClient client(SnapshotRouter());
+  CountingPacer pacer(/*stop_after=*/2);
+  const CliRun run = RunWith(client, pacer, {"top"}, /*tty=*/true);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(client.calls.size(), 2u);
+  EXPECT_EQ(run.out.find("\x1b[H\x1b[2Jinterval of 1 s"), 0u);
+  EXPECT_THAT(run.out, HasSubstr("\x1b[H\x1b[2Jinterval of 2 s"));
+}
+
+TEST(CliRunTest, TopStopsAtTheFirstError) {
+  RouterClient client{http::Router()};
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer, {"top"});
+  EXPECT_EQ(run.code, 1);
+  EXPECT_TRUE(pacer.slept.empty());
+  EXPECT_THAT(run.err, HasSubstr("GET /api/v1/snapshot: 404 not_found"));
+}
+
+TEST(CliRunTest, AnswerOfTheWrongShapeIsAServerErrorNotACrash) {
+  http::Router router;
+  ASSERT_TRUE(router
+                  .Add("GET", "/api/v1/status",
+                       [](const http::Request&) {
+                         return http::Response{.body = R"({"bpf":{"in_use":"yes"}})"};
+                       })
+                  .ok());
+  ASSERT_TRUE(router
+                  .Add("GET", "/api/v1/recommendations",
+                       [](const http::Request&) { return http::Response{.body = "[1,2]"}; })
+                  .ok());
+  RouterClient client(std::move(router));
+  CountingPacer pacer;
+  const CliRun status = RunWith(client, pacer, {"status"});
+  EXPECT_EQ(status.code, 1);
+  EXPECT_THAT(status.err, HasSubstr("GET /api/v1/status: answer of an unexpected shape"));
+  const CliRun recommend = RunWith(client, pacer, {"recommend"});
+  EXPECT_EQ(recommend.code, 1);
+  EXPECT_THAT(recommend.err, HasSubstr("200 but the answer is not a JSON object: [1,2]"));
+}
+
+TEST(CliRunTest, HistoryRelativeRangeIsResolvedBeforeSending) {
+  RouterClient client{http::Router()};
+  CountingPacer pacer;
+  RunWith(client, pacer, {"history", "--series=a", "--since=-10m"});
+  ASSERT_EQ(client.calls.size(), 1u);
+  EXPECT_EQ(client.calls[0], "GET /api/v1/history?series=a&since=1799999400.000");
+}
+
+// The real unix socket server and client: the whatif answer of seed 001 end to end.
+TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
+  char pattern[] = "/tmp/nictune-cli-run-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  {
+    http::Router router;
+    ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+    absl::StatusOr<std::unique_ptr<http::UnixSocketServer>> server =
+        http::UnixSocketServer::Start({.path = dir + "/s.sock"}, std::move(router));
+    ASSERT_TRUE(server.ok()) << server.status();
+    UnixSocketAgentClient client(dir + "/s.sock");
+    CountingPacer pacer;
+    const CliRun run = RunWith(client, pacer,
+                               {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+                                "--rcvbuf_bytes=212992", "--margin=0"});
+    EXPECT_EQ(run.code, 0) << run.err;
+    EXPECT_THAT(run.out, HasSubstr("capacity 71.14 packets, fill time 87.5 us\n"));
+    const CliRun missing = RunWith(client, pacer, {"status"});
+    EXPECT_EQ(missing.code, 1);
+    EXPECT_EQ(missing.err, absl::StrCat("nictune: unix socket ", dir,
+                                        "/s.sock: GET /api/v1/status: 404 not_found: no resource "
+                                        "at /api/v1/status\n"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nictune::cli

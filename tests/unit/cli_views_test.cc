@@ -1,0 +1,278 @@
+// The human views of nictune: status, top, recommend and the apply/rollback/restore results
+// rendered from JSON recorded from a running nictuned (tests/unit/fixtures/cli), whatif and history
+// from the agent's real routes (the whatif math and a real store), and the table and sparkline
+// building blocks.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "agent/cli/history_view.h"
+#include "agent/cli/recommend_view.h"
+#include "agent/cli/result_view.h"
+#include "agent/cli/status_view.h"
+#include "agent/cli/text_table.h"
+#include "agent/cli/top_view.h"
+#include "agent/cli/whatif_view.h"
+#include "agent/http/history_route.h"
+#include "agent/http/router.h"
+#include "agent/http/whatif_route.h"
+#include "agent/store/store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::cli {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Json = nlohmann::json;
+
+Json Fixture(const std::string& name) {
+  std::ifstream in(std::string(NICTUNE_FIXTURES) + "/cli/" + name);
+  EXPECT_TRUE(in.good()) << name;
+  std::stringstream text;
+  text << in.rdbuf();
+  return Json::parse(text.str());
+}
+
+// The line of `text` that starts with `prefix`, or "".
+std::string LineStartingWith(const std::string& text, const std::string& prefix) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, prefix)) return std::string(line);
+  }
+  return "";
+}
+
+TEST(CliViewsTest, TableAlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {
+  TextTable table({{"NAME"}, {"N", Align::kRight}, {"NOTE"}});
+  table.AddRow({"eth0", "5", ""});
+  table.AddRow({"lo", "1234", "µs"});
+  EXPECT_EQ(table.Render(),
+            "NAME     N  NOTE\n"
+            "eth0     5\n"
+            "lo    1234  µs\n");
+}
+
+TEST(CliViewsTest, StatusFromARecordedAgent) {
+  const std::string out = RenderStatus(Fixture("status.json"));
+  EXPECT_THAT(out, HasSubstr("nictuned 0.1.0, mode recommend, up 23.562s, sampling every "
+                             "200ms, tuner window 1s, on exit restore\n"));
+  EXPECT_THAT(out, HasSubstr("sampling: 56 samples (0 failed), 11 windows, missed intervals 4"));
+  EXPECT_THAT(out, HasSubstr("store: /tmp/h11x/nictune.db: healthy, 0 errors\n"));
+  EXPECT_THAT(out, HasSubstr("BPF: 8 programs attached: irq (tp_btf), softirq (tp_btf), napi "
+                             "(tp_btf), txshare (tp_btf), drops (tp_btf), udp_fail (tp_btf), "
+                             "sockfill (tp_btf), truesize (tp_btf)\n"));
+  EXPECT_THAT(LineStartingWith(out, "/proc/net/softnet_stat"), ContainsRegex("procfs +yes$"));
+  EXPECT_THAT(out, Not(HasSubstr("\x1b")));
+}
+
+TEST(CliViewsTest, StatusSaysWhyBpfAndTheStoreAreNotInUse) {
+  Json status = Fixture("status.json");
+  status["bpf"] = {{"in_use", false}, {"why_not", "not root"}, {"programs", Json::array()}};
+  status["store"]["healthy"] = false;
+  status["store"]["errors"] = 3;
+  status["store"]["last_error"] = "disk I/O error";
+  const std::string out = RenderStatus(status);
+  EXPECT_THAT(out, HasSubstr("BPF: not in use (not root); procfs/sysfs only\n"));
+  EXPECT_THAT(out, HasSubstr("UNHEALTHY, 3 errors"));
+  EXPECT_THAT(out, HasSubstr("disk I/O error"));
+}
+
+TEST(CliViewsTest, TopFromARecordedSnapshot) {
+  const Json snapshot = Fixture("snapshot.json");
+  const std::string out = RenderTop(snapshot);
+  EXPECT_THAT(out, HasSubstr("DEVICE  QUEUE  KIND  IRQ  CPU  INTS/S  PKTS/POLL  BUDGET%  RX/TX%  "
+                             "DROPS/S  HIRQ%  SIRQ%  USER%  IDLE%"));
+  // The recorded host was idle on eth0: no NAPI polls, so the poll columns say "-", and the drops
+  // come from sysfs rx_dropped (0). The CPU split is the recorded /proc/stat share of the irq's
+  // CPU.
+  const Json& cpu1 = snapshot["cpus"][1]["split"];
+  std::string split;
+  for (const char* part : {"hardirq", "softirq", "user", "idle"}) {
+    char cell[16];
+    snprintf(cell, sizeof cell, " +%.1f", cpu1[part].get<double>() * 100);
+    split += cell;
+  }
+  EXPECT_THAT(LineStartingWith(out, "eth0"),
+              ContainsRegex("^eth0 +0 +rx +38 +1 +0 +- +- +- +0" + split + "$"));
+  EXPECT_THAT(out, ContainsRegex("^interval of [0-9.]+ s ending [0-9]{2}:[0-9]{2}:[0-9]{2} UTC\n"));
+  EXPECT_THAT(out, HasSubstr("no socket above the fill threshold this interval"));
+}
+
+TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
+  // The recorded idle window had no NAPI polls and no tracked socket; these fields are the ones
+  // the agent writes for a queue with polls (topology_json.cc) and a tracked socket.
+  Json snapshot = Fixture("snapshot.json");
+  Json& rx = snapshot["queues"][0];
+  rx["interrupts_per_s"] = 12000.4;
+  rx["packets_per_poll"] = 17.25;
+  rx["budget_exhausted_fraction"] = 0.125;
+  rx["rx_share"] = 0.7;
+  snapshot["drops"].push_back({{"device", "eth0"}, {"per_s", 40.0}});
+  snapshot["drops"].push_back({{"device", "eth0"}, {"per_s", 2.5}});
+  snapshot["sockets"] = Json::array({{{"cookie", 4097},
+                                      {"local_port", 9000},
+                                      {"protocol", 17},
+                                      {"rcvbuf", 212992},
+                                      {"peak_fill", 0.9734},
+                                      {"enqueues_per_s", 812744.0},
+                                      {"mean_truesize", 2994.0},
+                                      {"rcvqueue_full", 5},
+                                      {"udp_queue_failures", 12}}});
+  const std::string out = RenderTop(snapshot);
+  EXPECT_THAT(LineStartingWith(out, "eth0"),
+              ContainsRegex("^eth0 +0 +rx +38 +1 +12000 +17.2 +12.5 +70/30 +42.5 "));
+  EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +212992 +97.3 +812744 +2994 +5 +12\n"));
+}
+
+TEST(CliViewsTest, RecommendFromARecordedAgent) {
+  const Json set = Fixture("recommendations.json");
+  const std::string out = RenderRecommendations(set, /*why=*/false);
+  EXPECT_THAT(out, HasSubstr("KNOB"));
+  EXPECT_THAT(out, HasSubstr("CURRENT -> RECOMMENDED"));
+  const size_t rows = set["recommendations"].size();
+  ASSERT_GT(rows, 0u);
+  // One row per recommendation after the window line and the header.
+  EXPECT_EQ(static_cast<size_t>(std::count(out.begin(), out.end(), '\n')), rows + 2);
+  EXPECT_THAT(LineStartingWith(out, "rx_usecs"),
+              ContainsRegex("^rx_usecs +queue +eth0 rx 0 +0 \\(keep\\) +0 +no change$"));
+  EXPECT_THAT(out, Not(HasSubstr("formula")));
+
+  const std::string why = RenderRecommendations(set, /*why=*/true);
+  for (const Json& r : set["recommendations"]) {
+    EXPECT_THAT(why, HasSubstr("  formula:    " + r["formula"].get<std::string>() + "\n"));
+    EXPECT_THAT(why, HasSubstr(" (" + r["confidence"]["reason"].get<std::string>() + ")\n"));
+  }
+  EXPECT_THAT(why, HasSubstr("inputs:     rx_rate = 0 pps, rx_peak_rate = 0 pps, interrupt_cost "
+                             "= 2 us"));
+}
+
+TEST(CliViewsTest, RecommendShowsAChange) {
+  Json set = Fixture("recommendations.json");
+  set["recommendations"][1]["current"] = 0;
+  set["recommendations"][1]["recommended"] = 84;
+  EXPECT_THAT(RenderRecommendations(set, false), HasSubstr(" 0 -> 84 "));
+}
+
+// The agent's real POST /api/v1/whatif handler answers; the view prints seed 001's figures.
+TEST(CliViewsTest, WhatifSeed001ThroughTheRealRoute) {
+  http::Router router;
+  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+  const http::Response response = router.Dispatch(
+      {.method = "POST",
+       .path = "/api/v1/whatif",
+       .body = R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,"margin":0})"});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const std::string out = RenderWhatif(Json::parse(response.body));
+  EXPECT_THAT(out, HasSubstr("capacity 71.14 packets, fill time 87.5 us\n"));
+  EXPECT_THAT(out, HasSubstr("drop-free interrupt interval u_max 87.5 us, at least 11425 "
+                             "interrupts/s\n"));
+  EXPECT_THAT(out, HasSubstr("recommended: rx-usecs 87\n"));
+  EXPECT_THAT(out, HasSubstr("formula: C = rcvbuf / truesize = 212992 B / 2994 B = 71.14"));
+  EXPECT_THAT(out, ContainsRegex("simulated at rx-usecs 87 for [0-9.]+ s: 0 drops/s"));
+}
+
+TEST(CliViewsTest, WhatifWithNoWorkingIntervalRecommendsABuffer) {
+  http::Router router;
+  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+  const http::Response response = router.Dispatch(
+      {.method = "POST",
+       .path = "/api/v1/whatif",
+       .body = R"({"rate_pps":5000000,"truesize_bytes":2994,"rcvbuf_bytes":4096,"margin":0})"});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const std::string out = RenderWhatif(Json::parse(response.body));
+  EXPECT_THAT(out, HasSubstr("recommended: SO_RCVBUF "));
+  EXPECT_THAT(out, HasSubstr("bytes (no interrupt interval is short enough)"));
+}
+
+class HistoryViewTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/nictune-cli-history-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(dir_, {});
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    store_ = *std::move(opened);
+    ASSERT_TRUE(http::AddHistoryRoute(router_, *store_).ok());
+    // Ten seconds of two series: processed rises 0..9 on cpu 0, dropped is 3 throughout.
+    for (int i = 0; i < 10; ++i) {
+      ASSERT_TRUE(store_
+                      ->AppendSamples(kT0 + absl::Seconds(i),
+                                      {{"nictune_softnet_processed_total", {{"cpu", "0"}}, 1.0 * i},
+                                       {"nictune_softnet_dropped_total", {{"cpu", "0"}}, 3.0}})
+                      .ok());
+    }
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  Json History(const std::string& series) {
+    const http::Response response = router_.Dispatch(
+        {.method = "GET",
+         .path = "/api/v1/history",
+         .query = "series=" + series + "&since=1700000040&until=1700000050&step=1s"});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return Json::parse(response.body);
+  }
+
+  const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'040);
+  std::string dir_;
+  std::unique_ptr<store::Store> store_;
+  http::Router router_;
+};
+
+TEST_F(HistoryViewTest, TableHasOneRowPerTimeAndOneColumnPerSeries) {
+  const std::string out =
+      RenderHistoryTable(History("nictune_softnet_processed_total,nictune_softnet_dropped_total"));
+  EXPECT_THAT(out, HasSubstr("TIME (UTC)"));
+  EXPECT_THAT(out, HasSubstr("nictune_softnet_processed_total{cpu=0}"));
+  EXPECT_THAT(out, HasSubstr("nictune_softnet_dropped_total{cpu=0}"));
+  EXPECT_THAT(out, ContainsRegex("\n2023-11-14 22:14:00 +(0 +3|3 +0)\n"));
+  EXPECT_THAT(out, ContainsRegex("\n2023-11-14 22:14:09 +(9 +3|3 +9)\n"));
+  EXPECT_THAT(out, HasSubstr("10 rows, resolution 1 s\n"));
+}
+
+TEST_F(HistoryViewTest, SparklineWithMinMaxLast) {
+  const std::string out = RenderHistorySparklines(History("nictune_softnet_processed_total"));
+  EXPECT_THAT(out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +▁▂▃▃▄▅▆▆▇█ +0 +9 +9 "
+                                 "+10\n"));
+}
+
+TEST_F(HistoryViewTest, NoPointsIsSaidSo) {
+  EXPECT_EQ(RenderHistoryTable(History("nictune_nothing_total")),
+            "no stored samples for these series in this range\n");
+}
+
+TEST(CliViewsTest, SparklineScalesAndAverages) {
+  EXPECT_EQ(Sparkline({0, 7}, 10), "▁█");
+  EXPECT_EQ(Sparkline({5, 5, 5}, 10), "▄▄▄");
+  // Four values in two columns: the means 0.5 and 2.5.
+  EXPECT_EQ(Sparkline({0, 1, 2, 3}, 2), "▁█");
+  EXPECT_EQ(Sparkline({}, 10), "");
+}
+
+TEST(CliViewsTest, ResultsPrintScalarsAndTablesOfChanges) {
+  const std::string out = RenderResult(Fixture("apply_forbidden_tcp.json"));
+  EXPECT_THAT(out, HasSubstr("error: forbidden\n"));
+  const Json answer{
+      {"applied", 1},
+      {"changes", Json::array({{{"id", 7}, {"knob", "rx_usecs"}, {"from", 0}, {"to", 84}},
+                               {{"id", 8}, {"knob", "netdev_budget"}, {"state", "kept"}}})}};
+  const std::string table = RenderResult(answer);
+  EXPECT_THAT(table, HasSubstr("applied: 1\nchanges:\n"));
+  EXPECT_THAT(table, ContainsRegex("from +id +knob +to +state\n0 +7 +rx_usecs +84\n +8 +"
+                                   "netdev_budget +kept\n"));
+}
+
+}  // namespace
+}  // namespace nictune::cli
