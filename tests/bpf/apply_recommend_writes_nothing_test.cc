@@ -1,0 +1,141 @@
+// Issue 4 "Done when": in recommend mode under load, every knob's value is byte-identical before
+// and after. The real nictuned runs inside a test host's namespace (so it sees that host's veth as
+// its devices) with UDP traffic into the veth for several tuner windows; every knob the tuner can
+// name for that device and namespace, and the host-wide sysctls, are read as bytes before and
+// after, and the change journal must hold no row.
+#include <signal.h>
+#include <sqlite3.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "agent/http/unix_socket_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/netns_host.h"
+#include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/udp_flow.h"
+
+namespace nictune {
+namespace {
+
+using testing_support::RunProgram;
+
+const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+
+// The sysctls of DESIGN.md §4 the tuner recommends (net.core.* and udp_rmem_min).
+const std::vector<std::string> kSysctls = {
+    "/proc/sys/net/core/netdev_budget",      "/proc/sys/net/core/netdev_budget_usecs",
+    "/proc/sys/net/core/dev_weight",         "/proc/sys/net/core/dev_weight_rx_bias",
+    "/proc/sys/net/core/dev_weight_tx_bias", "/proc/sys/net/core/rmem_default",
+    "/proc/sys/net/core/rmem_max",           "/proc/sys/net/ipv4/udp_rmem_min"};
+
+// Every knob file as bytes, read inside the namespace with its own /sys (ip netns exec), each
+// prefixed by its name so that a difference says which knob changed.
+std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
+  std::vector<std::string> files = kSysctls;
+  for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
+    files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
+  }
+  std::vector<std::string> argv = {"ip", "netns", "exec", netns, "grep", "-H", ""};
+  argv.insert(argv.end(), files.begin(), files.end());
+  absl::StatusOr<testing_support::ProgramOutput> out = RunProgram(argv);
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return "";
+  EXPECT_EQ(out->exit_code, 0) << out->err;
+  return out->out;
+}
+
+int64_t CountJournalRows(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return -1;
+  }
+  sqlite3_stmt* statement = nullptr;
+  int64_t rows = -1;
+  if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM changes", -1, &statement, nullptr) ==
+          SQLITE_OK &&
+      sqlite3_step(statement) == SQLITE_ROW) {
+    rows = sqlite3_column_int64(statement, 0);
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return rows;
+}
+
+TEST(ApplyRecommendTest, RecommendModeUnderLoadLeavesEveryKnobByteIdentical) {
+  if (const std::string why = testing_support::WhyNotPrivileged(); !why.empty())
+    GTEST_SKIP() << why;
+  absl::StatusOr<std::unique_ptr<testing_support::VethHosts>> hosts =
+      testing_support::VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<testing_support::TempDir> dir = testing_support::TempDir::Create("nictune_rec_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string netns = (*hosts)->b().name();
+  const std::string device = (*hosts)->device_b();
+
+  std::string host_sysctls_before;
+  for (const std::string& path : kSysctls) {
+    absl::StatusOr<testing_support::ProgramOutput> out = RunProgram({"cat", path});
+    ASSERT_TRUE(out.ok() && out->exit_code == 0) << path;
+    host_sysctls_before += path + ":" + out->out;
+  }
+  const std::string before = SnapshotKnobs(netns, device);
+  ASSERT_THAT(before, ::testing::HasSubstr("napi_defer_hard_irqs"));
+
+  const std::string socket = dir->path() + "/nictune.sock";
+  absl::StatusOr<testing_support::BackgroundProgram> agent =
+      testing_support::BackgroundProgram::Start({"ip", "netns", "exec", netns, kNictuned,
+                                                 "--mode=recommend", "--state_dir=" + dir->path(),
+                                                 "--listen=", "--socket=" + socket,
+                                                 "--interval=100ms", "--window=500ms"});
+  ASSERT_TRUE(agent.ok()) << agent.status();
+
+  // About 3 s of traffic into the veth while the agent closes its windows.
+  testing_support::UdpReceiverOptions receiver;
+  receiver.run_time = absl::Seconds(4);
+  testing_support::UdpSenderOptions sender;
+  sender.packets = 150000;
+  sender.packets_per_second = 50000;
+  sender.max_duration = absl::Seconds(3);
+  absl::StatusOr<testing_support::UdpFlow> flow =
+      testing_support::UdpFlow::Open(**hosts, receiver, sender);
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  absl::StatusOr<testing_support::UdpFlowResult> ran = flow->Run();
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_GT(ran->sent.sent, 10000u);
+
+  // The agent did run its tuner over several windows (or the comparison would prove nothing).
+  absl::StatusOr<http::Response> status =
+      http::Call(socket, "GET", "/api/v1/status", "", absl::Seconds(5));
+  ASSERT_TRUE(status.ok()) << status.status();
+  const nlohmann::json body = nlohmann::json::parse(status->body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << status->body;
+  EXPECT_GE(body["sampling"]["windows"].get<int64_t>(), 4) << status->body;
+  EXPECT_EQ(body["mode"], "recommend") << status->body;
+
+  ASSERT_TRUE(agent->Signal(SIGTERM).ok());
+  absl::StatusOr<testing_support::ProgramOutput> exited = agent->Wait(absl::Seconds(10));
+  ASSERT_TRUE(exited.ok()) << exited.status();
+  EXPECT_EQ(exited->exit_code, 0) << exited->err;
+
+  EXPECT_EQ(SnapshotKnobs(netns, device), before);
+  std::string host_sysctls_after;
+  for (const std::string& path : kSysctls) {
+    absl::StatusOr<testing_support::ProgramOutput> out = RunProgram({"cat", path});
+    ASSERT_TRUE(out.ok() && out->exit_code == 0) << path;
+    host_sysctls_after += path + ":" + out->out;
+  }
+  EXPECT_EQ(host_sysctls_after, host_sysctls_before);
+  EXPECT_EQ(CountJournalRows(dir->path() + "/nictune.db"), 0);
+}
+
+}  // namespace
+}  // namespace nictune

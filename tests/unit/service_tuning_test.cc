@@ -1,0 +1,202 @@
+// The service's apply mode against a fake kernel (files) and a real store: recommend mode writes
+// nothing however many windows pass, apply mode carries a recommendation out bounded by the
+// controller, the REST actions (apply now, rollback, restore) go through the same actuator, and a
+// rollback or restore is not mistaken for a person's change at the next window.
+#include "agent/metrics/tuning_series.h"
+#include "agent/service/tuning.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
+#include "tests/unit/actuate_fakes.h"
+
+namespace nictune::service {
+namespace {
+
+using actuate::Outcome;
+using driver::knobs::KnobAddress;
+using ::testing::HasSubstr;
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+const KnobAddress kRxUsecs{tuner::Knob::kRxUsecs, "veth1"};
+constexpr absl::Duration kWindow = absl::Seconds(10);
+
+tuner::Recommendation RxUsecsTo(int64_t current, int64_t value) {
+  tuner::Recommendation rec;
+  rec.knob = tuner::Knob::kRxUsecs;
+  rec.knob_name = "rx_usecs";
+  rec.scope = tuner::Scope::kDevice;
+  rec.target = kRxUsecs.target;
+  rec.current = current;
+  rec.recommended = value;
+  rec.expected_gain = 0.5;
+  rec.formula = "test formula";
+  return rec;
+}
+
+tuner::Observation QuietWindow() {
+  tuner::Observation observation;
+  observation.window = kWindow;
+  tuner::QueueObservation queue;
+  queue.device = kRxUsecs.target;
+  queue.cpu.idle = 0.9;
+  queue.cpu.softirq = 0.1;
+  observation.queues.push_back(queue);
+  return observation;
+}
+
+class TuningTest : public actuate::testing::ActuatorTestBase {
+ protected:
+  void SetUp() override {
+    ActuatorTestBase::SetUp();
+    knobs_->Set(kRxUsecs, 8);
+    OpenStore();
+    knobs_->WatchJournal(store_.get(), kBoot);  // records every write
+    actuator_ = std::make_unique<actuate::Actuator>(
+        std::vector<driver::knobs::KnobProvider*>{knobs_.get()}, *store_, kBoot);
+    series_ = std::make_unique<metrics::TuningSeries>(registry_);
+  }
+  void TearDown() override {
+    tuning_.reset();
+    actuator_.reset();
+    ActuatorTestBase::TearDown();
+  }
+  Tuning& Make(Mode mode) {
+    tuning_ = std::make_unique<Tuning>(
+        *actuator_, *store_,
+        tuner::ControllerConfig{
+            .window = kWindow, .guard = 3 * kWindow, .cooldown = absl::Minutes(10)},
+        mode, series_.get());
+    return *tuning_;
+  }
+  std::string Exposition() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
+
+  prometheus::Registry registry_;
+  std::unique_ptr<metrics::TuningSeries> series_;
+  std::unique_ptr<actuate::Actuator> actuator_;
+  std::unique_ptr<Tuning> tuning_;
+};
+
+TEST_F(TuningTest, RecommendModeNeverWritesAndRefusesApplyNow) {
+  Tuning& tuning = Make(Mode::kRecommend);
+  for (int i = 0; i < 6; ++i) {
+    tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + i * kWindow);
+  }
+  absl::StatusOr<actuate::ControlStepSummary> applied = tuning.ApplyNow(std::nullopt, kT0);
+  EXPECT_EQ(applied.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(applied.status().message(), HasSubstr("recommend mode"));
+  EXPECT_TRUE(knobs_->writes().empty());
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_TRUE(AllChanges().empty());
+  // The recommendation is still on /metrics beside the value the knob holds.
+  EXPECT_THAT(Exposition(),
+              HasSubstr("nictune_recommended_value{knob=\"rx_usecs\",target=\"veth1\"} 64"));
+  EXPECT_THAT(Exposition(),
+              HasSubstr("nictune_current_value{knob=\"rx_usecs\",target=\"veth1\"} 8"));
+}
+
+TEST_F(TuningTest, ApplyModeStepsTowardTheRecommendationBoundedByTheController) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + kWindow);
+  ASSERT_EQ(knobs_->writes().size(), 1u);
+  EXPECT_EQ(knobs_->writes()[0].value, 16);  // at most x2 per step
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 16);
+  ASSERT_EQ(Pending().size(), 1u);
+  EXPECT_EQ(Pending()[0].original, 8);
+  EXPECT_THAT(Exposition(),
+              HasSubstr("nictune_changes_total{knob=\"rx_usecs\",result=\"applied\"} 1"));
+  EXPECT_THAT(Exposition(), HasSubstr("mode=\"guarding\"} 1"));
+}
+
+TEST_F(TuningTest, ApplyNowForOneKnobNeedsARecommendationNamingIt) {
+  Tuning& tuning = Make(Mode::kApply);
+  EXPECT_EQ(tuning.ApplyNow(kRxUsecs, kT0).status().code(),
+            absl::StatusCode::kFailedPrecondition);  // no window yet
+  tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0);
+  tuning.SetMode(Mode::kRecommend, actuate::PendingPolicy::kRestore);
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0);
+  tuning.SetMode(Mode::kApply, actuate::PendingPolicy::kRestore);
+  const KnobAddress other{tuner::Knob::kRxUsecs, "veth9"};
+  EXPECT_EQ(tuning.ApplyNow(other, kT0 + kWindow).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(knobs_->writes().empty());
+
+  absl::StatusOr<actuate::ControlStepSummary> applied = tuning.ApplyNow(kRxUsecs, kT0 + kWindow);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_EQ(applied->results.size(), 1u);
+  EXPECT_EQ(applied->results[0].outcome, Outcome::kWritten);
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 16);
+}
+
+TEST_F(TuningTest, RestoreIsNotMistakenForAPersonsChangeAtTheNextWindow) {
+  Tuning& tuning = Make(Mode::kApply);
+  tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0);
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + kWindow);
+  ASSERT_EQ(knobs_->Get(kRxUsecs), 16);
+
+  const actuate::RestoreReport report = tuning.RestoreAll(kT0 + 2 * kWindow);
+  ASSERT_TRUE(report.error.ok()) << report.error;
+  ASSERT_EQ(report.restored.size(), 1u);
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_TRUE(Pending().empty());
+
+  // The controller forgot its write and parks the knob: no release, no write in the cooldown.
+  const size_t writes = knobs_->writes().size();
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + 3 * kWindow);
+  EXPECT_EQ(knobs_->writes().size(), writes);
+  EXPECT_FALSE(actuator_->IsReleased(kRxUsecs));
+  EXPECT_THAT(Exposition(),
+              HasSubstr("nictune_changes_total{knob=\"rx_usecs\",result=\"rolled_back\"} 1"));
+}
+
+TEST_F(TuningTest, RollbackByChangeIdPutsTheOriginalBack) {
+  Tuning& tuning = Make(Mode::kApply);
+  tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0);
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + kWindow);
+  ASSERT_EQ(Pending().size(), 1u);
+  const int64_t id = Pending()[0].id;
+
+  EXPECT_EQ(tuning.RollbackChange(id + 100, kT0 + 2 * kWindow).status().code(),
+            absl::StatusCode::kNotFound);
+  absl::StatusOr<actuate::ActuationResult> rolled = tuning.RollbackChange(id, kT0 + 2 * kWindow);
+  ASSERT_TRUE(rolled.ok()) << rolled.status();
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_TRUE(Pending().empty());
+  // Closed now: a second rollback of the same change finds nothing pending.
+  EXPECT_EQ(tuning.RollbackChange(id, kT0 + 2 * kWindow).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(TuningTest, AValueChangedByHandIsNeverOverwrittenAndSurvivesRestore) {
+  Tuning& tuning = Make(Mode::kApply);
+  tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0);
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + kWindow);
+  ASSERT_EQ(knobs_->Get(kRxUsecs), 16);
+  knobs_->Set(kRxUsecs, 50);  // a person
+  const size_t writes = knobs_->writes().size();
+  for (int i = 2; i < 8; ++i) {
+    tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(50, 200)}, kT0 + i * kWindow);
+  }
+  tuning.RestoreAll(kT0 + 9 * kWindow);
+  EXPECT_EQ(knobs_->writes().size(), writes);
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 50);
+}
+
+TEST(HealthOfTest, DropsPerSecondOfEveryKindAndTheMeanBusyShare) {
+  tuner::Observation observation;
+  observation.window = absl::Seconds(4);
+  tuner::QueueObservation a;
+  a.drops = {.socket = 10, .ring = 6, .backlog = 2, .proto_mem = 2};
+  a.cpu = {.hardirq = 0.1, .softirq = 0.3, .user = 0.2, .idle = 0.4};
+  tuner::QueueObservation b;
+  b.drops.socket = 20;
+  b.cpu = {.hardirq = 0, .softirq = 0.1, .user = 0.1, .idle = 0.8};
+  tuner::QueueObservation unknown_cpu;  // no CPU figures: left out of the mean
+  observation.queues = {a, b, unknown_cpu};
+  const tuner::Health health = HealthOf(observation);
+  EXPECT_DOUBLE_EQ(health.drops_per_s, 10.0);
+  EXPECT_DOUBLE_EQ(health.cpu_share, 0.4);
+}
+
+}  // namespace
+}  // namespace nictune::service
