@@ -106,7 +106,7 @@ TEST_F(TuningTest, ApplyModeStepsTowardTheRecommendationBoundedByTheController) 
   EXPECT_EQ(Pending()[0].original, 8);
   EXPECT_THAT(Exposition(),
               HasSubstr("nictune_changes_total{knob=\"rx_usecs\",result=\"applied\"} 1"));
-  EXPECT_THAT(Exposition(), HasSubstr("mode=\"guarding\"} 1"));
+  EXPECT_THAT(Exposition(), HasSubstr("mode=\"guarding\",target=\"veth1\"} 1"));
 }
 
 TEST_F(TuningTest, ApplyNowForOneKnobNeedsARecommendationNamingIt) {
