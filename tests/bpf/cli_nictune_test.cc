@@ -1,0 +1,199 @@
+// The built `nictune` against the built `nictuned` as a person uses them: the agent serves its
+// unix socket in a temporary directory (no TCP), sampling every 200 ms with 1 s windows; the CLI
+// runs status, recommend, whatif (seed 001), history, top --count=2 and --json, and their output
+// and exit codes are checked. Without an agent, status exits 3 naming the socket.
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
+
+namespace nictune {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using testing_support::BackgroundProgram;
+using testing_support::ProgramOutput;
+using testing_support::RunProgram;
+
+const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictune = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
+
+struct TempDir {
+  TempDir() {
+    char path_template[] = "/tmp/nictune_cli_XXXXXX";
+    path = mkdtemp(path_template);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::string path;
+};
+
+class CliAgainstAgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = testing_support::WhyNotPrivileged(); !why.empty()) {
+      GTEST_SKIP() << why;
+    }
+    socket_ = dir_.path + "/nictune.sock";
+    absl::StatusOr<BackgroundProgram> agent =
+        BackgroundProgram::Start({kNictuned, "--state_dir=" + dir_.path, "--socket=" + socket_,
+                                  "--listen=", "--interval=200ms", "--window=1s"});
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    agent_.emplace(*std::move(agent));
+    // Ready once status answers and the first tuner window has closed (recommendations exist).
+    const absl::Time until = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < until) {
+      const ProgramOutput status = Nictune({"--json", "status"});
+      if (status.exit_code == 0 &&
+          nlohmann::json::parse(status.out)["sampling"]["windows"].get<int64_t>() >= 1) {
+        return;
+      }
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    absl::StatusOr<ProgramOutput> output = agent_->Wait(absl::Seconds(1));
+    FAIL() << "nictuned did not serve " << socket_ << " within 30 s; its stderr: "
+           << (output.ok() ? output->err : output.status().ToString());
+  }
+
+  void TearDown() override {
+    if (!agent_) return;
+    ASSERT_TRUE(agent_->Signal(SIGTERM).ok());
+    absl::StatusOr<ProgramOutput> output = agent_->Wait(absl::Seconds(10));
+    ASSERT_TRUE(output.ok()) << output.status();
+    EXPECT_EQ(output->exit_code, 0) << output->err;
+  }
+
+  ProgramOutput Nictune(std::vector<std::string> args) const {
+    args.insert(args.begin(), {kNictune, "--socket=" + socket_});
+    absl::StatusOr<ProgramOutput> output = RunProgram(args);
+    EXPECT_TRUE(output.ok()) << output.status();
+    return output.ok() ? *output : ProgramOutput{};
+  }
+
+  TempDir dir_;
+  std::string socket_;
+  std::optional<BackgroundProgram> agent_;
+};
+
+TEST_F(CliAgainstAgentTest, Status) {
+  const ProgramOutput status = Nictune({"status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_THAT(status.out, ContainsRegex("^nictuned [0-9.]+, mode recommend, up "));
+  EXPECT_THAT(status.out, HasSubstr("sampling every 200ms, tuner window 1s"));
+  EXPECT_THAT(status.out, HasSubstr(absl::StrCat("store: ", dir_.path, "/nictune.db: healthy")));
+  EXPECT_THAT(status.out, ContainsRegex("\nBPF: [0-9]+ programs attached: "));
+  EXPECT_THAT(status.out, ContainsRegex("\n/proc/interrupts +procfs +yes"));
+  EXPECT_EQ(status.err, "");
+}
+
+TEST_F(CliAgainstAgentTest, RecommendAndWhy) {
+  const ProgramOutput plain = Nictune({"recommend"});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("CURRENT -> RECOMMENDED"));
+  const ProgramOutput json = Nictune({"recommend", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json set = nlohmann::json::parse(json.out);
+  const ProgramOutput why = Nictune({"recommend", "--why"});
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  for (const nlohmann::json& r : set["recommendations"]) {
+    EXPECT_THAT(plain.out, HasSubstr(r["knob"].get<std::string>()));
+    EXPECT_THAT(why.out, HasSubstr("formula:    "));
+  }
+}
+
+TEST_F(CliAgainstAgentTest, WhatifSeed001) {
+  const ProgramOutput whatif = Nictune({"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+                                        "--rcvbuf_bytes=212992", "--margin=0"});
+  EXPECT_EQ(whatif.exit_code, 0) << whatif.err;
+  EXPECT_THAT(whatif.out, HasSubstr("capacity 71.14 packets, fill time 87.5 us\n"));
+  EXPECT_THAT(whatif.out, HasSubstr("recommended: rx-usecs 87\n"));
+  const ProgramOutput bad =
+      Nictune({"whatif", "--rate_pps=812744", "--truesize_bytes=0", "--rcvbuf_bytes=212992"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr(absl::StrCat("nictune: unix socket ", socket_,
+                                              ": POST /api/v1/whatif: 400 bad_request: ")));
+  const ProgramOutput usage = Nictune({"whatif", "--rate_pps=812744"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("missing --truesize_bytes, --rcvbuf_bytes"));
+}
+
+TEST_F(CliAgainstAgentTest, History) {
+  // The series the agent stores of itself every interval (README "Configuration").
+  const ProgramOutput json =
+      Nictune({"history", "--json", "--series=nictune_softnet_processed_total", "--since=-1m",
+               "--step=1s"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json history = nlohmann::json::parse(json.out);
+  ASSERT_FALSE(history["series"].empty()) << json.out;
+  const ProgramOutput table =
+      Nictune({"history", "--series=nictune_softnet_processed_total", "--since=-1m", "--step=1s"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("TIME (UTC)"));
+  EXPECT_THAT(table.out, HasSubstr("nictune_softnet_processed_total{cpu=0}"));
+  const ProgramOutput spark = Nictune({"history", "--series=nictune_softnet_processed_total",
+                                       "--since=-1m", "--step=1s", "--sparkline"});
+  EXPECT_EQ(spark.exit_code, 0) << spark.err;
+  EXPECT_THAT(spark.out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +[▁▂▃▄▅▆▇█]+ "));
+  const ProgramOutput bad = Nictune({"history", "--series=1bad"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("GET /api/v1/history?series=1bad: 400 "));
+}
+
+TEST_F(CliAgainstAgentTest, TopTwoFrames) {
+  const absl::Time start = absl::Now();
+  const ProgramOutput top = Nictune({"top", "--count=2", "--interval=500ms"});
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(500));
+  // Not a terminal: two plain frames, no escape sequences.
+  EXPECT_EQ(std::count(top.out.begin(), top.out.end(), '\x1b'), 0);
+  size_t frames = 0;
+  for (size_t at = top.out.find("interval of "); at != std::string::npos;
+       at = top.out.find("interval of ", at + 1)) {
+    ++frames;
+  }
+  EXPECT_EQ(frames, 2u) << top.out;
+  EXPECT_THAT(top.out, HasSubstr("DEVICE  QUEUE  KIND  IRQ  CPU  INTS/S"));
+}
+
+TEST_F(CliAgainstAgentTest, MutationsWithoutTheirEndpointSayWhatTheAgentSaid) {
+  const ProgramOutput restore = Nictune({"restore"});
+  // Whatever the agent answers (an outcome, 404 while the endpoint is missing, or 409), the CLI
+  // says it in one line on stderr with exit 1, or prints the result with exit 0.
+  if (restore.exit_code != 0) {
+    EXPECT_EQ(restore.exit_code, 1);
+    EXPECT_THAT(restore.err, HasSubstr(absl::StrCat("nictune: unix socket ", socket_,
+                                                    ": POST /api/v1/restore: ")));
+    EXPECT_EQ(std::count(restore.err.begin(), restore.err.end(), '\n'), 1);
+  }
+}
+
+TEST(CliWithoutAgentTest, StatusExits3NamingTheSocket) {
+  TempDir dir;
+  absl::StatusOr<ProgramOutput> status =
+      RunProgram({kNictune, "--socket=" + dir.path + "/nictune.sock", "status"});
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->exit_code, 3);
+  EXPECT_EQ(status->out, "");
+  EXPECT_EQ(status->err, absl::StrCat("nictune: cannot reach the agent: unix socket ", dir.path,
+                                      "/nictune.sock: connect: No such file or directory (errno "
+                                      "2) (is nictuned running, and is --socket or --url the one "
+                                      "it serves?)\n"));
+}
+
+}  // namespace
+}  // namespace nictune
