@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The seeds, replayed live on the emulated NIC (README "Demo"). As root, from the repository:
+#   tools/demo/seeds.sh [BUILD_DIR]        (default: build)
+# Starts nictune-emulated-nic in a namespace of its own (nothing of the host's network is
+# touched), a UDP sink in that namespace on the NIC's CPU, and nictuned in apply mode tuning the
+# NIC over its control socket. Prints:
+#   seed 001: a UDP stream into a socket of rmem_default 212992, in netperf's UDP_STREAM format,
+#             before and after nictune raises the interrupt rate to the fill-time floor;
+#   seed 000: polls per interrupt and the rx vs tx share of the polls, measured live;
+#   seed 003: interrupts per second sampled each second, first and last samples dropped, the
+#             NIC's own counter beside nictune's per-second figure.
+# Bounded: about 2 minutes of traffic; everything it starts is stopped on exit, also on Ctrl-C.
+set -euo pipefail
+
+BUILD=${1:-build}
+HERE=$(cd "$(dirname "$0")" && pwd)
+NIC_BIN=$BUILD/driver/emulated/nictune-emulated-nic
+AGENT_BIN=$BUILD/agent/nictuned
+for bin in "$NIC_BIN" "$AGENT_BIN"; do
+  [[ -x $bin ]] || { echo "seeds.sh: $bin not built (cmake --build $BUILD --target nictuned nictune-emulated-nic)" >&2; exit 2; }
+done
+[[ $(id -u) == 0 ]] || { echo "seeds.sh: needs root (namespaces, BPF, SCHED_FIFO)" >&2; exit 2; }
+
+# Seed 001's numbers scaled to what a TAP takes on a small VM: 1514-byte frames into a socket of
+# rmem_default 212992 at RATE pps, starting at an rx-usecs whose burst overflows it.
+RATE=${RATE:-20000}
+FRAME=1514
+PORT=9000
+START_RX_USECS=${START_RX_USECS:-8000}
+PHASE_S=${PHASE_S:-10}
+CPU=${CPU:-1}
+NETNS=nt-demo-$$
+CONTROL=/run/nictune-demo-$$.sock
+STATE=$(mktemp -d /tmp/nictune-demo-XXXXXX)
+HTTP_PORT=${HTTP_PORT:-19877}
+NIC_PID= SINK_PID= AGENT_PID=
+
+cleanup() {
+  [[ -n $AGENT_PID ]] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
+  [[ -n $SINK_PID ]] && kill -TERM "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null || true
+  [[ -n $NIC_PID ]] && kill -TERM "$NIC_PID" 2>/dev/null && wait "$NIC_PID" 2>/dev/null || true
+  [[ -e /run/netns/$NETNS ]] && ip netns del "$NETNS" 2>/dev/null || true
+  rm -f "$CONTROL"
+  rm -rf "$STATE"
+}
+trap cleanup EXIT INT TERM
+
+control() {  # control 'GET counters' -> the value of the OK line
+  python3 - "$CONTROL" "$1" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1]); s.sendall((sys.argv[2] + "\n").encode())
+line = s.makefile().readline().strip()
+if not line.startswith("OK"): sys.exit(f"emulated NIC: {sys.argv[2]}: {line}")
+print(line[3:])
+EOF
+}
+counter() {  # counter NAME "<counters line>"
+  tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
+}
+snmp_udp() {  # snmp_udp FIELD: the namespace's Udp counter
+  ip netns exec "$NETNS" awk -v f="$1" '/^Udp:/ { if (!n) { for (i = 1; i <= NF; i++) if ($i == f) c = i; n = 1 } else print $c }' /proc/net/snmp
+}
+
+"$NIC_BIN" --netns="$NETNS" --control_socket="$CONTROL" --device=emu0 --address=10.77.0.1/24 \
+  --flows="port=$PORT,pps=$RATE,bytes=$FRAME" --rx_usecs="$START_RX_USECS" --ring_size=4096 \
+  --cpu="$CPU" --fifo_priority=10 --duration=240s >"$STATE/nic.out" 2>"$STATE/nic.err" &
+NIC_PID=$!
+for _ in $(seq 100); do grep -q '^ready' "$STATE/nic.out" 2>/dev/null && break; sleep 0.1; done
+grep -q '^ready' "$STATE/nic.out" || { cat "$STATE/nic.err" >&2; exit 1; }
+
+# The reader shares the NIC's CPU below its priority: it drains between bursts, as a reader on
+# the CPU that runs the softirq does.
+chrt -f 5 taskset -c "$CPU" ip netns exec "$NETNS" python3 "$HERE/udp_sink.py" \
+  --address=10.77.0.1 --port="$PORT" --duration=240 >"$STATE/sink.out" 2>&1 &
+SINK_PID=$!
+for _ in $(seq 50); do grep -q '^rcvbuf' "$STATE/sink.out" 2>/dev/null && break; sleep 0.1; done
+RCVBUF=$(awk '/^rcvbuf/ {print $2}' "$STATE/sink.out")
+
+netperf_phase() {  # netperf_phase TITLE: PHASE_S seconds of the stream, in UDP_STREAM's format
+  local c0 c1 ok0 ok1 err0 err1 t0 t1
+  c0=$(control 'GET counters'); ok0=$(snmp_udp InDatagrams); err0=$(snmp_udp RcvbufErrors)
+  sleep "$PHASE_S"
+  c1=$(control 'GET counters'); ok1=$(snmp_udp InDatagrams); err1=$(snmp_udp RcvbufErrors)
+  t0=$(counter elapsed_ns "$c0"); t1=$(counter elapsed_ns "$c1")
+  local sent=$(( $(counter generated "$c1") - $(counter generated "$c0") ))
+  local irqs=$(( $(counter interrupts "$c1") - $(counter interrupts "$c0") ))
+  python3 - "$1" "$sent" $((ok1 - ok0)) $((err1 - err0)) $((t1 - t0)) "$RCVBUF" "$FRAME" "$irqs" \
+    "$(counter rx_usecs "$c1")" <<'EOF'
+import sys
+title, sent, ok, err, ns, rcvbuf, frame, irqs, rx_usecs = sys.argv[1], *map(int, sys.argv[2:])
+secs = ns / 1e9
+payload = frame - 14 - 20 - 8  # Ethernet, IPv4 and UDP headers
+mbps = lambda n: n * payload * 8 / secs / 1e6
+print(f"{title} (rx-usecs {rx_usecs}, {irqs / secs:.0f} interrupts/s)")
+print("Socket  Message  Elapsed      Messages")
+print("Size    Size     Time         Okay Errors   Throughput")
+print("bytes   bytes    secs            #      #   10^6bits/sec")
+print()
+print(f"{'-':<7} {payload:>7} {secs:>7.2f} {sent:>11} {0:>6} {mbps(sent):>10.1f}")
+print(f"{rcvbuf:<7} {'':>7} {secs:>7.2f} {ok:>11} {err:>6} {mbps(ok):>10.1f}")
+print()
+EOF
+}
+
+echo "== seed 001: UDP stream, $RATE pps of $FRAME-byte frames, socket rcvbuf $RCVBUF =="
+netperf_phase "Before nictune"
+
+"$AGENT_BIN" --mode=apply --emulated_nic="emu0=$CONTROL" --listen="127.0.0.1:$HTTP_PORT" \
+  --state_dir="$STATE/agent" --socket= --interval=1s --window=2s --on_exit=restore \
+  ${AGENT_FLAGS:-} >"$STATE/agent.out" 2>"$STATE/agent.err" &
+AGENT_PID=$!
+# Wait until nictune has moved rx-usecs and left it alone for a window and a half.
+last=$(control 'GET rx_usecs'); still=0
+for _ in $(seq 30); do
+  sleep 1
+  now=$(control 'GET rx_usecs')
+  if [[ $now != "$START_RX_USECS" && $now == "$last" ]]; then still=$((still + 1)); else still=0; fi
+  last=$now
+  (( still >= 3 )) && break
+done
+[[ $(control 'GET rx_usecs') == "$START_RX_USECS" ]] && echo "nictune left rx-usecs at $START_RX_USECS within 30 s (see GET /api/v1/recommendations)"
+echo "nictune's changes (GET /api/v1/changes):"
+python3 - "$HTTP_PORT" <<'EOF'
+import json, sys, urllib.request
+body = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/api/v1/changes?since=0", timeout=5))
+for c in body["changes"]:
+    print(f"  {c['knob']} {c['target']}: {c['original']} -> {c['new_value']} [{c['state']}] {c['reason'][:160]}")
+EOF
+echo
+netperf_phase "After nictune"
+
+echo "== seed 000: how often the poll loops per interrupt, and rx vs tx share =="
+python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
+import json, socket, sys, time, urllib.request
+port, control = sys.argv[1], sys.argv[2]
+def counters():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(control)
+    s.sendall(b"GET counters\n"); line = s.makefile().readline().split()[1:]
+    return {k: int(v) for k, v in (kv.split("=") for kv in line)}
+print(f"{'second':>6} {'interrupts/s':>12} {'polls/s':>9} {'polls/irq':>9} {'pkts/poll':>9} {'rx share':>8} {'tx share':>8}")
+for second in range(1, 6):
+    c0 = counters(); time.sleep(1.0); c1 = counters()
+    irqs = (c1["interrupts"] - c0["interrupts"]) * 1e9 / (c1["elapsed_ns"] - c0["elapsed_ns"])
+    snap = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/snapshot", timeout=5))
+    napis = [n for n in snap.get("napis", []) if "emu0" in str(n.get("device", "")) or "@netns" in str(n.get("device", ""))]
+    polls = sum(n["polls_per_s"] for n in napis)
+    work = sum(n["polls_per_s"] * n.get("packets_per_poll", 0) for n in napis)
+    rx = (sum(n["rx_share"] * n["polls_per_s"] for n in napis) / polls) if polls else float("nan")
+    print(f"{second:>6} {irqs:>12.0f} {polls:>9.0f} {polls / irqs if irqs else float('nan'):>9.2f} "
+          f"{work / polls if polls else float('nan'):>9.2f} {rx:>8.1%} {1 - rx:>8.1%}")
+EOF
+echo
+
+echo "== seed 003: interrupts per second, sampled each second (first and last dropped) =="
+python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
+import json, socket, sys, time, urllib.request
+port, control = sys.argv[1], sys.argv[2]
+def nic_interrupts():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(control)
+    s.sendall(b"GET counters\n"); line = s.makefile().readline().split()[1:]
+    c = {k: int(v) for k, v in (kv.split("=") for kv in line)}
+    return c["interrupts"], c["elapsed_ns"]
+def nictune_rate():
+    snap = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/snapshot", timeout=5))
+    for d in snap.get("devices", []):
+        if d.get("name") == "emu0" and "interrupts" in d.get("per_s", {}):
+            return d["per_s"]["interrupts"]
+    return None
+rows = []
+prev = nic_interrupts()
+for _ in range(12):
+    time.sleep(1.0)
+    cur = nic_interrupts()
+    rows.append(((cur[0] - prev[0]) * 1e9 / (cur[1] - prev[1]), nictune_rate()))
+    prev = cur
+kept = rows[1:-1]
+print(f"{'sample':>6} {'NIC counter':>12} {'nictune':>10}")
+for i, (nic, ours) in enumerate(rows):
+    mark = "" if 0 < i < len(rows) - 1 else "  (dropped)"
+    print(f"{i + 1:>6} {nic:>12.0f} {'n/a' if ours is None else f'{ours:.0f}':>10}{mark}")
+avg = sum(r[0] for r in kept) / len(kept)
+ours = [r[1] for r in kept if r[1] is not None]
+print(f"{len(kept)} samples, {avg:.0f} avg (NIC counter)" +
+      (f", {sum(ours) / len(ours):.0f} avg (nictune)" if ours else ", nictune: no per-second figure for emu0"))
+EOF
