@@ -9,7 +9,8 @@
 namespace nictune::model::internal {
 namespace {
 
-constexpr uint32_t kNetTxVector = 2;  // the kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ)
+constexpr uint32_t kNetTxVector =
+    2;  // the kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ)
 constexpr uint32_t kNetRxVector = 3;
 
 void AddShare(std::optional<double>& field, double share) { field = field.value_or(0) + share; }
@@ -21,7 +22,8 @@ void AddIrqTimes(const driver::BpfCounters& before, const driver::BpfCounters& a
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> per_irq;  // irq -> (count, time_ns)
   for (const auto& c : after.irqs) {
     const auto it = earlier.find({c.irq, c.cpu});
-    const uint64_t count = it == earlier.end() ? c.count : ResettingDelta64(it->second->count, c.count);
+    const uint64_t count =
+        it == earlier.end() ? c.count : ResettingDelta64(it->second->count, c.count);
     const uint64_t time_ns =
         it == earlier.end() ? c.time_ns : ResettingDelta64(it->second->time_ns, c.time_ns);
     if (count == 0) continue;
@@ -96,7 +98,8 @@ void AddNapis(const driver::BpfCounters& before, const driver::BpfCounters& afte
 void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
               Window& out) {
   const auto key = [](const driver::DropCounter& d) {
-    return std::tuple(d.reason, d.protocol, d.l4_protocol, d.ifindex, d.local_port, d.socket_cookie);
+    return std::tuple(d.reason, d.protocol, d.l4_protocol, d.ifindex, d.local_port,
+                      d.socket_cookie);
   };
   std::map<decltype(key(driver::DropCounter{})), uint64_t> earlier;
   for (const auto& d : before.drops) earlier[key(d)] = d.count;
@@ -104,9 +107,12 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
     const auto it = earlier.find(key(d));
     const uint64_t count = it == earlier.end() ? d.count : ResettingDelta64(it->second, d.count);
     if (count == 0) continue;
-    std::string device;
+    // The probe names the device in its own network namespace ("ifindex 2@netns M" for another
+    // one). Only an unnamed drop is matched by ifindex, or a drop in a container's namespace
+    // would be charged to whichever host device happens to share its ifindex.
+    std::string device = d.device;
     for (const auto& dev : out.devices) {
-      if (dev.ifindex == d.ifindex) device = dev.name;
+      if (device.empty() && dev.ifindex == d.ifindex) device = dev.name;
     }
     out.drops.push_back(DropWindow{.reason = d.reason,
                                    .reason_name = d.reason_name,
@@ -123,8 +129,8 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
             [](const DropWindow& x, const DropWindow& y) { return x.count > y.count; });
 }
 
-void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& after,
-                double seconds, Window& out) {
+void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
+                Window& out) {
   std::map<uint64_t, const driver::SocketFill*> earlier;
   for (const auto& s : before.sockets) earlier[s.key.cookie] = &s;
   for (const auto& s : after.sockets) {
@@ -134,22 +140,21 @@ void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& af
     const uint64_t enqueues = ResettingDelta64(base.enqueues, s.enqueues);
     const uint64_t samples = ResettingDelta64(base.truesize_samples, s.truesize_samples);
     const uint64_t truesize = ResettingDelta64(base.truesize_sum, s.truesize_sum);
-    SocketWindow w{.key = s.key,
-                   .enqueues_per_s = static_cast<double>(enqueues) / seconds,
-                   .rcvbuf = s.rcvbuf,
-                   .peak_fill = s.peak_fill,  // peaks are reset by every Read(): this window's
-                   .rcvqueue_full = ResettingDelta64(base.rcvqueue_full, s.rcvqueue_full),
-                   .udp_queue_failures =
-                       ResettingDelta64(base.udp_queue_failures, s.udp_queue_failures)};
+    SocketWindow w{
+        .key = s.key,
+        .enqueues_per_s = static_cast<double>(enqueues) / seconds,
+        .rcvbuf = s.rcvbuf,
+        .peak_fill = s.peak_fill,  // peaks are reset by every Read(): this window's
+        .rcvqueue_full = ResettingDelta64(base.rcvqueue_full, s.rcvqueue_full),
+        .udp_queue_failures = ResettingDelta64(base.udp_queue_failures, s.udp_queue_failures)};
     if (samples > 0) w.mean_truesize = static_cast<double>(truesize) / static_cast<double>(samples);
     if (enqueues == 0 && w.rcvqueue_full == 0 && w.udp_queue_failures == 0 && w.peak_fill == 0) {
       continue;
     }
     out.sockets.push_back(w);
   }
-  std::sort(out.sockets.begin(), out.sockets.end(), [](const SocketWindow& x, const SocketWindow& y) {
-    return x.peak_fill > y.peak_fill;
-  });
+  std::sort(out.sockets.begin(), out.sockets.end(),
+            [](const SocketWindow& x, const SocketWindow& y) { return x.peak_fill > y.peak_fill; });
 }
 
 double BucketUpperBound(size_t bucket) { return static_cast<double>(uint64_t{2} << bucket); }
@@ -164,8 +169,7 @@ double Quantile(const std::vector<uint64_t>& buckets, uint64_t total, double q) 
   return BucketUpperBound(buckets.empty() ? 0 : buckets.size() - 1);
 }
 
-void AddTruesize(const driver::BpfCounters& before, const driver::BpfCounters& after,
-                 Window& out) {
+void AddTruesize(const driver::BpfCounters& before, const driver::BpfCounters& after, Window& out) {
   for (const auto& b : after.truesize) {
     const auto a = std::find_if(before.truesize.begin(), before.truesize.end(),
                                 [&](const auto& t) { return t.ifindex == b.ifindex; });
@@ -174,8 +178,8 @@ void AddTruesize(const driver::BpfCounters& before, const driver::BpfCounters& a
     const uint64_t samples = ResettingDelta64(base.samples, b.samples);
     if (samples == 0) continue;
     TruesizeWindow w{.ifindex = b.ifindex, .device = b.device, .samples = samples};
-    w.mean_bytes = static_cast<double>(ResettingDelta64(base.bytes, b.bytes)) /
-                   static_cast<double>(samples);
+    w.mean_bytes =
+        static_cast<double>(ResettingDelta64(base.bytes, b.bytes)) / static_cast<double>(samples);
     w.buckets.resize(b.buckets.size());
     for (size_t i = 0; i < b.buckets.size(); ++i) {
       const uint64_t prev = i < base.buckets.size() ? base.buckets[i] : 0;

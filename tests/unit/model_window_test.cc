@@ -1,5 +1,4 @@
 #include "agent/model/window.h"
-
 #include "agent/model/window_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -39,8 +38,8 @@ TEST(ComputeWindowTest, RejectsSnapshotsOutOfOrder) {
 TEST(ComputeWindowTest, SoftnetCountersWrapAtTwoToThe32) {
   Snapshot a = At(10), b = At(12);
   a.softnet = {{procfs::SoftnetRow{.cpu = 1, .processed = 0xFFFFFFF0u, .time_squeeze = 7}}};
-  b.softnet = {{procfs::SoftnetRow{.cpu = 1, .processed = 0x10u, .time_squeeze = 11,
-                                   .backlog_len = 3}}};
+  b.softnet = {
+      {procfs::SoftnetRow{.cpu = 1, .processed = 0x10u, .time_squeeze = 11, .backlog_len = 3}}};
   const auto w = ComputeWindow(a, b);
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_DOUBLE_EQ(w->seconds, 2.0);
@@ -115,8 +114,13 @@ TEST(ComputeWindowTest, ProtocolRatesSkipGaugesAndIdleCounters) {
 
 TEST(ComputeWindowTest, NapiPollFiguresFromBpfCounters) {
   Snapshot a = At(0), b = At(2);
-  driver::NapiCounter n0{.napi_id = 8193, .ifindex = 3, .device = "eth0", .polls = 100,
-                         .work = 6400, .budget_exhausted = 10, .last_budget = 64};
+  driver::NapiCounter n0{.napi_id = 8193,
+                         .ifindex = 3,
+                         .device = "eth0",
+                         .polls = 100,
+                         .work = 6400,
+                         .budget_exhausted = 10,
+                         .last_budget = 64};
   n0.work_histogram.assign(driver::kNapiWorkBuckets, 0);
   n0.work_histogram[64] = 10;
   driver::NapiCounter n1 = n0;
@@ -143,13 +147,12 @@ TEST(ComputeWindowTest, NapiPollFiguresFromBpfCounters) {
 
 TEST(ComputeWindowTest, HardirqAndSoftirqTimeSharesPerCpu) {
   Snapshot a = At(0), b = At(1);
-  a.bpf = driver::BpfCounters{
-      .irqs = {{.irq = 41, .cpu = 0, .count = 10, .time_ns = 1000}},
-      .softirqs = {{.vector = 3, .cpu = 1, .count = 5, .time_ns = 0}}};
-  b.bpf = driver::BpfCounters{
-      .irqs = {{.irq = 41, .cpu = 0, .count = 1010, .time_ns = 2'001'000}},
-      .softirqs = {{.vector = 3, .cpu = 1, .count = 505, .time_ns = 50'000'000},
-                   {.vector = 1, .cpu = 1, .count = 5, .time_ns = 10'000'000}}};
+  a.bpf = driver::BpfCounters{.irqs = {{.irq = 41, .cpu = 0, .count = 10, .time_ns = 1000}},
+                              .softirqs = {{.vector = 3, .cpu = 1, .count = 5, .time_ns = 0}}};
+  b.bpf =
+      driver::BpfCounters{.irqs = {{.irq = 41, .cpu = 0, .count = 1010, .time_ns = 2'001'000}},
+                          .softirqs = {{.vector = 3, .cpu = 1, .count = 505, .time_ns = 50'000'000},
+                                       {.vector = 1, .cpu = 1, .count = 5, .time_ns = 10'000'000}}};
   const auto w = ComputeWindow(a, b);
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_THAT(*Cpu(*w, 0).bpf_hardirq_share, DoubleNear(0.002, 1e-12));
@@ -163,8 +166,13 @@ TEST(ComputeWindowTest, HardirqAndSoftirqTimeSharesPerCpu) {
 
 TEST(ComputeWindowTest, DropsAreMatchedByTheirWholeKey) {
   Snapshot a = At(0), b = At(1);
-  const driver::DropCounter rcvbuf{.reason = 6, .reason_name = "SOCKET_RCVBUFF", .protocol = 0x800,
-                                   .l4_protocol = 17, .ifindex = 4, .local_port = 9000, .count = 5};
+  const driver::DropCounter rcvbuf{.reason = 6,
+                                   .reason_name = "SOCKET_RCVBUFF",
+                                   .protocol = 0x800,
+                                   .l4_protocol = 17,
+                                   .ifindex = 4,
+                                   .local_port = 9000,
+                                   .count = 5};
   driver::DropCounter later = rcvbuf;
   later.count = 105;
   driver::DropCounter other_port = rcvbuf;
@@ -180,10 +188,36 @@ TEST(ComputeWindowTest, DropsAreMatchedByTheirWholeKey) {
   EXPECT_EQ(w->drops[1].count, 7u);  // new key: counted from zero
 }
 
+TEST(ComputeWindowTest, DropsInAnotherNamespaceKeepTheProbesNameNotAHostDeviceWithTheirIfindex) {
+  Snapshot a = At(0), b = At(1);
+  // veth0 is ifindex 7 here; a container's device is ifindex 7 in its own namespace too.
+  for (Snapshot* s : {&a, &b})
+    s->devices = std::vector<procfs::NetDevice>{{.name = "veth0", .ifindex = 7}};
+  const driver::DropCounter foreign{.reason = 6,
+                                    .ifindex = 7,
+                                    .netns_inode = 4026532999,
+                                    .device = "ifindex 7@netns 4026532999",
+                                    .count = 3};
+  driver::DropCounter unnamed = foreign;
+  unnamed.netns_inode = 0;
+  unnamed.device = "";
+  unnamed.local_port = 53;
+  unnamed.count = 2;
+  a.bpf = driver::BpfCounters{};
+  b.bpf = driver::BpfCounters{.drops = {foreign, unnamed}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->drops.size(), 2u);
+  EXPECT_EQ(w->drops[0].device, "ifindex 7@netns 4026532999");
+  EXPECT_EQ(w->drops[1].device, "veth0");  // no name from the probe: matched by ifindex
+}
+
 TEST(ComputeWindowTest, SocketFillKeepsThisWindowsPeakAndChargedTruesize) {
   Snapshot a = At(0), b = At(1);
-  driver::SocketFill s0{.key = {.cookie = 42, .local_port = 9000}, .enqueues = 100,
-                        .truesize_sum = 100 * 2304, .truesize_samples = 100};
+  driver::SocketFill s0{.key = {.cookie = 42, .local_port = 9000},
+                        .enqueues = 100,
+                        .truesize_sum = 100 * 2304,
+                        .truesize_samples = 100};
   driver::SocketFill s1 = s0;
   s1.enqueues = 1100;
   s1.rcvbuf = 212992;
@@ -222,7 +256,9 @@ TEST(WindowJsonTest, EveryGroupNamesItsSource) {
   Snapshot a = At(0), b = At(1);
   a.softnet = {{procfs::SoftnetRow{.cpu = 0, .processed = 1}}};
   b.softnet = {{procfs::SoftnetRow{.cpu = 0, .processed = 11}}};
-  b.sources = {{.name = "bpf", .source = Source::kBpf, .in_use = false,
+  b.sources = {{.name = "bpf",
+                .source = Source::kBpf,
+                .in_use = false,
                 .detail = "bpf: Operation not permitted (errno 1)"}};
   const auto w = ComputeWindow(a, b);
   ASSERT_TRUE(w.ok()) << w.status();
