@@ -108,7 +108,7 @@ class HttpServerTest : public ::testing::Test {
                     .ok());
     // Echoes the "value" member of a JSON body; a body of another shape makes .at() throw.
     ASSERT_TRUE(router
-                    .Add("POST", "/api/v1/whatif",
+                    .Add("POST", "/api/v1/apply",
                          [](const Request& r) {
                            auto body = ParseJsonBody(r);
                            if (!body.ok()) {
@@ -159,14 +159,14 @@ TEST_F(HttpServerTest, WrongMethodIs405AndSaysWhichAreAllowed) {
   const Reply r = Exchange(port(), "DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
   // DELETE mutates: refused on TCP before routing, as every non-read method without a token.
   EXPECT_EQ(r.status, 403);
-  const Reply get_on_post = Get(port(), "/api/v1/whatif");
+  const Reply get_on_post = Get(port(), "/api/v1/apply");
   EXPECT_EQ(get_on_post.status, 405);
   EXPECT_THAT(get_on_post.head, HasSubstr("Allow: POST"));
   EXPECT_EQ(Json(get_on_post)["error"], "method_not_allowed");
 }
 
 TEST_F(HttpServerTest, MutatingRequestOnTcpWithoutConfiguredTokenIs403) {
-  const Reply r = Post(port(), "/api/v1/whatif", R"({"value": 1})",
+  const Reply r = Post(port(), "/api/v1/apply", R"({"value": 1})",
                        absl::StrCat("Authorization: Bearer ", kToken, "\r\n"));
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(Json(r)["error"], "forbidden");
@@ -175,16 +175,16 @@ TEST_F(HttpServerTest, MutatingRequestOnTcpWithoutConfiguredTokenIs403) {
 
 TEST_F(HttpServerTest, MutatingRequestNeedsTheConfiguredBearerToken) {
   Start({.api_token = kToken});
-  EXPECT_EQ(Post(port(), "/api/v1/whatif", R"({"value": 1})").status, 403);
-  EXPECT_EQ(Post(port(), "/api/v1/whatif", R"({"value": 1})",
+  EXPECT_EQ(Post(port(), "/api/v1/apply", R"({"value": 1})").status, 403);
+  EXPECT_EQ(Post(port(), "/api/v1/apply", R"({"value": 1})",
                  "Authorization: Bearer 0123456789abcdef0123456789abcdeX\r\n")
                 .status,
             403);
-  EXPECT_EQ(Post(port(), "/api/v1/whatif", R"({"value": 1})",
+  EXPECT_EQ(Post(port(), "/api/v1/apply", R"({"value": 1})",
                  absl::StrCat("Authorization: Basic ", kToken, "\r\n"))
                 .status,
             403);
-  const Reply ok = Post(port(), "/api/v1/whatif", R"({"value": 7})",
+  const Reply ok = Post(port(), "/api/v1/apply", R"({"value": 7})",
                         absl::StrCat("Authorization: Bearer ", kToken, "\r\n"));
   EXPECT_EQ(ok.status, 200) << ok.body;
   EXPECT_EQ(Json(ok)["echo"], 7);
@@ -193,11 +193,11 @@ TEST_F(HttpServerTest, MutatingRequestNeedsTheConfiguredBearerToken) {
 TEST_F(HttpServerTest, MalformedOrMisshapenJsonIs400) {
   Start({.api_token = kToken});
   const std::string auth = absl::StrCat("Authorization: Bearer ", kToken, "\r\n");
-  const Reply malformed = Post(port(), "/api/v1/whatif", R"({"value": )", auth);
+  const Reply malformed = Post(port(), "/api/v1/apply", R"({"value": )", auth);
   EXPECT_EQ(malformed.status, 400);
   EXPECT_THAT(Json(malformed)["detail"].get<std::string>(), HasSubstr("not valid JSON"));
   // Valid JSON of the wrong shape: the handler's .at() throws, the router answers 400.
-  const Reply misshapen = Post(port(), "/api/v1/whatif", R"({"value": "seven"})", auth);
+  const Reply misshapen = Post(port(), "/api/v1/apply", R"({"value": "seven"})", auth);
   EXPECT_EQ(misshapen.status, 400);
   EXPECT_EQ(Json(misshapen)["error"], "bad_request");
 }
@@ -206,19 +206,19 @@ TEST_F(HttpServerTest, BodyOverTheLimitIs413) {
   Start({.max_body_bytes = 1024, .api_token = kToken});
   const std::string auth = absl::StrCat("Authorization: Bearer ", kToken, "\r\n");
   const std::string padding(2000, ' ');
-  const Reply declared = Post(port(), "/api/v1/whatif", R"({"value": 1})" + padding, auth);
+  const Reply declared = Post(port(), "/api/v1/apply", R"({"value": 1})" + padding, auth);
   EXPECT_EQ(declared.status, 413);
   EXPECT_EQ(Json(declared)["error"], "payload_too_large");
   // Chunked: no Content-Length, the size is found while reading.
   const std::string chunk = R"({"value": 1})" + padding;
   const Reply chunked = Exchange(
-      port(), absl::StrCat("POST /api/v1/whatif HTTP/1.1\r\nHost: x\r\n", auth,
+      port(), absl::StrCat("POST /api/v1/apply HTTP/1.1\r\nHost: x\r\n", auth,
                            "Transfer-Encoding: chunked\r\n\r\n",
                            absl::StrFormat("%x", chunk.size()), "\r\n", chunk, "\r\n0\r\n\r\n"));
   EXPECT_EQ(chunked.status, 413) << chunked.head;
   // Just under the limit passes.
   const Reply small =
-      Post(port(), "/api/v1/whatif", R"({"value": 2})" + std::string(900, ' '), auth);
+      Post(port(), "/api/v1/apply", R"({"value": 2})" + std::string(900, ' '), auth);
   EXPECT_EQ(small.status, 200) << small.body;
 }
 
