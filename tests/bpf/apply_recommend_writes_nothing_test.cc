@@ -38,18 +38,23 @@ const std::vector<std::string> kSysctls = {
 
 // Every knob file as bytes, read inside the namespace with its own /sys (ip netns exec), each
 // prefixed by its name so that a difference says which knob changed.
-std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
-  std::vector<std::string> files = kSysctls;
-  for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
-    files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
-  }
-  std::vector<std::string> argv = {"ip", "netns", "exec", netns, "grep", "-H", ""};
+std::string GrepFiles(std::vector<std::string> argv, const std::vector<std::string>& files) {
+  argv.insert(argv.end(), {"grep", "-H", ""});
   argv.insert(argv.end(), files.begin(), files.end());
   absl::StatusOr<testing_support::ProgramOutput> out = RunProgram(argv);
   EXPECT_TRUE(out.ok()) << out.status();
   if (!out.ok()) return "";
   EXPECT_EQ(out->exit_code, 0) << out->err;
   return out->out;
+}
+
+// The net.core budget and weight sysctls exist only in the initial namespace: read the host's.
+std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
+  std::vector<std::string> device_files;
+  for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
+    device_files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
+  }
+  return GrepFiles({}, kSysctls) + GrepFiles({"ip", "netns", "exec", netns}, device_files);
 }
 
 int64_t CountJournalRows(const std::string& db_path) {

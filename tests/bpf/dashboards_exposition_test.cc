@@ -91,7 +91,24 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
   const Families listed = ParseTypes(*list, false);
   // The flow reached the socket families, so their absence below would be a real rename.
   ASSERT_TRUE(live.contains("nictune_socket_receive_buffer_peak_fill_ratio")) << AsList(live);
-  EXPECT_EQ(AsList(listed), AsList(live))
+  // prometheus-cpp leaves out a family with no series. These have none in this scenario, each for
+  // a stated reason; every other listed family must be live, and every live one listed.
+  const std::map<std::string, std::string> quiet_here = {
+      {"nictune_irq_handler_calls_total", "a hardware interrupt inside the window (veth has none)"},
+      {"nictune_irq_handler_seconds_total", "a hardware interrupt inside the window"},
+      {"nictune_recommended_value", "a tuner window (the daemon's Tuning publishes it)"},
+      {"nictune_current_value", "a tuner window"},
+      {"nictune_knob_mode", "a tuner window"},
+      {"nictune_changes_total", "a change in apply mode"},
+  };
+  Families expected;
+  for (const auto& [name, type] : listed) {
+    if (!quiet_here.contains(name) || live.contains(name)) expected[name] = type;
+  }
+  for (const auto& [name, why] : quiet_here) {
+    EXPECT_TRUE(listed.contains(name)) << name << " is excused here but not in metrics.txt";
+  }
+  EXPECT_EQ(AsList(expected), AsList(live))
       << "dashboards/metrics.txt differs from the live exposition; the live list is:\n"
       << AsList(live);
 }
