@@ -111,8 +111,10 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
     // one). Only an unnamed drop is matched by ifindex, or a drop in a container's namespace
     // would be charged to whichever host device happens to share its ifindex.
     std::string device = d.device;
-    for (const auto& dev : out.devices) {
-      if (device.empty() && dev.ifindex == d.ifindex) device = dev.name;
+    if (device.empty()) {
+      const auto named = std::find_if(out.devices.begin(), out.devices.end(),
+                                      [&](const auto& dev) { return dev.ifindex == d.ifindex; });
+      if (named != out.devices.end()) device = named->name;
     }
     out.drops.push_back(DropWindow{.reason = d.reason,
                                    .reason_name = d.reason_name,
