@@ -9,8 +9,8 @@
 namespace nictune::model::internal {
 namespace {
 
-constexpr uint32_t kNetTxVector =
-    2;  // the kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ)
+// The kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ).
+constexpr uint32_t kNetTxVector = 2;
 constexpr uint32_t kNetRxVector = 3;
 
 void AddShare(std::optional<double>& field, double share) { field = field.value_or(0) + share; }
