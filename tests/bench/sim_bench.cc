@@ -21,14 +21,12 @@
 #include "tuner/fill_math.h"
 #include "tuner/policy_config.h"
 #include "tuner/sim_engine.h"
+#include "tuner/sim_matrix.h"
 #include "tuner/sim_replay.h"
 #include "tuner/sim_sweep.h"
-#include "tuner/sim_whatif.h"
 
 namespace nictune::tuner {
 namespace {
-
-constexpr CostModel kCosts = {.hardirq_ns = 1000, .poll_ns = 200, .packet_ns = 100};
 
 void BM_OneSecondOneMpps(benchmark::State& state, ArrivalPattern pattern, ModerationKind kind) {
   SimScenario s;
@@ -38,7 +36,7 @@ void BM_OneSecondOneMpps(benchmark::State& state, ArrivalPattern pattern, Modera
   s.arrivals.off_ns = 1'000'000;
   s.moderation.kind = kind;
   s.moderation.fixed.rx_usecs = 50;
-  s.cost = kCosts;
+  s.cost = kMatrixCosts;
   s.app.read_ns = 500;
   s.duration_ns = 1'000'000'000;
   uint64_t packets = 0;
@@ -69,57 +67,14 @@ BENCHMARK_CAPTURE(BM_OneSecondOneMpps, onoff_dim, ArrivalPattern::kOnOff, Modera
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-struct MatrixPoint {
-  double rate_pps;
-  int64_t frame_bytes;
-  int64_t rcvbuf_bytes;
-  int64_t drain_gap_us;
-  ArrivalPattern pattern;
-};
-
-std::vector<MatrixPoint> MatrixPoints() {
-  std::vector<MatrixPoint> points;
-  for (double rate : {10'000.0, 100'000.0, 812'744.0, 2'000'000.0}) {
-    for (int64_t frame : {64, 1514, 9000}) {
-      for (int64_t rcvbuf : {65536, 212992, 8 << 20}) {
-        for (int64_t gap : {0, 2000}) {
-          for (ArrivalPattern pattern : {ArrivalPattern::kConstant, ArrivalPattern::kOnOff}) {
-            points.push_back({rate, frame, rcvbuf, gap, pattern});
-          }
-        }
-      }
-    }
-  }
-  return points;
-}
-
-std::string MatrixName(const MatrixPoint& p) {
-  return absl::StrFormat("%.0fpps/%dB/rcvbuf%d/gap%dus/%s", p.rate_pps, p.frame_bytes,
-                         p.rcvbuf_bytes, p.drain_gap_us,
-                         p.pattern == ArrivalPattern::kConstant ? "constant" : "bursty");
-}
-
-// The knob limit of the matrix: the sweep's range and the driver maximum the tuner is told.
-constexpr uint32_t kMatrixRxUsecsMax = 1000;
-
-// The what-if's scenario (reader drains between interrupts, optional gap) with the matrix's
-// frame size, realistic costs and a 1024-descriptor ring; long enough for three of the reader's
-// gap periods and twenty on/off bursts.
-SimScenario MatrixScenario(const MatrixPoint& p) {
-  FrameConfig frame;
-  frame.frame_bytes = p.frame_bytes;
-  WhatIfInput in;
-  in.rate_pps = p.rate_pps;
-  in.truesize_bytes = TruesizeBytes(frame);
-  in.rcvbuf_bytes = p.rcvbuf_bytes;
-  in.drain_gap_us = p.drain_gap_us;
-  in.duration_us = std::max<int64_t>(40'000, 3 * std::max<int64_t>(1000, 10 * p.drain_gap_us));
-  in.ring_size = 1024;
-  in.cost = kCosts;
-  in.pattern = p.pattern;
-  SimScenario s = WhatIfScenario(in);
-  s.frame.frame_bytes = p.frame_bytes;  // bytes matter to ixgbe's classes and DIM's stats
-  return s;
+std::vector<MatrixPoint> FullMatrix() {
+  return MatrixPoints({
+      .rates_pps = {10'000, 100'000, 812'744, 2'000'000},
+      .frame_bytes = {64, 1514, 9000},
+      .rcvbuf_bytes = {65536, 212992, 8 << 20},
+      .drain_gaps_us = {0, 2000},
+      .patterns = {ArrivalPattern::kConstant, ArrivalPattern::kOnOff},
+  });
 }
 
 struct Outcome {
@@ -239,10 +194,10 @@ void BM_MatrixSummary(benchmark::State& state) {
     double scenarios = 0, drop_free = 0, grown = 0, why_not = 0, why_not_dropped = 0;
     double false_claims = 0, opt_exists = 0, drop_free_where_opt = 0, compared = 0;
     double within_1_1 = 0, fill_drop_free_where_opt = 0, worst_ratio = 0;
-    for (const MatrixPoint& p : MatrixPoints()) {
+    for (const MatrixPoint& p : FullMatrix()) {
       absl::StatusOr<MatrixRow> row = EvaluateMatrixPoint(p);
       if (!row.ok()) {
-        state.SkipWithError(absl::StrCat(MatrixName(p), ": ", row.status().message()).c_str());
+        state.SkipWithError(absl::StrCat(MatrixPointName(p), ": ", row.status().message()).c_str());
         return;
       }
       const TunerReplay& t = row->tuner;
@@ -282,8 +237,8 @@ void BM_MatrixSummary(benchmark::State& state) {
 }
 
 int RegisterMatrix() {
-  for (const MatrixPoint& p : MatrixPoints()) {
-    benchmark::RegisterBenchmark(absl::StrCat("Matrix/", MatrixName(p)).c_str(), BM_Matrix, p)
+  for (const MatrixPoint& p : FullMatrix()) {
+    benchmark::RegisterBenchmark(absl::StrCat("Matrix/", MatrixPointName(p)).c_str(), BM_Matrix, p)
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
