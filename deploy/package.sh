@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the nictune Debian package: a RelWithDebInfo build of the daemon (and the CLI once it
-# exists) in ${BUILD_DIR:-build-package}, without tests or benchmarks, packed by CPack. Prints
-# the path of the .deb. Extra arguments go to cmake's configure step.
+# Builds the nictune Debian package: a RelWithDebInfo build of the daemon and the CLI in
+# ${BUILD_DIR:-build-package}, without tests or benchmarks, packed by CPack. Prints the path of
+# the .deb. Extra arguments go to cmake's configure step.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build-package}
