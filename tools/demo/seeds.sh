@@ -46,14 +46,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 control() {  # control 'GET counters' -> the value of the OK line
-  python3 - "$CONTROL" "$1" <<'EOF'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1]); s.sendall((sys.argv[2] + "\n").encode())
-line = s.makefile().readline().strip()
-if not line.startswith("OK"): sys.exit(f"emulated NIC: {sys.argv[2]}: {line}")
-print(line[3:])
-EOF
+  python3 "$HERE/nic_control.py" "$CONTROL" "$1"
 }
 counter() {  # counter NAME "<counters line>"
   tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
@@ -131,16 +124,13 @@ echo
 netperf_phase "After nictune"
 
 echo "== seed 000: how often the poll loops per interrupt, and rx vs tx share =="
-python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
-import json, socket, sys, time, urllib.request
+PYTHONPATH="$HERE" python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
+import json, sys, time, urllib.request
+from nic_control import counters
 port, control = sys.argv[1], sys.argv[2]
-def counters():
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(control)
-    s.sendall(b"GET counters\n"); line = s.makefile().readline().split()[1:]
-    return {k: int(v) for k, v in (kv.split("=") for kv in line)}
 print(f"{'second':>6} {'interrupts/s':>12} {'polls/s':>9} {'polls/irq':>9} {'pkts/poll':>9} {'rx share':>8} {'tx share':>8}")
 for second in range(1, 6):
-    c0 = counters(); time.sleep(1.0); c1 = counters()
+    c0 = counters(control); time.sleep(1.0); c1 = counters(control)
     irqs = (c1["interrupts"] - c0["interrupts"]) * 1e9 / (c1["elapsed_ns"] - c0["elapsed_ns"])
     snap = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/snapshot", timeout=5))
     napis = [n for n in snap.get("napis", []) if "emu0" in str(n.get("device", "")) or "@netns" in str(n.get("device", ""))]
@@ -153,13 +143,12 @@ EOF
 echo
 
 echo "== seed 003: interrupts per second, sampled each second (first and last dropped) =="
-python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
-import json, socket, sys, time, urllib.request
+PYTHONPATH="$HERE" python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
+import json, sys, time, urllib.request
+from nic_control import counters
 port, control = sys.argv[1], sys.argv[2]
 def nic_interrupts():
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(control)
-    s.sendall(b"GET counters\n"); line = s.makefile().readline().split()[1:]
-    c = {k: int(v) for k, v in (kv.split("=") for kv in line)}
+    c = counters(control)
     return c["interrupts"], c["elapsed_ns"]
 def nictune_rate():
     snap = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/snapshot", timeout=5))
