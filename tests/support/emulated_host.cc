@@ -17,6 +17,7 @@
 #include "driver/emulated/control_client.h"
 #include "driver/emulated/control_protocol.h"
 #include "driver/emulated/counters_reader.h"
+#include "tests/support/netns_host.h"
 
 namespace nictune::testing_support {
 namespace {

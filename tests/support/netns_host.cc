@@ -91,8 +91,8 @@ NetworkNamespace::~NetworkNamespace() {
   }
 }
 
-absl::Status NetworkNamespace::RunInside(const std::function<void()>& fn) const {
-  const std::string path = absl::StrCat("/run/netns/", name_);
+absl::Status RunInNamedNamespace(const std::string& name, const std::function<void()>& fn) {
+  const std::string path = absl::StrCat("/run/netns/", name);
   absl::Status status;
   std::thread worker([&] {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -104,7 +104,7 @@ absl::Status NetworkNamespace::RunInside(const std::function<void()>& fn) const 
     const int error_number = errno;
     close(fd);
     if (rc != 0) {
-      status = ErrnoError(absl::StrCat("setns(CLONE_NEWNET) into ", name_), error_number);
+      status = ErrnoError(absl::StrCat("setns(CLONE_NEWNET) into ", name), error_number);
       return;
     }
     fn();
@@ -113,15 +113,16 @@ absl::Status NetworkNamespace::RunInside(const std::function<void()>& fn) const 
   return status;
 }
 
-absl::StatusOr<std::string> NetworkNamespace::ReadProcNet(const std::string& file) const {
+absl::StatusOr<std::string> ReadProcNetIn(const std::string& name, const std::string& file) {
   absl::StatusOr<std::string> text = absl::InternalError("not read");
   // /proc/thread-self/net follows the reading thread's namespace; /proc/self/net would follow
   // the main thread's.
-  absl::Status ran = RunInside([&] { text = ReadWholeFile("/proc/thread-self/net/" + file); });
+  absl::Status ran =
+      RunInNamedNamespace(name, [&] { text = ReadWholeFile("/proc/thread-self/net/" + file); });
   if (!ran.ok()) return ran;
   if (!text.ok()) {
     return absl::Status(text.status().code(),
-                        absl::StrCat(text.status().message(), " in netns ", name_));
+                        absl::StrCat(text.status().message(), " in netns ", name));
   }
   return text;
 }

@@ -24,6 +24,14 @@ struct DeviceCounters {
   uint64_t tx_dropped = 0;
 };
 
+// Runs `fn` on a fresh thread that has joined /run/netns/<name> (setns(CLONE_NEWNET) affects only
+// that thread) and returns when it has finished; for a namespace this process does not own too
+// (the emulated NIC's). Sockets created by `fn` stay in that namespace.
+absl::Status RunInNamedNamespace(const std::string& name, const std::function<void()>& fn);
+
+// Reads /proc/net/<file> as the namespace /run/netns/<name> sees it ("snmp", "dev", "netstat").
+absl::StatusOr<std::string> ReadProcNetIn(const std::string& name, const std::string& file);
+
 // One named network namespace (`ip netns add`), deleted with `ip netns del` on destruction.
 class NetworkNamespace {
  public:
@@ -34,13 +42,13 @@ class NetworkNamespace {
 
   const std::string& name() const { return name_; }
 
-  // Runs `fn` on a fresh thread that has joined this namespace (setns(CLONE_NEWNET) affects only
-  // that thread) and returns when it has finished. Sockets created by `fn` stay in this namespace
-  // and may be used from any thread afterwards.
-  absl::Status RunInside(const std::function<void()>& fn) const;
-
-  // Reads /proc/net/<file> as this namespace sees it ("snmp", "dev", "netstat").
-  absl::StatusOr<std::string> ReadProcNet(const std::string& file) const;
+  // RunInNamedNamespace and ReadProcNetIn for this namespace.
+  absl::Status RunInside(const std::function<void()>& fn) const {
+    return RunInNamedNamespace(name_, fn);
+  }
+  absl::StatusOr<std::string> ReadProcNet(const std::string& file) const {
+    return ReadProcNetIn(name_, file);
+  }
 
   // `ip -n <name> <args...>`, failing with ip's stderr unless it exits 0.
   absl::Status Ip(const std::vector<std::string>& args) const;

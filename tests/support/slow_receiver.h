@@ -3,7 +3,6 @@
 // running on its own thread, with its received and dropped counts readable while it runs.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -13,12 +12,6 @@
 #include "tests/support/udp_receiver.h"
 
 namespace nictune::testing_support {
-
-// Runs `fn` on a fresh thread that joined /run/netns/<netns> and waits for it.
-absl::Status RunInNamedNamespace(const std::string& netns, const std::function<void()>& fn);
-
-// /proc/net/<file> ("snmp", "dev") as the namespace sees it.
-absl::StatusOr<std::string> ReadProcNetIn(const std::string& netns, const std::string& file);
 
 class SlowReceiver {
  public:
