@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "agent/http/query.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::cli {
@@ -65,16 +66,20 @@ absl::StatusOr<std::string> ResolveHistoryTime(absl::string_view option, absl::s
                                                absl::Time now) {
   if (value == "now")
     return absl::StrFormat("%.3f", absl::ToDoubleSeconds(now - absl::UnixEpoch()));
-  if (!value.empty() && value.front() == '-') {
-    absl::Duration ago;
-    if (!absl::ParseDuration(value.substr(1), &ago) || ago <= absl::ZeroDuration()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("nictune history --", option, "=", value,
-                       ": expected now, -DURATION (-1h, -15m), RFC 3339 or Unix seconds"));
-    }
+  absl::Duration ago;
+  const bool relative = !value.empty() && value.front() == '-';
+  const bool valid = relative
+                         ? absl::ParseDuration(value.substr(1), &ago) && ago > absl::ZeroDuration()
+                         : http::ParseTimeParameter(option, std::string(value)).ok();
+  if (!valid) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nictune history --", option, "=", value,
+                     ": expected now, -DURATION (-1h, -15m), RFC 3339 or Unix seconds"));
+  }
+  if (relative) {
     return absl::StrFormat("%.3f", absl::ToDoubleSeconds(now - ago - absl::UnixEpoch()));
   }
-  return std::string(value);
+  return std::string(value);  // the agent parses it with the same parser
 }
 
 absl::StatusOr<AgentRequest> RequestFor(const Command& command, absl::Time now) {

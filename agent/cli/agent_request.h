@@ -21,7 +21,8 @@ struct AgentRequest {
 // would say so too, but a usage error is clearer and costs no round trip.
 absl::StatusOr<AgentRequest> RequestFor(const Command& command, absl::Time now);
 
-// "now" -> now, "-1h30m" -> now - 1h30m; anything else is passed on as given.
+// "now" -> now, "-1h30m" -> now - 1h30m; an RFC 3339 time or Unix seconds is passed on as given
+// once the agent's own parser (http::ParseTimeParameter) accepts it.
 absl::StatusOr<std::string> ResolveHistoryTime(absl::string_view option, absl::string_view value,
                                                absl::Time now);
 

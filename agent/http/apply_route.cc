@@ -42,7 +42,7 @@ Response Apply(service::TuningControl& tuning, const Request& request) {
 }  // namespace
 
 absl::Status AddApplyRoute(Router& router, service::TuningControl& tuning) {
-  return router.Add("POST", kApplyPath,
+  return router.Add("POST", kApplyPath, Effect::kChanges,
                     [&tuning](const Request& request) { return Apply(tuning, request); });
 }
 

@@ -25,12 +25,6 @@ absl::Status ErrnoError(const std::string& path, const char* operation, int erro
                                    std::strerror(error), " (errno ", error, ")"));
 }
 
-// POST /api/v1/whatif only computes on its body (whatif_route.h): it changes nothing.
-bool IsMutating(const Request& request) {
-  if (request.method == "POST" && request.path == "/api/v1/whatif") return false;
-  return request.method != "GET" && request.method != "HEAD" && request.method != "OPTIONS";
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
@@ -100,9 +94,9 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
   return difference == 0;
 }
 
-std::optional<Response> RefuseUnauthorized(const Request& request,
+std::optional<Response> RefuseUnauthorized(const Request& request, Effect effect,
                                            const std::optional<std::string>& token) {
-  if (!IsMutating(request) || request.transport == Transport::kUnixSocket) {
+  if (effect == Effect::kReadsOnly || request.transport == Transport::kUnixSocket) {
     return std::nullopt;
   }
   if (!token) {

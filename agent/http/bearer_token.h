@@ -1,6 +1,7 @@
-// The rule for mutating requests: on TCP they need a configured API token, presented as
-// "Authorization: Bearer <token>" and compared in constant time; on the root-only unix socket the
-// file permissions are the authorization. Reads (GET, HEAD, and POST /api/v1/whatif, which only
+// The rule for requests to routes that change state (Effect::kChanges, as the route table says):
+// on TCP they need a configured API token, presented as "Authorization: Bearer <token>" and
+// compared in constant time; on the root-only unix socket the file permissions are the
+// authorization. Requests to routes that only read (GET, and POST /api/v1/whatif, which only
 // computes) are always allowed.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "agent/http/request.h"
+#include "agent/http/router.h"
 
 namespace nictune::http {
 
@@ -21,9 +23,9 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 // Equality whose time does not depend on where the strings differ (only on their lengths).
 bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
 
-// The 403 response that refuses `request`, or nullopt when it may proceed. token is the configured
-// API token, nullopt when none is configured.
-std::optional<Response> RefuseUnauthorized(const Request& request,
+// The 403 response that refuses `request`, or nullopt when it may proceed. effect is that of the
+// route serving it (Router::EffectOf); token is the configured API token, nullopt when none is.
+std::optional<Response> RefuseUnauthorized(const Request& request, Effect effect,
                                            const std::optional<std::string>& token);
 
 }  // namespace nictune::http

@@ -1,12 +1,9 @@
 #include "agent/http/changes_route.h"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/http/query.h"
@@ -19,37 +16,6 @@ namespace {
 using Json = nlohmann::json;
 
 double UnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
-
-// The same two spellings the history query takes: Unix seconds ("1735787045" or with up to 9
-// fraction digits) or RFC 3339.
-absl::StatusOr<absl::Time> ParseSince(const std::string& value) {
-  const auto digits = [](absl::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-      return absl::ascii_isdigit(static_cast<unsigned char>(c));
-    });
-  };
-  const size_t dot = value.find('.');
-  const absl::string_view whole = absl::string_view(value).substr(0, dot);
-  const absl::string_view fraction =
-      dot == std::string::npos ? absl::string_view() : absl::string_view(value).substr(dot + 1);
-  int64_t seconds = 0;
-  if (digits(whole) && whole.size() <= 11 && absl::SimpleAtoi(whole, &seconds) &&
-      (dot == std::string::npos || (digits(fraction) && fraction.size() <= 9))) {
-    int64_t nanos = 0;
-    if (!fraction.empty() && absl::SimpleAtoi(fraction, &nanos)) {
-      for (size_t i = fraction.size(); i < 9; ++i) nanos *= 10;
-    }
-    return absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos);
-  }
-  absl::Time t;
-  std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full, value, &t, &error) || t < absl::UnixEpoch() ||
-      t > absl::FromUnixSeconds(253402300799)) {  // 9999-12-31T23:59:59Z
-    return absl::InvalidArgumentError(absl::StrCat(
-        "query since=\"", value, "\": expected RFC 3339 time or Unix seconds in 1970..9999"));
-  }
-  return t;
-}
 
 absl::StatusOr<absl::Time> ParseChangesQuery(absl::string_view query) {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> parameters =
@@ -64,7 +30,7 @@ absl::StatusOr<absl::Time> ParseChangesQuery(absl::string_view query) {
     if (since.has_value()) {
       return absl::InvalidArgumentError("query parameter \"since\" is given more than once");
     }
-    absl::StatusOr<absl::Time> t = ParseSince(value);
+    absl::StatusOr<absl::Time> t = ParseTimeParameter("since", value);
     if (!t.ok()) return t.status();
     since = *t;
   }
@@ -117,7 +83,7 @@ Response Answer(store::Store& store, const Request& request) {
 }  // namespace
 
 absl::Status AddChangesRoute(Router& router, store::Store& store) {
-  return router.Add("GET", kChangesPath,
+  return router.Add("GET", kChangesPath, Effect::kReadsOnly,
                     [&store](const Request& request) { return Answer(store, request); });
 }
 

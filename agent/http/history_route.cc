@@ -130,7 +130,7 @@ Response Answer(store::Store& store, const Request& request) {
 }  // namespace
 
 absl::Status AddHistoryRoute(Router& router, store::Store& store) {
-  return router.Add("GET", kHistoryPath,
+  return router.Add("GET", kHistoryPath, Effect::kReadsOnly,
                     [&store](const Request& request) { return Answer(store, request); });
 }
 

@@ -224,7 +224,8 @@ std::string SerializeResponse(const Response& response, bool include_body) {
   std::string out = absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status),
                                  "\r\nContent-Type: ", response.content_type,
                                  "\r\nContent-Length: ", response.body.size(),
-                                 "\r\nCache-Control: no-store\r\nConnection: close\r\n");
+                                 "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff"
+                                 "\r\nConnection: close\r\n");
   for (const auto& [name, value] : response.headers)
     absl::StrAppend(&out, name, ": ", value, "\r\n");
   out += "\r\n";
@@ -232,13 +233,15 @@ std::string SerializeResponse(const Response& response, bool include_body) {
   return out;
 }
 
-std::string SerializeRequest(absl::string_view method, absl::string_view target,
-                             absl::string_view body) {
+std::string SerializeRequest(
+    absl::string_view method, absl::string_view target, absl::string_view body,
+    const std::vector<std::pair<std::string, std::string>>& extra_headers) {
   std::string out = absl::StrCat(method, " ", target,
                                  " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
                                  "Content-Length: ",
                                  body.size(), "\r\n");
   if (!body.empty()) out += "Content-Type: application/json\r\n";
+  for (const auto& [name, value] : extra_headers) absl::StrAppend(&out, name, ": ", value, "\r\n");
   absl::StrAppend(&out, "\r\n", body);
   return out;
 }

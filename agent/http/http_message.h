@@ -39,14 +39,17 @@ std::optional<std::string> HeaderValue(const RequestHead& head, absl::string_vie
 // "Not Found" for 404; "Unknown" for codes it does not know.
 absl::string_view ReasonPhrase(int status);
 
-// The whole response with Content-Type, Content-Length and Connection: close; no body when
-// include_body is false (HEAD).
+// The whole response with Content-Type, Content-Length, Cache-Control: no-store,
+// X-Content-Type-Options: nosniff and Connection: close; no body when include_body is false
+// (HEAD). Both servers (CivetWeb's and the unix socket's) write responses with it.
 std::string SerializeResponse(const Response& response, bool include_body);
 
 // The request as the client sends it: Host, Content-Length (also for an empty body),
-// Connection: close, and Content-Type: application/json when there is a body.
+// Connection: close, Content-Type: application/json when there is a body, and extra_headers
+// (e.g. Authorization) as given.
 std::string SerializeRequest(absl::string_view method, absl::string_view target,
-                             absl::string_view body);
+                             absl::string_view body,
+                             const std::vector<std::pair<std::string, std::string>>& extra_headers);
 
 // Parses what SerializeResponse writes: status line, headers, and a body of exactly
 // Content-Length bytes (or to the end when there is none). Content-Type goes to content_type, the

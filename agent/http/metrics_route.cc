@@ -3,7 +3,7 @@
 namespace nictune::http {
 
 absl::Status AddMetricsRoute(Router& router, const metrics::MetricsExporter& exporter) {
-  return router.Add("GET", "/metrics", [&exporter](const Request&) {
+  return router.Add("GET", "/metrics", Effect::kReadsOnly, [&exporter](const Request&) {
     return Response{
         .status = 200, .content_type = metrics::kMetricsContentType, .body = exporter.Text()};
   });

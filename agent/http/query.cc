@@ -78,19 +78,6 @@ std::optional<absl::Time> ParseUnixSeconds(absl::string_view text) {
   return absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos);
 }
 
-absl::StatusOr<absl::Time> ParseTimeParameter(absl::string_view name, const std::string& value) {
-  if (std::optional<absl::Time> t = ParseUnixSeconds(value)) return *t;
-  absl::Time t;
-  std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full, value, &t, &error) || t == absl::InfiniteFuture() ||
-      t == absl::InfinitePast() || t < absl::UnixEpoch() ||
-      t > absl::FromUnixSeconds(253402300799)) {  // 9999-12-31T23:59:59Z
-    return absl::InvalidArgumentError(absl::StrCat(
-        "query ", name, "=\"", value, "\": expected RFC 3339 time or Unix seconds in 1970..9999"));
-  }
-  return t;
-}
-
 absl::StatusOr<absl::Duration> ParseStep(const std::string& value) {
   absl::Duration step;
   if (std::optional<absl::Time> seconds = ParseUnixSeconds(value)) {
@@ -129,6 +116,19 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseQueryStrin
     out.emplace_back(*std::move(name), *std::move(value));
   }
   return out;
+}
+
+absl::StatusOr<absl::Time> ParseTimeParameter(absl::string_view name, const std::string& value) {
+  if (std::optional<absl::Time> t = ParseUnixSeconds(value)) return *t;
+  absl::Time t;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, value, &t, &error) || t == absl::InfiniteFuture() ||
+      t == absl::InfinitePast() || t < absl::UnixEpoch() ||
+      t > absl::FromUnixSeconds(253402300799)) {  // 9999-12-31T23:59:59Z
+    return absl::InvalidArgumentError(absl::StrCat(
+        "query ", name, "=\"", value, "\": expected RFC 3339 time or Unix seconds in 1970..9999"));
+  }
+  return t;
 }
 
 absl::StatusOr<HistoryQuery> ParseHistoryQuery(absl::string_view query, absl::Time now) {

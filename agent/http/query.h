@@ -21,6 +21,11 @@ inline constexpr size_t kMaxQueryBytes = 4096;
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseQueryString(
     absl::string_view query);
 
+// A time parameter of the history and changes queries: RFC 3339 ("2025-01-02T03:04:05Z") or Unix
+// seconds with up to 9 fraction digits ("1735787045.5"), in 1970..9999. InvalidArgument naming
+// the parameter and the value otherwise.
+absl::StatusOr<absl::Time> ParseTimeParameter(absl::string_view name, const std::string& value);
+
 // GET /api/v1/history?series=a,b&since=&until=&step=
 struct HistoryQuery {
   std::vector<std::string> series;

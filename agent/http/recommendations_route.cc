@@ -19,7 +19,7 @@ nlohmann::json RecommendationsJson(const service::RecommendationSet& set) {
 }
 
 absl::Status AddRecommendationsRoute(Router& router, const service::ServiceState& state) {
-  return router.Add("GET", "/api/v1/recommendations", [&state](const Request&) {
+  return router.Add("GET", "/api/v1/recommendations", Effect::kReadsOnly, [&state](const Request&) {
     return Response{.body = RecommendationsJson(*state.Recommendations()).dump()};
   });
 }

@@ -9,7 +9,7 @@
 namespace nictune::http {
 
 absl::Status AddRestoreRoute(Router& router, service::TuningControl& tuning) {
-  return router.Add("POST", kRestorePath, [&tuning](const Request& request) {
+  return router.Add("POST", kRestorePath, Effect::kChanges, [&tuning](const Request& request) {
     const actuate::RestoreReport report = tuning.RestoreAll(absl::Now());
     if (!report.error.ok()) {
       return ErrorResponse(

@@ -61,7 +61,7 @@ Response Rollback(service::TuningControl& tuning, const Request& request) {
 }  // namespace
 
 absl::Status AddRollbackRoute(Router& router, service::TuningControl& tuning) {
-  return router.Add("POST", kRollbackPath,
+  return router.Add("POST", kRollbackPath, Effect::kChanges,
                     [&tuning](const Request& request) { return Rollback(tuning, request); });
 }
 

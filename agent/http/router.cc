@@ -8,15 +8,23 @@
 
 namespace nictune::http {
 
-absl::Status Router::Add(const std::string& method, const std::string& path, Handler handler) {
+absl::Status Router::Add(const std::string& method, const std::string& path, Effect effect,
+                         Handler handler) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
         absl::StrCat("route ", method, " \"", path, "\": path must start with '/'"));
   }
-  if (!routes_[path].emplace(method, std::move(handler)).second) {
+  if (!routes_[path].emplace(method, Route{effect, std::move(handler)}).second) {
     return absl::AlreadyExistsError(absl::StrCat("route ", method, " ", path, ": already added"));
   }
   return absl::OkStatus();
+}
+
+Effect Router::EffectOf(const Request& request) const {
+  const auto path = routes_.find(request.path);
+  if (path == routes_.end()) return Effect::kReadsOnly;
+  const auto route = path->second.find(request.method);
+  return route == path->second.end() ? Effect::kReadsOnly : route->second.effect;
 }
 
 Response Router::Dispatch(const Request& request) const {
@@ -24,8 +32,8 @@ Response Router::Dispatch(const Request& request) const {
   if (path == routes_.end()) {
     return ErrorResponse(404, "not_found", absl::StrCat("no resource at ", request.path));
   }
-  const auto handler = path->second.find(request.method);
-  if (handler == path->second.end()) {
+  const auto route = path->second.find(request.method);
+  if (route == path->second.end()) {
     std::vector<std::string> allowed;
     for (const auto& [method, unused] : path->second) allowed.push_back(method);
     Response r = ErrorResponse(405, "method_not_allowed",
@@ -36,7 +44,7 @@ Response Router::Dispatch(const Request& request) const {
   }
   // Library boundary: handlers use nlohmann::json and the standard library, which throw.
   try {
-    return handler->second(request);
+    return route->second.handler(request);
   } catch (const nlohmann::json::exception& e) {
     return ErrorResponse(400, "bad_request",
                          absl::StrCat(request.method, " ", request.path, ": ", e.what()));

@@ -1,6 +1,7 @@
 // Routes requests by method and exact path to handlers. Unknown paths get 404, known paths with
 // another method 405 (with Allow), and nothing a handler throws crosses this boundary: JSON
-// type errors (a body of the wrong shape) become 400, anything else 500.
+// type errors (a body of the wrong shape) become 400, anything else 500. Each route says whether
+// it changes state, so that the token rule (bearer_token.h) follows the route table.
 #pragma once
 
 #include <functional>
@@ -14,15 +15,27 @@ namespace nictune::http {
 
 using Handler = std::function<Response(const Request&)>;
 
+// What a route does to the host: kChanges routes need the API token over TCP.
+enum class Effect { kReadsOnly, kChanges };
+
 class Router {
  public:
   // Fails when the route exists already or the path does not start with '/'.
-  absl::Status Add(const std::string& method, const std::string& path, Handler handler);
+  absl::Status Add(const std::string& method, const std::string& path, Effect effect,
+                   Handler handler);
+
+  // The effect of the route that would serve `request`; kReadsOnly when none would (404, 405
+  // answer without running a handler).
+  Effect EffectOf(const Request& request) const;
 
   Response Dispatch(const Request& request) const;
 
  private:
-  std::map<std::string, std::map<std::string, Handler>> routes_;  // path -> method -> handler
+  struct Route {
+    Effect effect;
+    Handler handler;
+  };
+  std::map<std::string, std::map<std::string, Route>> routes_;  // path -> method -> route
 };
 
 }  // namespace nictune::http

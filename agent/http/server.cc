@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "agent/http/bearer_token.h"
+#include "agent/http/http_message.h"
 #include "agent/log.h"
 
 namespace nictune::http {
@@ -38,17 +39,10 @@ std::optional<std::string> ReadBody(mg_connection* connection, size_t limit) {
   return body;
 }
 
+// The same bytes the unix socket server writes (http_message.h).
 void Write(mg_connection* connection, const std::string& method, const Response& response) {
-  std::string head = absl::StrCat(
-      "HTTP/1.1 ", response.status, " ", mg_get_response_code_text(connection, response.status),
-      "\r\nContent-Type: ", response.content_type, "\r\nContent-Length: ", response.body.size(),
-      "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff"
-      "\r\nConnection: close\r\n");
-  for (const auto& [name, value] : response.headers)
-    absl::StrAppend(&head, name, ": ", value, "\r\n");
-  head += "\r\n";
-  mg_write(connection, head.data(), head.size());
-  if (method != "HEAD") mg_write(connection, response.body.data(), response.body.size());
+  const std::string text = SerializeResponse(response, /*include_body=*/method != "HEAD");
+  mg_write(connection, text.data(), text.size());
 }
 
 }  // namespace
@@ -136,7 +130,9 @@ Response HttpServer::Serve(mg_connection* connection) const {
                          absl::StrCat("request body of ", info->content_length,
                                       " bytes exceeds the limit of ", options_.max_body_bytes));
   }
-  if (auto refusal = RefuseUnauthorized(request, options_.api_token)) return *refusal;
+  if (auto refusal = RefuseUnauthorized(request, router_.EffectOf(request), options_.api_token)) {
+    return *refusal;
+  }
   std::optional<std::string> body = ReadBody(connection, options_.max_body_bytes);
   if (!body) {
     return ErrorResponse(400, "bad_request", "connection failed while reading the request body");

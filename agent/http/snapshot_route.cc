@@ -5,7 +5,7 @@
 namespace nictune::http {
 
 absl::Status AddSnapshotRoute(Router& router, const service::ServiceState& state) {
-  return router.Add("GET", "/api/v1/snapshot", [&state](const Request&) {
+  return router.Add("GET", "/api/v1/snapshot", Effect::kReadsOnly, [&state](const Request&) {
     const auto report = state.LatestReport();
     if (report == nullptr) {
       return ErrorResponse(503, "no_snapshot",

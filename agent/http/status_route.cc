@@ -71,9 +71,10 @@ nlohmann::json StatusJson(const service::ServiceStatus& status, absl::Time now) 
 
 absl::Status AddStatusRoute(Router& router, const service::ServiceState& state,
                             std::function<absl::Time()> now) {
-  return router.Add("GET", "/api/v1/status", [&state, now = std::move(now)](const Request&) {
-    return Response{.body = StatusJson(state.Status(), now()).dump()};
-  });
+  return router.Add("GET", "/api/v1/status", Effect::kReadsOnly,
+                    [&state, now = std::move(now)](const Request&) {
+                      return Response{.body = StatusJson(state.Status(), now()).dump()};
+                    });
 }
 
 }  // namespace nictune::http

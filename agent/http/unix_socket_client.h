@@ -9,12 +9,9 @@
 
 namespace nictune::http {
 
-// Responses larger than this are refused rather than buffered without bound.
-inline constexpr size_t kMaxClientResponseBytes = 64 << 20;
-
 // Sends `method target` with `body` (Content-Length framed) and returns the response, whatever
 // its status. Fails naming the socket and the errno when it cannot connect, send or read, or
-// when the whole exchange takes longer than timeout.
+// when the whole exchange takes longer than timeout (socket_exchange.h).
 absl::StatusOr<Response> Call(const std::string& socket_path, const std::string& method,
                               const std::string& target, const std::string& body,
                               absl::Duration timeout = absl::Seconds(30));

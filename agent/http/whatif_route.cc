@@ -145,6 +145,8 @@ Response Answer(const Request& request) {
 
 }  // namespace
 
-absl::Status AddWhatifRoute(Router& router) { return router.Add("POST", kWhatifPath, Answer); }
+absl::Status AddWhatifRoute(Router& router) {
+  return router.Add("POST", kWhatifPath, Effect::kReadsOnly, Answer);
+}
 
 }  // namespace nictune::http

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "driver/file_descriptor.h"
 
 namespace nictune::driver::emulated {
 namespace {
@@ -18,21 +19,6 @@ absl::Status ErrnoError(absl::string_view path, absl::string_view operation, int
                                              ": ", std::strerror(error_number), " (errno ",
                                              error_number, ")"));
 }
-
-// Closes the descriptor on every return path.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "driver/file_descriptor.h"
 #include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::knobs {
@@ -26,21 +27,6 @@ absl::Status FileError(const std::string& what, const std::string& path,
   }
   return netlink::ErrnoStatus(context, err);
 }
-
-// Closes the descriptor on every path out.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 

@@ -3,9 +3,8 @@
 // runs status, recommend, whatif (seed 001), history, top --count=2 and --json, and their output
 // and exit codes are checked. Without an agent, status exits 3 naming the socket.
 #include <signal.h>
-#include <stdlib.h>
 
-#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -31,17 +31,7 @@ using testing_support::RunProgram;
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
 const std::string kNictune = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
 
-struct TempDir {
-  TempDir() {
-    char path_template[] = "/tmp/nictune_cli_XXXXXX";
-    path = mkdtemp(path_template);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::string path;
-};
+using testing_support::TempDir;
 
 class CliAgainstAgentTest : public ::testing::Test {
  protected:
@@ -49,9 +39,12 @@ class CliAgainstAgentTest : public ::testing::Test {
     if (const std::string why = testing_support::WhyNotPrivileged(); !why.empty()) {
       GTEST_SKIP() << why;
     }
-    socket_ = dir_.path + "/nictune.sock";
+    absl::StatusOr<TempDir> dir = TempDir::Create("nictune_cli_");
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    dir_.emplace(*std::move(dir));
+    socket_ = dir_->path() + "/nictune.sock";
     absl::StatusOr<BackgroundProgram> agent =
-        BackgroundProgram::Start({kNictuned, "--state_dir=" + dir_.path, "--socket=" + socket_,
+        BackgroundProgram::Start({kNictuned, "--state_dir=" + dir_->path(), "--socket=" + socket_,
                                   "--listen=", "--interval=200ms", "--window=1s"});
     ASSERT_TRUE(agent.ok()) << agent.status();
     agent_.emplace(*std::move(agent));
@@ -85,7 +78,7 @@ class CliAgainstAgentTest : public ::testing::Test {
     return output.ok() ? *output : ProgramOutput{};
   }
 
-  TempDir dir_;
+  std::optional<TempDir> dir_;
   std::string socket_;
   std::optional<BackgroundProgram> agent_;
 };
@@ -95,7 +88,7 @@ TEST_F(CliAgainstAgentTest, Status) {
   EXPECT_EQ(status.exit_code, 0) << status.err;
   EXPECT_THAT(status.out, ContainsRegex("^nictuned [0-9.]+, mode recommend, up "));
   EXPECT_THAT(status.out, HasSubstr("sampling every 200ms, tuner window 1s"));
-  EXPECT_THAT(status.out, HasSubstr(absl::StrCat("store: ", dir_.path, "/nictune.db: healthy")));
+  EXPECT_THAT(status.out, HasSubstr(absl::StrCat("store: ", dir_->path(), "/nictune.db: healthy")));
   EXPECT_THAT(status.out, ContainsRegex("\nBPF: [0-9]+ programs attached: "));
   EXPECT_THAT(status.out, ContainsRegex("\n/proc/interrupts +procfs +yes"));
   EXPECT_EQ(status.err, "");
@@ -183,13 +176,14 @@ TEST_F(CliAgainstAgentTest, MutationsWithoutTheirEndpointSayWhatTheAgentSaid) {
 }
 
 TEST(CliWithoutAgentTest, StatusExits3NamingTheSocket) {
-  TempDir dir;
+  absl::StatusOr<TempDir> dir = TempDir::Create("nictune_cli_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
   absl::StatusOr<ProgramOutput> status =
-      RunProgram({kNictune, "--socket=" + dir.path + "/nictune.sock", "status"});
+      RunProgram({kNictune, "--socket=" + dir->path() + "/nictune.sock", "status"});
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->exit_code, 3);
   EXPECT_EQ(status->out, "");
-  EXPECT_EQ(status->err, absl::StrCat("nictune: cannot reach the agent: unix socket ", dir.path,
+  EXPECT_EQ(status->err, absl::StrCat("nictune: cannot reach the agent: unix socket ", dir->path(),
                                       "/nictune.sock: connect: No such file or directory (errno "
                                       "2) (is nictuned running, and is --socket or --url the one "
                                       "it serves?)\n"));

@@ -143,6 +143,12 @@ TEST(CliArgsTest, HistoryResolvesRelativeTimesAndEncodesLabels) {
       RequestFor(ParseOk({"history", "--series=a", "--since=-soon"}).command, kNow);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("--since=-soon: expected now, -DURATION"));
+  // An absolute time the agent would refuse is a usage error here, before any round trip.
+  absl::StatusOr<AgentRequest> unparsable =
+      RequestFor(ParseOk({"history", "--series=a", "--until=yesterday"}).command, kNow);
+  ASSERT_FALSE(unparsable.ok());
+  EXPECT_THAT(unparsable.status().message(),
+              HasSubstr("--until=yesterday: expected now, -DURATION"));
   EXPECT_THAT(ParseError({"history"}), HasSubstr("missing --series"));
   EXPECT_THAT(ParseError({"history", "--series=a", "--label=eth0"}), HasSubstr("KEY=VALUE"));
 }

@@ -4,11 +4,9 @@
 // exchange over the agent's unix socket server.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,11 +18,13 @@
 #include "agent/cli/tcp_agent_client.h"
 #include "agent/cli/unix_socket_agent_client.h"
 #include "agent/http/router.h"
+#include "agent/http/server.h"
 #include "agent/http/unix_socket_server.h"
 #include "agent/http/whatif_route.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/temp_dir.h"
 
 namespace nictune::cli {
 namespace {
@@ -96,7 +96,7 @@ http::Router SnapshotRouter() {
   http::Router router;
   auto frames = std::make_shared<int>(0);
   EXPECT_TRUE(router
-                  .Add("GET", "/api/v1/snapshot",
+                  .Add("GET", "/api/v1/snapshot", http::Effect::kReadsOnly,
                        [frames](const http::Request&) {
                          ++*frames;
                          return http::Response{
@@ -138,6 +138,35 @@ TEST(CliRunTest, RefusedTcpPortIsExit3NamingTheUrl) {
   EXPECT_EQ(run.err, absl::StrCat("nictune: cannot reach the agent: ", url,
                                   ": connect: Connection refused (errno 111) (is nictuned "
                                   "running, and is --socket or --url the one it serves?)\n"));
+}
+
+// The real TCP server with a token configured: the client presents --token_file's token on a
+// request to a route that changes state, and without it the server's 403 comes back.
+TEST(CliRunTest, TcpClientPresentsTheTokenToTheRealServer) {
+  const std::string token = "0123456789abcdef-cli-token";
+  http::Router router;
+  ASSERT_TRUE(
+      router
+          .Add("POST", "/api/v1/restore", http::Effect::kChanges,
+               [](const http::Request&) { return http::Response{.body = R"({"restored": []})"}; })
+          .ok());
+  absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+      http::HttpServer::Start({.listen = "127.0.0.1:0", .api_token = token}, std::move(router));
+  ASSERT_TRUE(server.ok()) << server.status();
+  const std::string url = absl::StrCat("http://127.0.0.1:", (*server)->port());
+  absl::StatusOr<AgentUrl> parsed = ParseAgentUrl(url);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CountingPacer pacer;
+
+  TcpAgentClient with_token(url, *parsed, token);
+  const CliRun allowed = RunWith(with_token, pacer, {"--json", "restore"});
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+  EXPECT_EQ(Json::parse(allowed.out)["restored"], Json::array());
+
+  TcpAgentClient without_token(url, *parsed, std::nullopt);
+  const CliRun refused = RunWith(without_token, pacer, {"restore"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("POST /api/v1/restore: 403 forbidden"));
 }
 
 TEST(CliRunTest, HttpErrorIsExit1WithTheServersErrorAndDetail) {
@@ -218,13 +247,13 @@ TEST(CliRunTest, TopStopsAtTheFirstError) {
 TEST(CliRunTest, AnswerOfTheWrongShapeIsAServerErrorNotACrash) {
   http::Router router;
   ASSERT_TRUE(router
-                  .Add("GET", "/api/v1/status",
+                  .Add("GET", "/api/v1/status", http::Effect::kReadsOnly,
                        [](const http::Request&) {
                          return http::Response{.body = R"({"bpf":{"in_use":"yes"}})"};
                        })
                   .ok());
   ASSERT_TRUE(router
-                  .Add("GET", "/api/v1/recommendations",
+                  .Add("GET", "/api/v1/recommendations", http::Effect::kReadsOnly,
                        [](const http::Request&) { return http::Response{.body = "[1,2]"}; })
                   .ok());
   RouterClient client(std::move(router));
@@ -247,9 +276,10 @@ TEST(CliRunTest, HistoryRelativeRangeIsResolvedBeforeSending) {
 
 // The real unix socket server and client: the whatif answer of seed 001 end to end.
 TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
-  char pattern[] = "/tmp/nictune-cli-run-XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  absl::StatusOr<testing_support::TempDir> temp =
+      testing_support::TempDir::Create("nictune-cli-run-");
+  ASSERT_TRUE(temp.ok()) << temp.status();
+  const std::string dir = temp->path();
   {
     http::Router router;
     ASSERT_TRUE(http::AddWhatifRoute(router).ok());
@@ -269,7 +299,6 @@ TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
                                         "/s.sock: GET /api/v1/status: 404 not_found: no resource "
                                         "at /api/v1/status\n"));
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,10 +2,8 @@
 // rendered from JSON recorded from a running nictuned (tests/unit/fixtures/cli), whatif and history
 // from the agent's real routes (the whatif math and a real store), and the table and sparkline
 // building blocks.
-#include <stdlib.h>
-
-#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -25,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/unit/temp_store.h"
 
 namespace nictune::cli {
 namespace {
@@ -195,12 +194,11 @@ TEST(CliViewsTest, WhatifWithNoWorkingIntervalRecommendsABuffer) {
 class HistoryViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/nictune-cli-history-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(dir_, {});
+    absl::StatusOr<testing_support::TempStore> opened =
+        testing_support::TempStore::Open("nictune-cli-history-");
     ASSERT_TRUE(opened.ok()) << opened.status();
-    store_ = *std::move(opened);
+    temp_.emplace(*std::move(opened));
+    store_ = temp_->store.get();
     ASSERT_TRUE(http::AddHistoryRoute(router_, *store_).ok());
     // Ten seconds of two series: processed rises 0..9 on cpu 0, dropped is 3 throughout.
     for (int i = 0; i < 10; ++i) {
@@ -210,10 +208,6 @@ class HistoryViewTest : public ::testing::Test {
                                        {"nictune_softnet_dropped_total", {{"cpu", "0"}}, 3.0}})
                       .ok());
     }
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   Json History(const std::string& series) {
@@ -226,8 +220,8 @@ class HistoryViewTest : public ::testing::Test {
   }
 
   const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'040);
-  std::string dir_;
-  std::unique_ptr<store::Store> store_;
+  std::optional<testing_support::TempStore> temp_;
+  store::Store* store_ = nullptr;  // temp_'s
   http::Router router_;
 };
 

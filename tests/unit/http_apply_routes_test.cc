@@ -206,13 +206,17 @@ TEST_F(ApplyRoutesTest, OnTcpEachNeedsTheTokenOnTheUnixSocketNone) {
   const std::optional<std::string> token = "0123456789abcdef-token";
   for (const char* path : {kApplyPath, kRollbackPath, kRestorePath}) {
     Request tcp{.method = "POST", .path = path, .transport = Transport::kTcp};
-    std::optional<Response> refused = RefuseUnauthorized(tcp, token);
+    // The route itself declares that it changes state; the token rule follows it.
+    ASSERT_EQ(router_.EffectOf(tcp), Effect::kChanges) << path;
+    std::optional<Response> refused = RefuseUnauthorized(tcp, router_.EffectOf(tcp), token);
     ASSERT_TRUE(refused.has_value()) << path;
     EXPECT_EQ(refused->status, 403) << path;
     tcp.authorization = "Bearer 0123456789abcdef-token";
-    EXPECT_FALSE(RefuseUnauthorized(tcp, token).has_value()) << path;
+    EXPECT_FALSE(RefuseUnauthorized(tcp, router_.EffectOf(tcp), token).has_value()) << path;
     Request unix_socket{.method = "POST", .path = path, .transport = Transport::kUnixSocket};
-    EXPECT_FALSE(RefuseUnauthorized(unix_socket, std::nullopt).has_value()) << path;
+    EXPECT_FALSE(
+        RefuseUnauthorized(unix_socket, router_.EffectOf(unix_socket), std::nullopt).has_value())
+        << path;
   }
 }
 

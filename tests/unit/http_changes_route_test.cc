@@ -1,8 +1,6 @@
 // GET /api/v1/changes over a real store: the change journal as the actuator leaves it (original,
 // new value, state, reason, boot id, times) and the agent's events, filtered by since.
-#include <stdlib.h>
-
-#include <filesystem>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/unit/temp_store.h"
 
 namespace nictune::http {
 namespace {
@@ -25,17 +24,12 @@ const absl::Time kT0 = absl::FromUnixSeconds(kT0Seconds);
 class ChangesRouteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/nictune-changes-route-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(dir_, {});
+    absl::StatusOr<testing_support::TempStore> opened =
+        testing_support::TempStore::Open("nictune-changes-route-");
     ASSERT_TRUE(opened.ok()) << opened.status();
-    store_ = *std::move(opened);
+    temp_.emplace(*std::move(opened));
+    store_ = temp_->store.get();
     ASSERT_TRUE(AddChangesRoute(router_, *store_).ok());
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // The actuator's two steps for one knob: journal the original, then record the write.
@@ -56,8 +50,8 @@ class ChangesRouteTest : public ::testing::Test {
     return router_.Dispatch(Request{.method = "GET", .path = "/api/v1/changes", .query = query});
   }
 
-  std::string dir_;
-  std::unique_ptr<store::Store> store_;
+  std::optional<testing_support::TempStore> temp_;
+  store::Store* store_ = nullptr;  // temp_'s
   Router router_;
 };
 

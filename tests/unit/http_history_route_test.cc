@@ -1,9 +1,8 @@
 // GET /api/v1/history over a real store in a temporary directory: points as stored, label
 // filters, several series, the resolution the store chose, and 400/503 with their reasons.
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/unit/temp_store.h"
 
 namespace nictune::http {
 namespace {
@@ -26,17 +26,13 @@ const absl::Time kT0 = absl::FromUnixSeconds(kT0Seconds);
 class HistoryRouteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/nictune-history-route-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(dir_, {});
+    absl::StatusOr<testing_support::TempStore> opened =
+        testing_support::TempStore::Open("nictune-history-route-");
     ASSERT_TRUE(opened.ok()) << opened.status();
-    store_ = *std::move(opened);
+    temp_.emplace(*std::move(opened));
+    dir_ = temp_->dir.path();
+    store_ = temp_->store.get();
     ASSERT_TRUE(AddHistoryRoute(router_, *store_).ok());
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // Second i: processed i on cpu 0 and 1000 + i on cpu 1; dropped 0.5 * i on cpu 0.
@@ -61,8 +57,9 @@ class HistoryRouteTest : public ::testing::Test {
     return Json::parse(response.body, nullptr, false);
   }
 
+  std::optional<testing_support::TempStore> temp_;
   std::string dir_;
-  std::unique_ptr<store::Store> store_;
+  store::Store* store_ = nullptr;  // temp_'s
   Router router_;
 };
 

@@ -101,14 +101,14 @@ class HttpServerTest : public ::testing::Test {
     Router router;
     ASSERT_TRUE(AddMetricsRoute(router, exporter_).ok());
     ASSERT_TRUE(router
-                    .Add("GET", "/api/v1/status",
+                    .Add("GET", "/api/v1/status", Effect::kReadsOnly,
                          [](const Request& r) {
                            return Response{.body = nlohmann::json{{"query", r.query}}.dump()};
                          })
                     .ok());
     // Echoes the "value" member of a JSON body; a body of another shape makes .at() throw.
     ASSERT_TRUE(router
-                    .Add("POST", "/api/v1/apply",
+                    .Add("POST", "/api/v1/apply", Effect::kChanges,
                          [](const Request& r) {
                            auto body = ParseJsonBody(r);
                            if (!body.ok()) {
@@ -118,6 +118,11 @@ class HttpServerTest : public ::testing::Test {
                            const int value = body->at("value").get<int>();
                            return Response{.body = nlohmann::json{{"echo", value}}.dump()};
                          })
+                    .ok());
+    // A POST that only computes (as whatif): the token rule leaves it alone.
+    ASSERT_TRUE(router
+                    .Add("POST", "/api/v1/compute", Effect::kReadsOnly,
+                         [](const Request& r) { return Response{.body = r.body}; })
                     .ok());
     auto started = HttpServer::Start(std::move(options), std::move(router));
     ASSERT_TRUE(started.ok()) << started.status();
@@ -151,14 +156,19 @@ TEST_F(HttpServerTest, RoutedHandlerGetsTheRawQuery) {
 TEST_F(HttpServerTest, UnknownPathIs404WithJsonError) {
   const Reply r = Get(port(), "/api/v1/nothing-here");
   EXPECT_EQ(r.status, 404);
+  // Written by SerializeResponse, as on the unix socket.
+  EXPECT_THAT(r.head, HasSubstr("HTTP/1.1 404 Not Found\r\n"));
+  EXPECT_THAT(r.head, HasSubstr("\r\nX-Content-Type-Options: nosniff\r\n"));
+  EXPECT_THAT(r.head, HasSubstr("\r\nConnection: close"));
   EXPECT_EQ(Json(r)["error"], "not_found");
   EXPECT_THAT(Json(r)["detail"].get<std::string>(), HasSubstr("/api/v1/nothing-here"));
 }
 
 TEST_F(HttpServerTest, WrongMethodIs405AndSaysWhichAreAllowed) {
+  // No route serves DELETE /metrics, so nothing would change: 405, not the token's 403.
   const Reply r = Exchange(port(), "DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-  // DELETE mutates: refused on TCP before routing, as every non-read method without a token.
-  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.status, 405);
+  EXPECT_THAT(r.head, HasSubstr("Allow: GET"));
   const Reply get_on_post = Get(port(), "/api/v1/apply");
   EXPECT_EQ(get_on_post.status, 405);
   EXPECT_THAT(get_on_post.head, HasSubstr("Allow: POST"));
@@ -171,6 +181,12 @@ TEST_F(HttpServerTest, MutatingRequestOnTcpWithoutConfiguredTokenIs403) {
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(Json(r)["error"], "forbidden");
   EXPECT_THAT(Json(r)["detail"].get<std::string>(), HasSubstr("--api_token_file"));
+}
+
+TEST_F(HttpServerTest, ReadOnlyPostOnTcpNeedsNoToken) {
+  const Reply r = Post(port(), "/api/v1/compute", R"({"value": 3})");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Json(r)["value"], 3);
 }
 
 TEST_F(HttpServerTest, MutatingRequestNeedsTheConfiguredBearerToken) {
@@ -255,12 +271,23 @@ TEST(BearerTokenTest, ConstantTimeEqualsComparesWholeStrings) {
 TEST(BearerTokenTest, UnixSocketRequestsNeedNoTokenAndReadsNeverDo) {
   const Request post_unix{
       .method = "POST", .path = "/api/v1/apply", .transport = Transport::kUnixSocket};
-  EXPECT_FALSE(RefuseUnauthorized(post_unix, std::nullopt).has_value());
+  EXPECT_FALSE(RefuseUnauthorized(post_unix, Effect::kChanges, std::nullopt).has_value());
   const Request get_tcp{.method = "GET", .path = "/api/v1/status"};
-  EXPECT_FALSE(RefuseUnauthorized(get_tcp, std::nullopt).has_value());
+  EXPECT_FALSE(RefuseUnauthorized(get_tcp, Effect::kReadsOnly, std::nullopt).has_value());
   const Request post_tcp{.method = "POST", .path = "/api/v1/apply"};
-  ASSERT_TRUE(RefuseUnauthorized(post_tcp, std::nullopt).has_value());
-  EXPECT_EQ(RefuseUnauthorized(post_tcp, std::nullopt)->status, 403);
+  ASSERT_TRUE(RefuseUnauthorized(post_tcp, Effect::kChanges, std::nullopt).has_value());
+  EXPECT_EQ(RefuseUnauthorized(post_tcp, Effect::kChanges, std::nullopt)->status, 403);
+}
+
+TEST(RouterTest, EffectIsTheRoutesOwnAndReadsOnlyWhereNoRouteServes) {
+  Router router;
+  const Handler ok = [](const Request&) { return Response{}; };
+  ASSERT_TRUE(router.Add("POST", "/compute", Effect::kReadsOnly, ok).ok());
+  ASSERT_TRUE(router.Add("POST", "/write", Effect::kChanges, ok).ok());
+  EXPECT_EQ(router.EffectOf({.method = "POST", .path = "/compute"}), Effect::kReadsOnly);
+  EXPECT_EQ(router.EffectOf({.method = "POST", .path = "/write"}), Effect::kChanges);
+  EXPECT_EQ(router.EffectOf({.method = "DELETE", .path = "/write"}), Effect::kReadsOnly);
+  EXPECT_EQ(router.EffectOf({.method = "POST", .path = "/elsewhere"}), Effect::kReadsOnly);
 }
 
 class TokenFileTest : public ::testing::Test {

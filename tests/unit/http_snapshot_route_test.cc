@@ -1,5 +1,5 @@
 // GET /api/v1/snapshot through the router: 503 before the first interval, then the latest window
-// report exactly as the sampling loop published it.
+// report of the interval the sampling loop published.
 #include <memory>
 
 #include "agent/http/snapshot_route.h"
@@ -33,8 +33,8 @@ TEST_F(SnapshotRouteTest, BeforeTheFirstIntervalIsUnavailableWithAReason) {
 }
 
 TEST_F(SnapshotRouteTest, ServesTheLatestReportAndFollowsNewerOnes) {
-  state_.PublishInterval(std::make_shared<const nlohmann::json>(
-                             nlohmann::json{{"seconds", 0.2}, {"cpus", {{{"cpu", 0}}}}}),
+  state_.PublishInterval(std::make_shared<const service::IntervalReading>(service::IntervalReading{
+                             .window = {.seconds = 0.2, .cpus = {{.cpu = 0}}}}),
                          {.samples = 1});
   const Response first = Get();
   ASSERT_EQ(first.status, 200);
@@ -44,7 +44,8 @@ TEST_F(SnapshotRouteTest, ServesTheLatestReportAndFollowsNewerOnes) {
 
   // A reader holding the old report keeps it valid while the loop publishes the next one.
   const auto held = state_.LatestReport();
-  state_.PublishInterval(std::make_shared<const nlohmann::json>(nlohmann::json{{"seconds", 0.3}}),
+  state_.PublishInterval(std::make_shared<const service::IntervalReading>(
+                             service::IntervalReading{.window = {.seconds = 0.3}}),
                          {.samples = 2});
   EXPECT_EQ((*held)["seconds"], 0.2);
   EXPECT_EQ(nlohmann::json::parse(Get().body)["seconds"], 0.3);

@@ -35,7 +35,7 @@ constexpr int kNobody = 65534;
 Router TestRouter() {
   Router router;
   EXPECT_TRUE(router
-                  .Add("GET", "/ping",
+                  .Add("GET", "/ping", Effect::kReadsOnly,
                        [](const Request& request) {
                          const bool unix_socket = request.transport == Transport::kUnixSocket;
                          return Response{.body = nlohmann::json{{"unix_socket", unix_socket},
@@ -44,7 +44,7 @@ Router TestRouter() {
                        })
                   .ok());
   EXPECT_TRUE(router
-                  .Add("POST", "/echo",
+                  .Add("POST", "/echo", Effect::kChanges,
                        [](const Request& request) {
                          return Response{.content_type = "text/plain", .body = request.body};
                        })

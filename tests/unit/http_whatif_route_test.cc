@@ -162,11 +162,12 @@ TEST(HttpWhatifRoute, HighRatesSimulateAShorterSpanOfTraffic) {
 }
 
 TEST(HttpWhatifRoute, NeedsNoTokenOnTcp) {
-  // It computes and writes nothing, so the token rule for mutations does not apply to it.
+  // It computes and writes nothing: its route says so, and the token rule follows the route.
+  Router router;
+  ASSERT_TRUE(AddWhatifRoute(router).ok());
   const Request whatif{.method = "POST", .path = "/api/v1/whatif", .transport = Transport::kTcp};
-  EXPECT_FALSE(RefuseUnauthorized(whatif, std::nullopt).has_value());
-  const Request apply{.method = "POST", .path = "/api/v1/apply", .transport = Transport::kTcp};
-  EXPECT_TRUE(RefuseUnauthorized(apply, std::nullopt).has_value());
+  EXPECT_EQ(router.EffectOf(whatif), Effect::kReadsOnly);
+  EXPECT_FALSE(RefuseUnauthorized(whatif, router.EffectOf(whatif), std::nullopt).has_value());
 }
 
 TEST(HttpWhatifRoute, OnlyPost) {
