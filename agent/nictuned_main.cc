@@ -146,15 +146,14 @@ struct Probes {
   std::string why_not;
 };
 
-Probes OpenProbes() {
+// per_packet: whether the per-packet programs start attached.
+Probes OpenProbes(bool per_packet) {
   if (!absl::GetFlag(FLAGS_bpf)) return {nullptr, "disabled by --bpf=false"};
   driver::ProbeOptions options;
   options.truesize_sample_every = absl::GetFlag(FLAGS_truesize_sample_every);
   options.socket_fill_threshold_pct = absl::GetFlag(FLAGS_socket_fill_threshold_pct);
   options.max_sockets = absl::GetFlag(FLAGS_max_sockets);
-  // The tuner's socket fill and truesize come from the per-packet probes: keep them on until the
-  // agent switches them with ProbeSource::SetPerPacketProbes when procfs shows pressure.
-  options.per_packet_probes = true;
+  options.per_packet_probes = per_packet;
   auto opened = driver::OpenBpfProbes(options);
   if (!opened.ok()) {
     std::string why = std::string(opened.status().message());
@@ -210,7 +209,8 @@ int RunOnce(const sigset_t& signals) {
     LogError(absl::StrCat("--topology_refresh_windows=", refresh, ": must be at least 1"));
     return 2;
   }
-  Probes probes = OpenProbes();
+  // One window measures everything: there is no tuner window to switch the per-packet probes on.
+  Probes probes = OpenProbes(/*per_packet=*/true);
   const collect::CollectorPaths paths{.proc = absl::GetFlag(FLAGS_proc_root),
                                       .sys = absl::GetFlag(FLAGS_sys_root)};
   collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
@@ -371,7 +371,8 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   std::unique_ptr<store::Store> store = OpenStore(settings, state, bad_flags);
   if (bad_flags) return 2;
 
-  Probes probes = OpenProbes();
+  // The per-packet probes start off; the PerPacketSwitch turns them on under socket pressure.
+  Probes probes = OpenProbes(/*per_packet=*/false);
   state.SetBpf(
       {.in_use = probes.source != nullptr,
        .why_not = probes.why_not,
@@ -442,12 +443,20 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
                          resolved.left.size(), " left, ", resolved.failed.size(), " failed"));
   }
   service::HealthMetrics health(exporter.registry());
+  std::optional<service::PerPacketSwitch> per_packet;
+  if (probes.source) {
+    per_packet.emplace(
+        *probes.source,
+        service::PerPacketSwitchOptions{
+            .fill_pressure = absl::GetFlag(FLAGS_socket_fill_threshold_pct) / 100.0});
+  }
   service::Sampler sampler({.snapshots = &snapshots,
                             .topology = &topology,
                             .history = history ? &*history : nullptr,
                             .observations = &observations,
                             .probes = probes.source.get(),
-                            .tuning = tuning.get()},
+                            .tuning = tuning.get(),
+                            .per_packet = per_packet ? &*per_packet : nullptr},
                            settings, state, exporter, &health);
 
   http::Router router;
@@ -527,7 +536,8 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
       if (absl::Status sent = notifier.Ready(); !sent.ok()) LogWarning(sent.ToString());
       ready = true;
     }
-    notifier.Status(sampler.Summary()).IgnoreError();
+    // The summary copies the whole status: only made when systemd listens.
+    if (notifier.enabled()) notifier.Status(sampler.Summary()).IgnoreError();
     const uint64_t missed =
         service::AdvanceDeadline(deadline, service::MonotonicNow(), settings.interval);
     if (missed > 0) {

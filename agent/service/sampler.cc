@@ -11,7 +11,6 @@
 #include "agent/metrics/process_usage.h"
 #include "agent/service/recommendation_json.h"
 #include "agent/window_report.h"
-#include "nlohmann/json.hpp"
 #include "tuner/recommend.h"
 
 namespace nictune::service {
@@ -102,15 +101,15 @@ StepOutcome Sampler::Step(absl::Time now) {
   if (ports_.probes != nullptr) cost.probes = ports_.probes->Cost();
   exporter_.Update(current, *window, cost);
 
-  const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
-  auto report = std::make_shared<const nlohmann::json>(agent::WindowReport(*window, topology));
   ++sampling_.samples;
   sampling_.last_sample = FromUnixNs(window->end_unix_ns);
-  state_.PublishInterval(std::move(report), sampling_);
   outcome.sampled = true;
-
   PublishToStore(*window, now);
   aggregator_.AddInterval(*window);
+  const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
+  state_.PublishInterval(
+      std::make_shared<const IntervalReading>(IntervalReading{*std::move(window), topology}),
+      sampling_);
   if (aggregator_.intervals() >= IntervalsPerWindow(settings_)) {
     CloseTunerWindow(current, now);
     outcome.window_closed = true;
@@ -133,6 +132,10 @@ void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
   const uint32_t samples = aggregator_.intervals();
   absl::StatusOr<model::Window> window = aggregator_.Close(end);
   ++sampling_.windows;
+  if (window.ok() && ports_.per_packet != nullptr && ports_.per_packet->OnTunerWindow(*window) &&
+      ports_.probes != nullptr) {
+    state_.SetBpfPrograms(ports_.probes->Status());
+  }
   if (!RunsTuner(settings_.mode)) return;
 
   auto set = std::make_shared<RecommendationSet>();

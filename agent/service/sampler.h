@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "agent/metrics/exporter.h"
 #include "agent/service/health_metrics.h"
+#include "agent/service/per_packet_switch.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/service/service_state.h"
 #include "agent/service/window_aggregator.h"
@@ -44,6 +45,8 @@ struct SamplerPorts {
   ObservationSource* observations = nullptr;
   driver::ProbeSource* probes = nullptr;  // null: no BPF; only for the agent's cost
   TunerWindowSink* tuning = nullptr;      // null: nobody acts on the recommendations
+  // Told of every tuner window; null: the per-packet probes stay as they started.
+  PerPacketSwitch* per_packet = nullptr;
 };
 
 struct StepOutcome {

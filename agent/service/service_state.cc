@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "agent/window_report.h"
+
 namespace nictune::service {
 
 ServiceState::ServiceState(ServiceConfig config)
@@ -20,8 +22,18 @@ ServiceStatus ServiceState::Status() const {
 }
 
 std::shared_ptr<const nlohmann::json> ServiceState::LatestReport() const {
+  std::shared_ptr<const IntervalReading> interval;
+  {
+    std::lock_guard lock(mutex_);
+    if (report_ != nullptr || interval_ == nullptr) return report_;
+    interval = interval_;
+  }
+  // Two readers racing may both build it; either result is the same report.
+  auto report = std::make_shared<const nlohmann::json>(
+      agent::WindowReport(interval->window, interval->topology));
   std::lock_guard lock(mutex_);
-  return report_;
+  if (interval_ == interval) report_ = report;
+  return report;
 }
 
 std::shared_ptr<const RecommendationSet> ServiceState::Recommendations() const {
@@ -39,6 +51,11 @@ void ServiceState::SetBpf(BpfHealth bpf) {
   status_.bpf = std::move(bpf);
 }
 
+void ServiceState::SetBpfPrograms(std::vector<driver::ProbeStatus> programs) {
+  std::lock_guard lock(mutex_);
+  status_.bpf.programs = std::move(programs);
+}
+
 void ServiceState::SetStorePath(const std::string& path) {
   std::lock_guard lock(mutex_);
   status_.store.configured = true;
@@ -46,10 +63,11 @@ void ServiceState::SetStorePath(const std::string& path) {
   status_.store.path = path;
 }
 
-void ServiceState::PublishInterval(std::shared_ptr<const nlohmann::json> report,
+void ServiceState::PublishInterval(std::shared_ptr<const IntervalReading> interval,
                                    SamplingHealth sampling) {
   std::lock_guard lock(mutex_);
-  report_ = std::move(report);
+  interval_ = std::move(interval);
+  report_ = nullptr;
   status_.sampling = std::move(sampling);
 }
 

@@ -5,11 +5,21 @@
 
 #include <memory>
 #include <mutex>
+#include <vector>
 
+#include "agent/model/window.h"
 #include "agent/service/service_status.h"
+#include "agent/topology.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::service {
+
+// The latest interval as the sampling loop measured it. Its JSON report is made only when a
+// reader asks: most intervals are never requested.
+struct IntervalReading {
+  model::Window window;
+  agent::Topology topology;
+};
 
 class ServiceState {
  public:
@@ -18,14 +28,17 @@ class ServiceState {
   // Readers.
   ServiceStatus Status() const;
   // The latest interval's window report (agent/window_report.h); null before the first interval.
+  // Built by the first reader after each interval, outside the lock, and kept for the next ones.
   std::shared_ptr<const nlohmann::json> LatestReport() const;
   std::shared_ptr<const RecommendationSet> Recommendations() const;
 
   // Writers (the sampling loop, the reload handler).
   void SetConfig(const ServiceConfig& config);
   void SetBpf(BpfHealth bpf);
+  // The programs' attached state after the per-packet probes were switched.
+  void SetBpfPrograms(std::vector<driver::ProbeStatus> programs);
   void SetStorePath(const std::string& path);
-  void PublishInterval(std::shared_ptr<const nlohmann::json> report, SamplingHealth sampling);
+  void PublishInterval(std::shared_ptr<const IntervalReading> interval, SamplingHealth sampling);
   void UpdateSampling(const SamplingHealth& sampling);
   // A store operation's outcome: counts failures and keeps the latest error.
   void NoteStoreResult(const absl::Status& status, absl::Time now);
@@ -34,7 +47,8 @@ class ServiceState {
  private:
   mutable std::mutex mutex_;
   ServiceStatus status_;
-  std::shared_ptr<const nlohmann::json> report_;
+  std::shared_ptr<const IntervalReading> interval_;
+  mutable std::shared_ptr<const nlohmann::json> report_;  // of interval_, once a reader asked
   std::shared_ptr<const RecommendationSet> recommendations_;
 };
 

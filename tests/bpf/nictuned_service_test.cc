@@ -2,8 +2,6 @@
 // HTTP server on a free loopback port, the store in a temporary directory, sampling every 200 ms
 // with 1 s tuner windows. Waits for READY=1, reads /metrics, status and recommendations over TCP,
 // checks that sampling keeps its cadence, then SIGTERM: exit 0 after STOPPING=1.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,15 +9,12 @@
 
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -27,8 +22,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/loopback_http.h"
+#include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -36,19 +34,6 @@ namespace {
 using ::testing::HasSubstr;
 
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-
-// A fresh directory, removed with everything in it.
-struct TempDir {
-  TempDir() {
-    char path_template[] = "/tmp/nictuned_service_XXXXXX";
-    path = mkdtemp(path_template);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::string path;
-};
 
 // The test's stand-in for systemd's notification socket. Like systemd it reads all the time: a
 // datagram queue left full would block the agent's sd_notify (and with it the sampling loop).
@@ -103,56 +88,18 @@ class NotifySocket {
   std::thread reader_;
 };
 
-// A port nothing listens on now: bind port 0, read the port the kernel chose, close.
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
+testing_support::HttpReply Get(uint16_t port, const std::string& target) {
+  absl::StatusOr<testing_support::HttpReply> reply =
+      testing_support::HttpGetLoopback(port, target, absl::Seconds(5));
+  if (!reply.ok()) {
+    ADD_FAILURE() << reply.status();
+    return {};
+  }
+  return *std::move(reply);
 }
 
-struct Reply {
-  int status = 0;
-  std::string body;
-};
-
-Reply Get(int port, const std::string& target) {
-  Reply reply;
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval timeout{.tv_sec = 5, .tv_usec = 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    ADD_FAILURE() << "connect 127.0.0.1:" << port << ": errno " << errno;
-    close(fd);
-    return reply;
-  }
-  const std::string request =
-      absl::StrCat("GET ", target, " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-  EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
-  std::string raw;
-  char buffer[8192];
-  ssize_t n = 0;
-  while ((n = read(fd, buffer, sizeof buffer)) > 0) raw.append(buffer, static_cast<size_t>(n));
-  close(fd);
-  const size_t end_of_head = raw.find("\r\n\r\n");
-  if (raw.size() > 12) {
-    EXPECT_TRUE(absl::SimpleAtoi(raw.substr(9, 3), &reply.status)) << raw;
-  }
-  if (end_of_head != std::string::npos) reply.body = raw.substr(end_of_head + 4);
-  return reply;
-}
-
-nlohmann::json GetJson(int port, const std::string& target) {
-  const Reply reply = Get(port, target);
+nlohmann::json GetJson(uint16_t port, const std::string& target) {
+  const testing_support::HttpReply reply = Get(port, target);
   EXPECT_EQ(reply.status, 200) << target << ": " << reply.body;
   return nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
 }
@@ -172,14 +119,18 @@ class NictunedServiceTest : public ::testing::Test {
 };
 
 TEST_F(NictunedServiceTest, ServesNotifiesKeepsCadenceAndStopsCleanly) {
-  TempDir dir;
-  const std::string state_dir = dir.path + "/state";
-  NotifySocket notify(dir.path + "/notify.sock");
-  const int port = FreeLoopbackPort();
+  absl::StatusOr<testing_support::TempDir> dir =
+      testing_support::TempDir::Create("nictuned_service_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string state_dir = dir->path() + "/state";
+  const std::string notify_path = dir->path() + "/notify.sock";
+  NotifySocket notify(notify_path);
+  absl::StatusOr<uint16_t> port = testing_support::FreeLoopbackPort();
+  ASSERT_TRUE(port.ok()) << port.status();
 
-  setenv("NOTIFY_SOCKET", (dir.path + "/notify.sock").c_str(), 1);
+  setenv("NOTIFY_SOCKET", notify_path.c_str(), 1);
   auto agent = testing_support::BackgroundProgram::Start(
-      {kNictuned, absl::StrCat("--listen=127.0.0.1:", port), "--state_dir=" + state_dir,
+      {kNictuned, absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + state_dir,
        "--interval=200ms", "--window=1s", "--socket="});
   unsetenv("NOTIFY_SOCKET");
   ASSERT_TRUE(agent.ok()) << agent.status();
@@ -197,7 +148,7 @@ TEST_F(NictunedServiceTest, ServesNotifiesKeepsCadenceAndStopsCleanly) {
   }
   EXPECT_TRUE(saw_status);
 
-  const Reply metrics = Get(port, "/metrics");
+  const testing_support::HttpReply metrics = Get(*port, "/metrics");
   EXPECT_EQ(metrics.status, 200);
   EXPECT_THAT(metrics.body, HasSubstr("nictune_samples_total "));
   EXPECT_THAT(metrics.body, HasSubstr("nictune_store_healthy 1\n"));
@@ -205,7 +156,7 @@ TEST_F(NictunedServiceTest, ServesNotifiesKeepsCadenceAndStopsCleanly) {
   EXPECT_THAT(metrics.body, HasSubstr("nictune_tuner_windows_total "));
   EXPECT_THAT(metrics.body, HasSubstr("nictune_softirqs_total{"));
 
-  const nlohmann::json recommendations = GetJson(port, "/api/v1/recommendations");
+  const nlohmann::json recommendations = GetJson(*port, "/api/v1/recommendations");
   ASSERT_TRUE(recommendations.is_object());
   const bool recommended = !recommendations["recommendations"].empty();
   EXPECT_TRUE(recommendations["recommendations"].is_array());
@@ -215,7 +166,7 @@ TEST_F(NictunedServiceTest, ServesNotifiesKeepsCadenceAndStopsCleanly) {
     EXPECT_FALSE(recommendations["reason"].get<std::string>().empty());
   }
 
-  const nlohmann::json first = GetJson(port, "/api/v1/status");
+  const nlohmann::json first = GetJson(*port, "/api/v1/status");
   ASSERT_TRUE(first.is_object());
   EXPECT_EQ(first["mode"], "recommend");
   EXPECT_DOUBLE_EQ(first["interval_s"].get<double>(), 0.2);
@@ -226,12 +177,12 @@ TEST_F(NictunedServiceTest, ServesNotifiesKeepsCadenceAndStopsCleanly) {
   EXPECT_GE(first["sampling"]["windows"].get<int>(), 1);
   EXPECT_FALSE(first["sources"].empty());
 
-  const nlohmann::json snapshot = GetJson(port, "/api/v1/snapshot");
+  const nlohmann::json snapshot = GetJson(*port, "/api/v1/snapshot");
   ASSERT_TRUE(snapshot.is_object());
   EXPECT_NEAR(snapshot["seconds"].get<double>(), 0.2, 0.05);
 
   absl::SleepFor(absl::Seconds(3));
-  const nlohmann::json second = GetJson(port, "/api/v1/status");
+  const nlohmann::json second = GetJson(*port, "/api/v1/status");
   ASSERT_TRUE(second.is_object());
   // Every 200 ms deadline between the two readings produced a sample: the count advanced by
   // the time between the last samples over the interval, and nothing was missed.

@@ -2,89 +2,58 @@
 // run time with SetPerPacketProbes: while off they count nothing, and when on again they continue
 // from the counters their maps kept. softirq_raise is opt-in. Checked with loopback UDP traffic,
 // which the always-on backlog NAPI counters prove did flow.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "driver/probe_source.h"
 #include "gtest/gtest.h"
 #include "tests/support/privileges.h"
+#include "tests/support/udp_receiver.h"
+#include "tests/support/udp_sender.h"
 
 namespace nictune::driver {
 namespace {
 
-constexpr int kDatagrams = 200;
-constexpr int kDatagramBytes = 300;
+constexpr uint64_t kDatagrams = 200;
+constexpr size_t kDatagramBytes = 300;
 
-// A bound loopback UDP receiver and a sender, closed on scope exit.
-class LoopbackUdpPair {
- public:
-  LoopbackUdpPair()
-      : receiver_(socket(AF_INET, SOCK_DGRAM, 0)), sender_(socket(AF_INET, SOCK_DGRAM, 0)) {}
-  ~LoopbackUdpPair() {
-    if (receiver_ >= 0) close(receiver_);
-    if (sender_ >= 0) close(sender_);
+// A loopback receiver with room for all kDatagrams (SO_RCVBUF 208 KiB, doubled by the kernel).
+absl::StatusOr<std::unique_ptr<testing_support::UdpReceiver>> OpenLoopbackReceiver() {
+  return testing_support::UdpReceiver::Create(
+      {.bind_address = "127.0.0.1", .rcvbuf_bytes = 212992});
+}
+
+// Sends kDatagrams to `receiver` over loopback and reads them all back (waiting up to 1 s for
+// stragglers); returns how many it read, 0 after reporting a socket error as a test failure.
+uint64_t SendAndDrain(testing_support::UdpReceiver& receiver) {
+  absl::StatusOr<std::unique_ptr<testing_support::UdpSender>> sender =
+      testing_support::UdpSender::Create({.destination = "127.0.0.1",
+                                          .port = receiver.port(),
+                                          .packets = kDatagrams,
+                                          .payload_bytes = kDatagramBytes});
+  absl::StatusOr<testing_support::UdpSenderReport> sent =
+      sender.ok() ? (*sender)->Run() : sender.status();
+  if (!sent.ok()) {
+    ADD_FAILURE() << sent.status();
+    return 0;
   }
-  LoopbackUdpPair(const LoopbackUdpPair&) = delete;
-  LoopbackUdpPair& operator=(const LoopbackUdpPair&) = delete;
-
-  // Binds the receiver to an ephemeral loopback port; returns the socket's cookie, 0 on failure.
-  uint64_t Bind() {
-    if (receiver_ < 0 || sender_ < 0) return 0;
-    address_.sin_family = AF_INET;
-    address_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(receiver_, reinterpret_cast<sockaddr*>(&address_), sizeof(address_)) != 0) return 0;
-    socklen_t length = sizeof(address_);
-    if (getsockname(receiver_, reinterpret_cast<sockaddr*>(&address_), &length) != 0) return 0;
-    uint64_t cookie = 0;
-    socklen_t cookie_length = sizeof(cookie);
-    if (getsockopt(receiver_, SOL_SOCKET, SO_COOKIE, &cookie, &cookie_length) != 0) return 0;
-    return cookie;
-  }
-
-  // Sends `count` datagrams, reading them back in small batches so that the receive buffer never
-  // overflows; returns how many arrived (waits up to 1 s for stragglers).
-  int SendAndDrain(int count) {
-    constexpr int kBatch = 20;
-    const std::vector<char> payload(kDatagramBytes, 'p');
-    int received = 0;
-    for (int i = 0; i < count; ++i) {
-      if (sendto(sender_, payload.data(), payload.size(), 0,
-                 reinterpret_cast<const sockaddr*>(&address_), sizeof(address_)) < 0) {
-        return -1;
-      }
-      if (i % kBatch == kBatch - 1) received += Drain(0);
+  uint64_t received = 0;
+  const absl::Time deadline = absl::Now() + absl::Seconds(1);
+  while (received < kDatagrams && absl::Now() < deadline) {
+    absl::StatusOr<testing_support::QueuedMemory> queued = receiver.MeasureQueuedAndDrain();
+    if (!queued.ok()) {
+      ADD_FAILURE() << queued.status();
+      return 0;
     }
-    while (received < count) {
-      const int more = Drain(1000);
-      if (more == 0) break;
-      received += more;
-    }
-    return received;
+    received += queued->queued_datagrams;
+    if (received < kDatagrams) absl::SleepFor(absl::Milliseconds(10));
   }
-
- private:
-  // Reads what is queued; waits up to timeout_ms for the first datagram.
-  int Drain(int timeout_ms) {
-    pollfd readable{.fd = receiver_, .events = POLLIN, .revents = 0};
-    if (poll(&readable, 1, timeout_ms) <= 0) return 0;
-    int received = 0;
-    std::vector<char> buffer(2048);
-    while (recv(receiver_, buffer.data(), buffer.size(), MSG_DONTWAIT) > 0) ++received;
-    return received;
-  }
-
-  int receiver_;
-  int sender_;
-  sockaddr_in address_{};
-};
+  return received;
+}
 
 // Totals of what the test watches, from one Read().
 struct Watched {
@@ -107,15 +76,20 @@ Watched Watch(const BpfCounters& counters, uint64_t cookie) {
   return watched;
 }
 
+using NamesAttached = std::vector<std::pair<std::string, bool>>;
+
 // Per-packet concerns by name, and whether each is attached now.
-std::vector<std::pair<std::string, bool>> PerPacketAttached(const ProbeSource& source) {
-  std::vector<std::pair<std::string, bool>> result;
+NamesAttached PerPacketAttached(const ProbeSource& source) {
+  NamesAttached result;
   for (const ProbeStatus& status : source.Status())
     if (status.per_packet) result.emplace_back(status.name, status.attached);
   return result;
 }
 
-using NamesAttached = std::vector<std::pair<std::string, bool>>;
+// What PerPacketAttached says when every per-packet concern is on (or off).
+NamesAttached EveryPerPacket(bool attached) {
+  return {{"txshare", attached}, {"sockfill", attached}, {"truesize", attached}};
+}
 
 TEST(ProbesOnDemandTest, PerPacketProbesStopWhenDetachedAndResumeFromKeptMaps) {
   if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
@@ -128,8 +102,7 @@ TEST(ProbesOnDemandTest, PerPacketProbesStopWhenDetachedAndResumeFromKeptMaps) {
   ProbeSource& probes = **source;
 
   // Off by default, but loaded: the status says so and why.
-  EXPECT_EQ(PerPacketAttached(probes),
-            (NamesAttached{{"txshare", false}, {"sockfill", false}, {"truesize", false}}));
+  EXPECT_EQ(PerPacketAttached(probes), EveryPerPacket(false));
   for (const ProbeStatus& status : probes.Status()) {
     if (status.per_packet) {
       EXPECT_NE(status.reason.find("SetPerPacketProbes"), std::string::npos) << status.reason;
@@ -138,9 +111,9 @@ TEST(ProbesOnDemandTest, PerPacketProbesStopWhenDetachedAndResumeFromKeptMaps) {
     }
   }
 
-  LoopbackUdpPair udp;
-  const uint64_t cookie = udp.Bind();
-  ASSERT_NE(cookie, 0u);
+  absl::StatusOr<std::unique_ptr<testing_support::UdpReceiver>> receiver = OpenLoopbackReceiver();
+  ASSERT_TRUE(receiver.ok()) << receiver.status();
+  const uint64_t cookie = (*receiver)->socket_cookie();
 
   auto read = [&probes, cookie]() -> Watched {
     absl::StatusOr<BpfCounters> counters = probes.Read();
@@ -150,39 +123,36 @@ TEST(ProbesOnDemandTest, PerPacketProbesStopWhenDetachedAndResumeFromKeptMaps) {
 
   // 1. Off: traffic flows through the backlog NAPI, the per-packet counters stay put.
   const Watched start = read();
-  ASSERT_EQ(udp.SendAndDrain(kDatagrams), kDatagrams);
+  ASSERT_EQ(SendAndDrain(**receiver), kDatagrams);
   const Watched off = read();
-  EXPECT_GE(off.backlog_work - start.backlog_work, static_cast<uint64_t>(kDatagrams));
+  EXPECT_GE(off.backlog_work - start.backlog_work, kDatagrams);
   EXPECT_EQ(off.loopback_truesize, start.loopback_truesize);
   EXPECT_EQ(off.socket_enqueues, 0u);
 
   // 2. On: every datagram is counted.
   ASSERT_TRUE(probes.SetPerPacketProbes(true).ok());
-  EXPECT_EQ(PerPacketAttached(probes),
-            (NamesAttached{{"txshare", true}, {"sockfill", true}, {"truesize", true}}));
-  ASSERT_EQ(udp.SendAndDrain(kDatagrams), kDatagrams);
+  EXPECT_EQ(PerPacketAttached(probes), EveryPerPacket(true));
+  ASSERT_EQ(SendAndDrain(**receiver), kDatagrams);
   const Watched on = read();
-  EXPECT_GE(on.loopback_truesize - off.loopback_truesize, static_cast<uint64_t>(kDatagrams));
-  EXPECT_EQ(on.socket_enqueues, static_cast<uint64_t>(kDatagrams));
+  EXPECT_GE(on.loopback_truesize - off.loopback_truesize, kDatagrams);
+  EXPECT_EQ(on.socket_enqueues, kDatagrams);
 
   // 3. Off again: the counters are still read (maps kept) and do not move.
   ASSERT_TRUE(probes.SetPerPacketProbes(false).ok());
-  EXPECT_EQ(PerPacketAttached(probes),
-            (NamesAttached{{"txshare", false}, {"sockfill", false}, {"truesize", false}}));
-  ASSERT_EQ(udp.SendAndDrain(kDatagrams), kDatagrams);
+  EXPECT_EQ(PerPacketAttached(probes), EveryPerPacket(false));
+  ASSERT_EQ(SendAndDrain(**receiver), kDatagrams);
   const Watched off_again = read();
-  EXPECT_GE(off_again.backlog_work - on.backlog_work, static_cast<uint64_t>(kDatagrams));
+  EXPECT_GE(off_again.backlog_work - on.backlog_work, kDatagrams);
   EXPECT_EQ(off_again.loopback_truesize, on.loopback_truesize);
   EXPECT_EQ(off_again.socket_enqueues, on.socket_enqueues);
 
   // 4. On again: counting continues from the kept values, not from zero.
   ASSERT_TRUE(probes.SetPerPacketProbes(true).ok());
   ASSERT_TRUE(probes.SetPerPacketProbes(true).ok());  // idempotent: no second attachment
-  ASSERT_EQ(udp.SendAndDrain(kDatagrams), kDatagrams);
+  ASSERT_EQ(SendAndDrain(**receiver), kDatagrams);
   const Watched resumed = read();
-  EXPECT_GE(resumed.loopback_truesize - off_again.loopback_truesize,
-            static_cast<uint64_t>(kDatagrams));
-  EXPECT_EQ(resumed.socket_enqueues, static_cast<uint64_t>(2 * kDatagrams));
+  EXPECT_GE(resumed.loopback_truesize - off_again.loopback_truesize, kDatagrams);
+  EXPECT_EQ(resumed.socket_enqueues, 2 * kDatagrams);
 
   // softirq_raise was not asked for: nothing counts raises.
   EXPECT_EQ(resumed.softirq_raised, 0u);
@@ -197,22 +167,21 @@ TEST(ProbesOnDemandTest, OptionsAttachPerPacketAndSoftirqRaiseAtOpen) {
   options.truesize_sample_every = 1;
   absl::StatusOr<std::unique_ptr<ProbeSource>> source = OpenBpfProbes(options);
   ASSERT_TRUE(source.ok()) << source.status();
-  EXPECT_EQ(PerPacketAttached(**source),
-            (NamesAttached{{"txshare", true}, {"sockfill", true}, {"truesize", true}}));
+  EXPECT_EQ(PerPacketAttached(**source), EveryPerPacket(true));
 
-  LoopbackUdpPair udp;
-  const uint64_t cookie = udp.Bind();
-  ASSERT_NE(cookie, 0u);
+  absl::StatusOr<std::unique_ptr<testing_support::UdpReceiver>> receiver = OpenLoopbackReceiver();
+  ASSERT_TRUE(receiver.ok()) << receiver.status();
+  const uint64_t cookie = (*receiver)->socket_cookie();
   absl::StatusOr<BpfCounters> before = (*source)->Read();
   ASSERT_TRUE(before.ok()) << before.status();
-  ASSERT_EQ(udp.SendAndDrain(kDatagrams), kDatagrams);
+  ASSERT_EQ(SendAndDrain(**receiver), kDatagrams);
   absl::StatusOr<BpfCounters> after = (*source)->Read();
   ASSERT_TRUE(after.ok()) << after.status();
 
   // Loopback delivery raises NET_RX (netif_rx -> backlog) for the datagrams.
   EXPECT_GT(Watch(*after, cookie).softirq_raised, Watch(*before, cookie).softirq_raised);
   EXPECT_GE(Watch(*after, cookie).loopback_truesize - Watch(*before, cookie).loopback_truesize,
-            static_cast<uint64_t>(kDatagrams));
+            kDatagrams);
 }
 
 }  // namespace

@@ -17,13 +17,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/seed001_observation.h"
 
 namespace nictune::service {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr uint64_t kRate = 812744;
 
 class RecordingHistory : public HistorySink {
  public:
@@ -69,34 +68,7 @@ class Seed001Observations : public ObservationSource {
     seen_seconds.push_back(window.seconds);
     seen_samples.push_back(samples);
     if (!failure.ok()) return failure;
-    tuner::Observation obs;
-    obs.window = absl::Seconds(10);
-    obs.samples = 10;
-    tuner::QueueObservation q;
-    q.device = "eth0";
-    q.queue = 0;
-    q.sockets.push_back({.name = "udp 0.0.0.0:12865",
-                         .packets = kRate * 10,
-                         .truesize_mean_bytes = 2994,
-                         .truesize_p99_bytes = 2994,
-                         .rcvbuf_bytes = 212992,
-                         .peak_fill = 1.0,
-                         .drops = 4'000'000});
-    q.rx_packets = kRate * 10;
-    q.interrupts = 80'000;
-    q.polls = q.interrupts;
-    q.rx_work = q.rx_packets;
-    q.drops.socket = 4'000'000;
-    q.cpu = {0.02, 0.30, 0.40, 0.20};
-    q.interrupt_cost_s = 2e-6;
-    q.coalesce.rx_usecs_supported = true;
-    q.coalesce.adaptive_rx_supported = true;
-    q.coalesce.adaptive_rx = true;
-    q.coalesce.rx_usecs = 1;
-    q.coalesce.rx_usecs_max = 1022;
-    q.coalesce.rx_ring_size = 512;
-    obs.queues.push_back(q);
-    return obs;
+    return testing_support::Seed001Observation();
   }
 
   absl::Status failure;
@@ -152,7 +124,10 @@ TEST_F(SamplerTest, IntervalsFeedReportStoreAndMetricsAndJoinIntoTunerWindows) {
   ASSERT_NE(report, nullptr);
   EXPECT_GT((*report)["seconds"].get<double>(), 0.015);
   EXPECT_FALSE((*report)["cpus"].empty());  // /proc/stat of this machine
+  // Built once per interval, on the first ask: later readers get the same report.
+  EXPECT_EQ(state_.LatestReport(), report);
   EXPECT_FALSE(StepAfterPause().window_closed);
+  EXPECT_NE(state_.LatestReport(), report);
   EXPECT_TRUE(state_.Recommendations()->recommendations.empty());
   EXPECT_THAT(state_.Recommendations()->reason, HasSubstr("no tuner window"));
 
