@@ -1,4 +1,5 @@
-// One integer read from a procfs/sysfs knob file, for the host knob and defer readers.
+// One integer read from a procfs/sysfs knob file, for the host knob and defer readers: the
+// actuator's reader (driver/knobs/integer_file.h), with a missing file as "no such knob".
 #pragma once
 
 #include <cstdint>

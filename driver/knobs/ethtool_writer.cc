@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "driver/netlink/ethtool_ioctl.h"
 #include "driver/netlink/ethtool_netlink.h"
 #include "driver/netlink/genl_socket.h"
@@ -10,15 +9,7 @@
 namespace nictune::driver::knobs {
 namespace {
 
-// EOPNOTSUPP names the driver that lacks the operation, as the read side does.
-absl::Status NameTheDriver(const absl::Status& status, const std::string& device) {
-  if (status.code() != absl::StatusCode::kUnimplemented) return status;
-  absl::StatusOr<std::string> driver = netlink::GetDriverName(device);
-  const std::string who = driver.ok() && !driver->empty()
-                              ? *driver
-                              : absl::StrCat("the driver of ", device, " (no driver info)");
-  return absl::UnimplementedError(absl::StrCat("not supported by ", who, ": ", status.message()));
-}
+using netlink::NameTheDriver;
 
 template <typename Settings>
 absl::Status Write(const std::string& device, const Settings& change,

@@ -36,9 +36,73 @@ absl::Status EthtoolIoctl(const std::string& device, const char* command_name, v
   return absl::OkStatus();
 }
 
-template <typename T, typename U>
-void ApplyIfPresent(const std::optional<U>& change, T& field) {
-  if (change) field = static_cast<T>(*change);
+// Where a settings field sits in the ioctl's structure: the G* command reads through these
+// tables and the S* command writes the present fields back through the same ones.
+template <typename Settings, typename Raw, typename Value>
+struct IoctlField {
+  std::optional<Value> Settings::*setting;
+  __u32 Raw::*raw;
+};
+using CoalesceU32 = IoctlField<CoalesceSettings, ethtool_coalesce, uint32_t>;
+using CoalesceFlag = IoctlField<CoalesceSettings, ethtool_coalesce, bool>;
+using RingSize = IoctlField<RingSettings, ethtool_ringparam, uint32_t>;
+
+// Every CoalesceSettings field but the cqe modes and tx aggregation, which have no place in
+// struct ethtool_coalesce.
+constexpr CoalesceU32 kCoalesceU32[] = {
+    {&CoalesceSettings::rx_usecs, &ethtool_coalesce::rx_coalesce_usecs},
+    {&CoalesceSettings::rx_max_frames, &ethtool_coalesce::rx_max_coalesced_frames},
+    {&CoalesceSettings::rx_usecs_irq, &ethtool_coalesce::rx_coalesce_usecs_irq},
+    {&CoalesceSettings::rx_max_frames_irq, &ethtool_coalesce::rx_max_coalesced_frames_irq},
+    {&CoalesceSettings::tx_usecs, &ethtool_coalesce::tx_coalesce_usecs},
+    {&CoalesceSettings::tx_max_frames, &ethtool_coalesce::tx_max_coalesced_frames},
+    {&CoalesceSettings::tx_usecs_irq, &ethtool_coalesce::tx_coalesce_usecs_irq},
+    {&CoalesceSettings::tx_max_frames_irq, &ethtool_coalesce::tx_max_coalesced_frames_irq},
+    {&CoalesceSettings::stats_block_usecs, &ethtool_coalesce::stats_block_coalesce_usecs},
+    {&CoalesceSettings::pkt_rate_low, &ethtool_coalesce::pkt_rate_low},
+    {&CoalesceSettings::rx_usecs_low, &ethtool_coalesce::rx_coalesce_usecs_low},
+    {&CoalesceSettings::rx_max_frames_low, &ethtool_coalesce::rx_max_coalesced_frames_low},
+    {&CoalesceSettings::tx_usecs_low, &ethtool_coalesce::tx_coalesce_usecs_low},
+    {&CoalesceSettings::tx_max_frames_low, &ethtool_coalesce::tx_max_coalesced_frames_low},
+    {&CoalesceSettings::pkt_rate_high, &ethtool_coalesce::pkt_rate_high},
+    {&CoalesceSettings::rx_usecs_high, &ethtool_coalesce::rx_coalesce_usecs_high},
+    {&CoalesceSettings::rx_max_frames_high, &ethtool_coalesce::rx_max_coalesced_frames_high},
+    {&CoalesceSettings::tx_usecs_high, &ethtool_coalesce::tx_coalesce_usecs_high},
+    {&CoalesceSettings::tx_max_frames_high, &ethtool_coalesce::tx_max_coalesced_frames_high},
+    {&CoalesceSettings::rate_sample_interval, &ethtool_coalesce::rate_sample_interval},
+};
+constexpr CoalesceFlag kCoalesceFlags[] = {
+    {&CoalesceSettings::use_adaptive_rx, &ethtool_coalesce::use_adaptive_rx_coalesce},
+    {&CoalesceSettings::use_adaptive_tx, &ethtool_coalesce::use_adaptive_tx_coalesce},
+};
+
+// The ring sizes SRINGPARAM can set; their maxima are read-only.
+constexpr RingSize kRingSizes[] = {
+    {&RingSettings::rx, &ethtool_ringparam::rx_pending},
+    {&RingSettings::rx_mini, &ethtool_ringparam::rx_mini_pending},
+    {&RingSettings::rx_jumbo, &ethtool_ringparam::rx_jumbo_pending},
+    {&RingSettings::tx, &ethtool_ringparam::tx_pending},
+};
+constexpr RingSize kRingMaxima[] = {
+    {&RingSettings::rx_max, &ethtool_ringparam::rx_max_pending},
+    {&RingSettings::rx_mini_max, &ethtool_ringparam::rx_mini_max_pending},
+    {&RingSettings::rx_jumbo_max, &ethtool_ringparam::rx_jumbo_max_pending},
+    {&RingSettings::tx_max, &ethtool_ringparam::tx_max_pending},
+};
+
+template <typename Settings, typename Raw, typename Value, size_t N>
+void ReadFields(const Raw& raw, const IoctlField<Settings, Raw, Value> (&fields)[N],
+                Settings& settings) {
+  for (const auto& f : fields) settings.*f.setting = static_cast<Value>(raw.*f.raw);
+}
+
+template <typename Settings, typename Raw, typename Value, size_t N>
+void WritePresentFields(const Settings& change, const IoctlField<Settings, Raw, Value> (&fields)[N],
+                        Raw& raw) {
+  for (const auto& f : fields) {
+    if (const std::optional<Value>& value = change.*f.setting)
+      raw.*f.raw = static_cast<__u32>(*value);
+  }
 }
 
 }  // namespace
@@ -50,28 +114,8 @@ absl::StatusOr<CoalesceSettings> GetCoalesceByIoctl(const std::string& device) {
   CoalesceSettings s;
   s.device = device;
   s.source = kEthtoolIoctlSource;
-  s.rx_usecs = c.rx_coalesce_usecs;
-  s.rx_max_frames = c.rx_max_coalesced_frames;
-  s.rx_usecs_irq = c.rx_coalesce_usecs_irq;
-  s.rx_max_frames_irq = c.rx_max_coalesced_frames_irq;
-  s.tx_usecs = c.tx_coalesce_usecs;
-  s.tx_max_frames = c.tx_max_coalesced_frames;
-  s.tx_usecs_irq = c.tx_coalesce_usecs_irq;
-  s.tx_max_frames_irq = c.tx_max_coalesced_frames_irq;
-  s.stats_block_usecs = c.stats_block_coalesce_usecs;
-  s.use_adaptive_rx = c.use_adaptive_rx_coalesce != 0;
-  s.use_adaptive_tx = c.use_adaptive_tx_coalesce != 0;
-  s.pkt_rate_low = c.pkt_rate_low;
-  s.rx_usecs_low = c.rx_coalesce_usecs_low;
-  s.rx_max_frames_low = c.rx_max_coalesced_frames_low;
-  s.tx_usecs_low = c.tx_coalesce_usecs_low;
-  s.tx_max_frames_low = c.tx_max_coalesced_frames_low;
-  s.pkt_rate_high = c.pkt_rate_high;
-  s.rx_usecs_high = c.rx_coalesce_usecs_high;
-  s.rx_max_frames_high = c.rx_max_coalesced_frames_high;
-  s.tx_usecs_high = c.tx_coalesce_usecs_high;
-  s.tx_max_frames_high = c.tx_max_coalesced_frames_high;
-  s.rate_sample_interval = c.rate_sample_interval;
+  ReadFields(c, kCoalesceU32, s);
+  ReadFields(c, kCoalesceFlags, s);
   return s;
 }
 
@@ -82,14 +126,8 @@ absl::StatusOr<RingSettings> GetRingsByIoctl(const std::string& device) {
   RingSettings s;
   s.device = device;
   s.source = kEthtoolIoctlSource;
-  s.rx = r.rx_pending;
-  s.rx_max = r.rx_max_pending;
-  s.rx_mini = r.rx_mini_pending;
-  s.rx_mini_max = r.rx_mini_max_pending;
-  s.rx_jumbo = r.rx_jumbo_pending;
-  s.rx_jumbo_max = r.rx_jumbo_max_pending;
-  s.tx = r.tx_pending;
-  s.tx_max = r.tx_max_pending;
+  ReadFields(r, kRingSizes, s);
+  ReadFields(r, kRingMaxima, s);
   return s;
 }
 
@@ -103,28 +141,8 @@ absl::Status SetCoalesceByIoctl(const std::string& device, const CoalesceSetting
   ethtool_coalesce c{};
   c.cmd = ETHTOOL_GCOALESCE;
   if (absl::Status status = EthtoolIoctl(device, "GCOALESCE", &c); !status.ok()) return status;
-  ApplyIfPresent(change.rx_usecs, c.rx_coalesce_usecs);
-  ApplyIfPresent(change.rx_max_frames, c.rx_max_coalesced_frames);
-  ApplyIfPresent(change.rx_usecs_irq, c.rx_coalesce_usecs_irq);
-  ApplyIfPresent(change.rx_max_frames_irq, c.rx_max_coalesced_frames_irq);
-  ApplyIfPresent(change.tx_usecs, c.tx_coalesce_usecs);
-  ApplyIfPresent(change.tx_max_frames, c.tx_max_coalesced_frames);
-  ApplyIfPresent(change.tx_usecs_irq, c.tx_coalesce_usecs_irq);
-  ApplyIfPresent(change.tx_max_frames_irq, c.tx_max_coalesced_frames_irq);
-  ApplyIfPresent(change.stats_block_usecs, c.stats_block_coalesce_usecs);
-  ApplyIfPresent(change.use_adaptive_rx, c.use_adaptive_rx_coalesce);
-  ApplyIfPresent(change.use_adaptive_tx, c.use_adaptive_tx_coalesce);
-  ApplyIfPresent(change.pkt_rate_low, c.pkt_rate_low);
-  ApplyIfPresent(change.rx_usecs_low, c.rx_coalesce_usecs_low);
-  ApplyIfPresent(change.rx_max_frames_low, c.rx_max_coalesced_frames_low);
-  ApplyIfPresent(change.tx_usecs_low, c.tx_coalesce_usecs_low);
-  ApplyIfPresent(change.tx_max_frames_low, c.tx_max_coalesced_frames_low);
-  ApplyIfPresent(change.pkt_rate_high, c.pkt_rate_high);
-  ApplyIfPresent(change.rx_usecs_high, c.rx_coalesce_usecs_high);
-  ApplyIfPresent(change.rx_max_frames_high, c.rx_max_coalesced_frames_high);
-  ApplyIfPresent(change.tx_usecs_high, c.tx_coalesce_usecs_high);
-  ApplyIfPresent(change.tx_max_frames_high, c.tx_max_coalesced_frames_high);
-  ApplyIfPresent(change.rate_sample_interval, c.rate_sample_interval);
+  WritePresentFields(change, kCoalesceU32, c);
+  WritePresentFields(change, kCoalesceFlags, c);
   c.cmd = ETHTOOL_SCOALESCE;
   return EthtoolIoctl(device, "SCOALESCE", &c);
 }
@@ -140,10 +158,7 @@ absl::Status SetRingsByIoctl(const std::string& device, const RingSettings& chan
   ethtool_ringparam r{};
   r.cmd = ETHTOOL_GRINGPARAM;
   if (absl::Status status = EthtoolIoctl(device, "GRINGPARAM", &r); !status.ok()) return status;
-  ApplyIfPresent(change.rx, r.rx_pending);
-  ApplyIfPresent(change.rx_mini, r.rx_mini_pending);
-  ApplyIfPresent(change.rx_jumbo, r.rx_jumbo_pending);
-  ApplyIfPresent(change.tx, r.tx_pending);
+  WritePresentFields(change, kRingSizes, r);
   r.cmd = ETHTOOL_SRINGPARAM;
   return EthtoolIoctl(device, "SRINGPARAM", &r);
 }
@@ -153,6 +168,15 @@ absl::StatusOr<std::string> GetDriverName(const std::string& device) {
   info.cmd = ETHTOOL_GDRVINFO;
   if (absl::Status status = EthtoolIoctl(device, "GDRVINFO", &info); !status.ok()) return status;
   return std::string(info.driver, strnlen(info.driver, sizeof info.driver));
+}
+
+absl::Status NameTheDriver(const absl::Status& status, const std::string& device) {
+  if (status.code() != absl::StatusCode::kUnimplemented) return status;
+  absl::StatusOr<std::string> driver = GetDriverName(device);
+  const std::string who = driver.ok() && !driver->empty()
+                              ? *driver
+                              : absl::StrCat("the driver of ", device, " (no driver info)");
+  return absl::UnimplementedError(absl::StrCat("not supported by ", who, ": ", status.message()));
 }
 
 }  // namespace nictune::driver::netlink

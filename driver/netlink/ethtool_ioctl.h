@@ -27,4 +27,8 @@ absl::Status SetRingsByIoctl(const std::string& device, const RingSettings& chan
 // ETHTOOL_GDRVINFO: the driver's name ("virtio_net", "veth", "ixgbe").
 absl::StatusOr<std::string> GetDriverName(const std::string& device);
 
+// `status`, or for EOPNOTSUPP (Unimplemented) the message callers show, naming the driver that
+// lacks the operation: "not supported by veth: ...". The read and the write side both use it.
+absl::Status NameTheDriver(const absl::Status& status, const std::string& device);
+
 }  // namespace nictune::driver::netlink

@@ -40,87 +40,81 @@ absl::Status CheckDeviceName(const std::string& device, const RequestContext& co
   return absl::OkStatus();
 }
 
+// The request header nest naming the device, which every GET and SET starts with.
+void PutDeviceHeader(nlmsghdr& message, uint16_t header_attribute, const std::string& device) {
+  nlattr* header = mnl_attr_nest_start(&message, header_attribute);
+  mnl_attr_put_strz(&message, ETHTOOL_A_HEADER_DEV_NAME, device.c_str());
+  mnl_attr_nest_end(&message, header);
+}
+
 // Sends a GET for one device and hands the single reply to `parse`.
 template <typename Settings, typename Parse>
 absl::StatusOr<Settings> GetOne(GenlSocket& socket, const GenlFamily& family, uint8_t command,
                                 uint16_t header_attribute, const RequestContext& context,
                                 const std::string& device, Parse parse) {
   if (absl::Status status = CheckDeviceName(device, context); !status.ok()) return status;
-  std::optional<Settings> settings;
-  absl::Status status = socket.Request(
-      context, family.id, command, kEthtoolGenlVersion, /*dump=*/false,
-      [&](nlmsghdr& message) {
-        nlattr* header = mnl_attr_nest_start(&message, header_attribute);
-        mnl_attr_put_strz(&message, ETHTOOL_A_HEADER_DEV_NAME, device.c_str());
-        mnl_attr_nest_end(&message, header);
-      },
-      [&](const nlmsghdr& message) -> absl::Status {
-        absl::StatusOr<Settings> parsed = parse(message, device);
-        if (!parsed.ok()) return parsed.status();
-        settings = *std::move(parsed);
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  if (!settings) {
-    return absl::DataLossError(
-        absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
-  }
-  return *std::move(settings);
+  return socket.RequestOne<Settings>(
+      context, family.id, command, kEthtoolGenlVersion,
+      [&](nlmsghdr& message) { PutDeviceHeader(message, header_attribute, device); },
+      [&](const nlmsghdr& message) { return parse(message, device); });
 }
 
-// The COALESCE_SET attribute of each settable field. Every field CoalesceSettings has is settable.
-struct CoalesceU32Field {
+// A settings field and its attribute: COALESCE_GET's reply is read and COALESCE_SET is written
+// through the same table, so the two cannot disagree.
+template <typename Settings, typename Value>
+struct AttributeField {
   uint16_t attribute;
-  std::optional<uint32_t> CoalesceSettings::*field;
+  std::string_view name;  // as ethtool(8) names it, for messages
+  std::optional<Value> Settings::*field;
 };
-struct CoalesceBoolField {
-  uint16_t attribute;
-  std::optional<bool> CoalesceSettings::*field;
-};
+using CoalesceU32Field = AttributeField<CoalesceSettings, uint32_t>;
+using CoalesceBoolField = AttributeField<CoalesceSettings, bool>;
+using RingField = AttributeField<RingSettings, uint32_t>;
 
+// Every CoalesceSettings field is settable.
 constexpr CoalesceU32Field kCoalesceU32Fields[] = {
-    {ETHTOOL_A_COALESCE_RX_USECS, &CoalesceSettings::rx_usecs},
-    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES, &CoalesceSettings::rx_max_frames},
-    {ETHTOOL_A_COALESCE_RX_USECS_IRQ, &CoalesceSettings::rx_usecs_irq},
-    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES_IRQ, &CoalesceSettings::rx_max_frames_irq},
-    {ETHTOOL_A_COALESCE_TX_USECS, &CoalesceSettings::tx_usecs},
-    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES, &CoalesceSettings::tx_max_frames},
-    {ETHTOOL_A_COALESCE_TX_USECS_IRQ, &CoalesceSettings::tx_usecs_irq},
-    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES_IRQ, &CoalesceSettings::tx_max_frames_irq},
-    {ETHTOOL_A_COALESCE_STATS_BLOCK_USECS, &CoalesceSettings::stats_block_usecs},
-    {ETHTOOL_A_COALESCE_PKT_RATE_LOW, &CoalesceSettings::pkt_rate_low},
-    {ETHTOOL_A_COALESCE_RX_USECS_LOW, &CoalesceSettings::rx_usecs_low},
-    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES_LOW, &CoalesceSettings::rx_max_frames_low},
-    {ETHTOOL_A_COALESCE_TX_USECS_LOW, &CoalesceSettings::tx_usecs_low},
-    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES_LOW, &CoalesceSettings::tx_max_frames_low},
-    {ETHTOOL_A_COALESCE_PKT_RATE_HIGH, &CoalesceSettings::pkt_rate_high},
-    {ETHTOOL_A_COALESCE_RX_USECS_HIGH, &CoalesceSettings::rx_usecs_high},
-    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES_HIGH, &CoalesceSettings::rx_max_frames_high},
-    {ETHTOOL_A_COALESCE_TX_USECS_HIGH, &CoalesceSettings::tx_usecs_high},
-    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES_HIGH, &CoalesceSettings::tx_max_frames_high},
-    {ETHTOOL_A_COALESCE_RATE_SAMPLE_INTERVAL, &CoalesceSettings::rate_sample_interval},
-    {kCoalesceTxAggrMaxBytes, &CoalesceSettings::tx_aggr_max_bytes},
-    {kCoalesceTxAggrMaxFrames, &CoalesceSettings::tx_aggr_max_frames},
-    {kCoalesceTxAggrTimeUsecs, &CoalesceSettings::tx_aggr_time_usecs},
+    {ETHTOOL_A_COALESCE_RX_USECS, "rx-usecs", &CoalesceSettings::rx_usecs},
+    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES, "rx-frames", &CoalesceSettings::rx_max_frames},
+    {ETHTOOL_A_COALESCE_RX_USECS_IRQ, "rx-usecs-irq", &CoalesceSettings::rx_usecs_irq},
+    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES_IRQ, "rx-frames-irq", &CoalesceSettings::rx_max_frames_irq},
+    {ETHTOOL_A_COALESCE_TX_USECS, "tx-usecs", &CoalesceSettings::tx_usecs},
+    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES, "tx-frames", &CoalesceSettings::tx_max_frames},
+    {ETHTOOL_A_COALESCE_TX_USECS_IRQ, "tx-usecs-irq", &CoalesceSettings::tx_usecs_irq},
+    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES_IRQ, "tx-frames-irq", &CoalesceSettings::tx_max_frames_irq},
+    {ETHTOOL_A_COALESCE_STATS_BLOCK_USECS, "stats-block-usecs",
+     &CoalesceSettings::stats_block_usecs},
+    {ETHTOOL_A_COALESCE_PKT_RATE_LOW, "pkt-rate-low", &CoalesceSettings::pkt_rate_low},
+    {ETHTOOL_A_COALESCE_RX_USECS_LOW, "rx-usecs-low", &CoalesceSettings::rx_usecs_low},
+    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES_LOW, "rx-frames-low", &CoalesceSettings::rx_max_frames_low},
+    {ETHTOOL_A_COALESCE_TX_USECS_LOW, "tx-usecs-low", &CoalesceSettings::tx_usecs_low},
+    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES_LOW, "tx-frames-low", &CoalesceSettings::tx_max_frames_low},
+    {ETHTOOL_A_COALESCE_PKT_RATE_HIGH, "pkt-rate-high", &CoalesceSettings::pkt_rate_high},
+    {ETHTOOL_A_COALESCE_RX_USECS_HIGH, "rx-usecs-high", &CoalesceSettings::rx_usecs_high},
+    {ETHTOOL_A_COALESCE_RX_MAX_FRAMES_HIGH, "rx-frames-high",
+     &CoalesceSettings::rx_max_frames_high},
+    {ETHTOOL_A_COALESCE_TX_USECS_HIGH, "tx-usecs-high", &CoalesceSettings::tx_usecs_high},
+    {ETHTOOL_A_COALESCE_TX_MAX_FRAMES_HIGH, "tx-frames-high",
+     &CoalesceSettings::tx_max_frames_high},
+    {ETHTOOL_A_COALESCE_RATE_SAMPLE_INTERVAL, "sample-interval",
+     &CoalesceSettings::rate_sample_interval},
+    {kCoalesceTxAggrMaxBytes, "tx-aggr-max-bytes", &CoalesceSettings::tx_aggr_max_bytes},
+    {kCoalesceTxAggrMaxFrames, "tx-aggr-max-frames", &CoalesceSettings::tx_aggr_max_frames},
+    {kCoalesceTxAggrTimeUsecs, "tx-aggr-time-usecs", &CoalesceSettings::tx_aggr_time_usecs},
 };
 constexpr CoalesceBoolField kCoalesceBoolFields[] = {
-    {ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, &CoalesceSettings::use_adaptive_rx},
-    {ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, &CoalesceSettings::use_adaptive_tx},
-    {ETHTOOL_A_COALESCE_USE_CQE_MODE_TX, &CoalesceSettings::use_cqe_mode_tx},
-    {ETHTOOL_A_COALESCE_USE_CQE_MODE_RX, &CoalesceSettings::use_cqe_mode_rx},
+    {ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, "adaptive-rx", &CoalesceSettings::use_adaptive_rx},
+    {ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, "adaptive-tx", &CoalesceSettings::use_adaptive_tx},
+    {ETHTOOL_A_COALESCE_USE_CQE_MODE_TX, "cqe-mode-tx", &CoalesceSettings::use_cqe_mode_tx},
+    {ETHTOOL_A_COALESCE_USE_CQE_MODE_RX, "cqe-mode-rx", &CoalesceSettings::use_cqe_mode_rx},
 };
 
 // The ring sizes RINGS_SET takes here; the other RingSettings fields are maxima (read-only) or
 // layout settings this project does not manage.
-struct RingField {
-  uint16_t attribute;
-  std::optional<uint32_t> RingSettings::*field;
-};
 constexpr RingField kRingSizeFields[] = {
-    {ETHTOOL_A_RINGS_RX, &RingSettings::rx},
-    {ETHTOOL_A_RINGS_RX_MINI, &RingSettings::rx_mini},
-    {ETHTOOL_A_RINGS_RX_JUMBO, &RingSettings::rx_jumbo},
-    {ETHTOOL_A_RINGS_TX, &RingSettings::tx},
+    {ETHTOOL_A_RINGS_RX, "rx", &RingSettings::rx},
+    {ETHTOOL_A_RINGS_RX_MINI, "rx-mini", &RingSettings::rx_mini},
+    {ETHTOOL_A_RINGS_RX_JUMBO, "rx-jumbo", &RingSettings::rx_jumbo},
+    {ETHTOOL_A_RINGS_TX, "tx", &RingSettings::tx},
 };
 
 // Names of the RingSettings fields a RINGS_SET here refuses, for the InvalidArgument message.
@@ -170,6 +164,28 @@ absl::Status CheckRingsChange(const RingSettings& change, const std::string& dev
   return absl::InvalidArgumentError(absl::StrCat(what, ": no setting to change"));
 }
 
+// The SET attributes of the present fields, for a change already checked.
+void AppendCoalesceChange(nlmsghdr& message, const CoalesceSettings& change) {
+  for (const CoalesceU32Field& f : kCoalesceU32Fields) {
+    if (const std::optional<uint32_t>& value = change.*f.field) {
+      mnl_attr_put_u32(&message, f.attribute, *value);
+    }
+  }
+  for (const CoalesceBoolField& f : kCoalesceBoolFields) {
+    if (const std::optional<bool>& value = change.*f.field) {
+      mnl_attr_put_u8(&message, f.attribute, *value ? 1 : 0);
+    }
+  }
+}
+
+void AppendRingsChange(nlmsghdr& message, const RingSettings& change) {
+  for (const RingField& f : kRingSizeFields) {
+    if (const std::optional<uint32_t>& value = change.*f.field) {
+      mnl_attr_put_u32(&message, f.attribute, *value);
+    }
+  }
+}
+
 // Sends a SET for one device: the request header nest, then `put_change`. The kernel answers
 // with an ack only.
 template <typename PutChange>
@@ -180,9 +196,7 @@ absl::Status SetOne(GenlSocket& socket, const GenlFamily& family, uint8_t comman
   return socket.Request(
       context, family.id, command, kEthtoolGenlVersion, /*dump=*/false,
       [&](nlmsghdr& message) {
-        nlattr* header = mnl_attr_nest_start(&message, header_attribute);
-        mnl_attr_put_strz(&message, ETHTOOL_A_HEADER_DEV_NAME, device.c_str());
-        mnl_attr_nest_end(&message, header);
+        PutDeviceHeader(message, header_attribute, device);
         put_change(message);
       },
       [](const nlmsghdr&) { return absl::OkStatus(); });
@@ -213,46 +227,27 @@ absl::Status EthtoolNetlink::SetCoalesce(const std::string& device,
   const RequestContext context{"ethtool", "COALESCE_SET", device};
   if (absl::Status status = CheckCoalesceChange(change, device); !status.ok()) return status;
   return SetOne(socket_, family_, ETHTOOL_MSG_COALESCE_SET, ETHTOOL_A_COALESCE_HEADER, context,
-                device, [&](nlmsghdr& message) {
-                  // Checked above: cannot fail.
-                  PutCoalesceChange(message, change, device).IgnoreError();
-                });
+                device, [&](nlmsghdr& message) { AppendCoalesceChange(message, change); });
 }
 
 absl::Status EthtoolNetlink::SetRings(const std::string& device, const RingSettings& change) {
   const RequestContext context{"ethtool", "RINGS_SET", device};
   if (absl::Status status = CheckRingsChange(change, device); !status.ok()) return status;
   return SetOne(socket_, family_, ETHTOOL_MSG_RINGS_SET, ETHTOOL_A_RINGS_HEADER, context, device,
-                [&](nlmsghdr& message) {
-                  // Checked above: cannot fail.
-                  PutRingsChange(message, change, device).IgnoreError();
-                });
+                [&](nlmsghdr& message) { AppendRingsChange(message, change); });
 }
 
 absl::Status PutCoalesceChange(nlmsghdr& message, const CoalesceSettings& change,
                                const std::string& device) {
   if (absl::Status status = CheckCoalesceChange(change, device); !status.ok()) return status;
-  for (const CoalesceU32Field& f : kCoalesceU32Fields) {
-    if (const std::optional<uint32_t>& value = change.*f.field) {
-      mnl_attr_put_u32(&message, f.attribute, *value);
-    }
-  }
-  for (const CoalesceBoolField& f : kCoalesceBoolFields) {
-    if (const std::optional<bool>& value = change.*f.field) {
-      mnl_attr_put_u8(&message, f.attribute, *value ? 1 : 0);
-    }
-  }
+  AppendCoalesceChange(message, change);
   return absl::OkStatus();
 }
 
 absl::Status PutRingsChange(nlmsghdr& message, const RingSettings& change,
                             const std::string& device) {
   if (absl::Status status = CheckRingsChange(change, device); !status.ok()) return status;
-  for (const RingField& f : kRingSizeFields) {
-    if (const std::optional<uint32_t>& value = change.*f.field) {
-      mnl_attr_put_u32(&message, f.attribute, *value);
-    }
-  }
+  AppendRingsChange(message, change);
   return absl::OkStatus();
 }
 
@@ -263,33 +258,8 @@ absl::StatusOr<CoalesceSettings> ParseCoalesceReply(const nlmsghdr& message,
   CoalesceSettings s;
   s.device = device;
   s.source = kEthtoolNetlinkSource;
-  s.rx_usecs = a.U32(ETHTOOL_A_COALESCE_RX_USECS, "rx-usecs");
-  s.rx_max_frames = a.U32(ETHTOOL_A_COALESCE_RX_MAX_FRAMES, "rx-frames");
-  s.rx_usecs_irq = a.U32(ETHTOOL_A_COALESCE_RX_USECS_IRQ, "rx-usecs-irq");
-  s.rx_max_frames_irq = a.U32(ETHTOOL_A_COALESCE_RX_MAX_FRAMES_IRQ, "rx-frames-irq");
-  s.tx_usecs = a.U32(ETHTOOL_A_COALESCE_TX_USECS, "tx-usecs");
-  s.tx_max_frames = a.U32(ETHTOOL_A_COALESCE_TX_MAX_FRAMES, "tx-frames");
-  s.tx_usecs_irq = a.U32(ETHTOOL_A_COALESCE_TX_USECS_IRQ, "tx-usecs-irq");
-  s.tx_max_frames_irq = a.U32(ETHTOOL_A_COALESCE_TX_MAX_FRAMES_IRQ, "tx-frames-irq");
-  s.stats_block_usecs = a.U32(ETHTOOL_A_COALESCE_STATS_BLOCK_USECS, "stats-block-usecs");
-  s.use_adaptive_rx = a.Bool(ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, "adaptive-rx");
-  s.use_adaptive_tx = a.Bool(ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, "adaptive-tx");
-  s.pkt_rate_low = a.U32(ETHTOOL_A_COALESCE_PKT_RATE_LOW, "pkt-rate-low");
-  s.rx_usecs_low = a.U32(ETHTOOL_A_COALESCE_RX_USECS_LOW, "rx-usecs-low");
-  s.rx_max_frames_low = a.U32(ETHTOOL_A_COALESCE_RX_MAX_FRAMES_LOW, "rx-frames-low");
-  s.tx_usecs_low = a.U32(ETHTOOL_A_COALESCE_TX_USECS_LOW, "tx-usecs-low");
-  s.tx_max_frames_low = a.U32(ETHTOOL_A_COALESCE_TX_MAX_FRAMES_LOW, "tx-frames-low");
-  s.pkt_rate_high = a.U32(ETHTOOL_A_COALESCE_PKT_RATE_HIGH, "pkt-rate-high");
-  s.rx_usecs_high = a.U32(ETHTOOL_A_COALESCE_RX_USECS_HIGH, "rx-usecs-high");
-  s.rx_max_frames_high = a.U32(ETHTOOL_A_COALESCE_RX_MAX_FRAMES_HIGH, "rx-frames-high");
-  s.tx_usecs_high = a.U32(ETHTOOL_A_COALESCE_TX_USECS_HIGH, "tx-usecs-high");
-  s.tx_max_frames_high = a.U32(ETHTOOL_A_COALESCE_TX_MAX_FRAMES_HIGH, "tx-frames-high");
-  s.rate_sample_interval = a.U32(ETHTOOL_A_COALESCE_RATE_SAMPLE_INTERVAL, "sample-interval");
-  s.use_cqe_mode_tx = a.Bool(ETHTOOL_A_COALESCE_USE_CQE_MODE_TX, "cqe-mode-tx");
-  s.use_cqe_mode_rx = a.Bool(ETHTOOL_A_COALESCE_USE_CQE_MODE_RX, "cqe-mode-rx");
-  s.tx_aggr_max_bytes = a.U32(kCoalesceTxAggrMaxBytes, "tx-aggr-max-bytes");
-  s.tx_aggr_max_frames = a.U32(kCoalesceTxAggrMaxFrames, "tx-aggr-max-frames");
-  s.tx_aggr_time_usecs = a.U32(kCoalesceTxAggrTimeUsecs, "tx-aggr-time-usecs");
+  for (const CoalesceU32Field& f : kCoalesceU32Fields) s.*f.field = a.U32(f.attribute, f.name);
+  for (const CoalesceBoolField& f : kCoalesceBoolFields) s.*f.field = a.Bool(f.attribute, f.name);
   if (!a.status().ok()) return a.status();
   return s;
 }

@@ -2,23 +2,12 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "driver/netlink/ethtool_ioctl.h"
 #include "driver/netlink/ethtool_netlink.h"
 #include "driver/netlink/genl_socket.h"
 
 namespace nictune::driver::netlink {
 namespace {
-
-// Rewrites EOPNOTSUPP into the message callers show: which driver lacks the operation.
-absl::Status NameTheDriver(const absl::Status& status, const std::string& device) {
-  if (status.code() != absl::StatusCode::kUnimplemented) return status;
-  absl::StatusOr<std::string> driver = GetDriverName(device);
-  const std::string who = driver.ok() && !driver->empty()
-                              ? *driver
-                              : absl::StrCat("the driver of ", device, " (no driver info)");
-  return absl::UnimplementedError(absl::StrCat("not supported by ", who, ": ", status.message()));
-}
 
 template <typename Settings>
 absl::StatusOr<Settings> Read(const std::string& device,

@@ -6,13 +6,16 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "driver/netlink/netlink_error.h"
 
 struct mnl_socket;
@@ -55,6 +58,29 @@ class GenlSocket {
   absl::Status Request(const RequestContext& context, uint16_t family_id, uint8_t command,
                        uint8_t version, bool dump, AttributeWriter write_attributes,
                        ReplyHandler on_reply);
+
+  // A do request answered by one reply, which `parse` turns into a T. DataLoss when the kernel
+  // acks without a reply.
+  // (Write and Parse are template parameters so that nlmsghdr need only be complete where this
+  // is called.)
+  template <typename T, typename Write, typename Parse>
+  absl::StatusOr<T> RequestOne(const RequestContext& context, uint16_t family_id, uint8_t command,
+                               uint8_t version, const Write& write_attributes, const Parse& parse) {
+    std::optional<T> reply;
+    absl::Status status = Request(context, family_id, command, version, /*dump=*/false,
+                                  write_attributes, [&](const nlmsghdr& message) -> absl::Status {
+                                    absl::StatusOr<T> parsed = parse(message);
+                                    if (!parsed.ok()) return parsed.status();
+                                    reply = *std::move(parsed);
+                                    return absl::OkStatus();
+                                  });
+    if (!status.ok()) return status;
+    if (!reply) {
+      return absl::DataLossError(
+          absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
+    }
+    return *std::move(reply);
+  }
 
  private:
   explicit GenlSocket(mnl_socket* socket);

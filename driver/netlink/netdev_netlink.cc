@@ -51,6 +51,32 @@ absl::Status NotSupported(std::string_view command, std::string_view why) {
       " not supported by this kernel (", absl::string_view(why.data(), why.size()), ")"));
 }
 
+// Unimplemented "... not supported by this kernel (...)" unless the running kernel's netdev family
+// (nullopt when it has none, for missing_reason) has `command`.
+absl::Status CheckCommand(const std::optional<GenlFamily>& family, std::string_view missing_reason,
+                          std::string_view name, uint8_t command) {
+  if (!family) return NotSupported(name, missing_reason);
+  if (!FamilyHasCommand(*family, command)) {
+    return NotSupported(name, absl::StrCat("the \"netdev\" family has no command ", command));
+  }
+  return absl::OkStatus();
+}
+
+// The netdev family on `socket`'s kernel; a kernel without it is not an error here (each command
+// then answers unsupported, with this reason).
+struct NetdevFamily {
+  std::optional<GenlFamily> family;
+  std::string missing_reason;
+};
+absl::StatusOr<NetdevFamily> ResolveNetdevFamily(GenlSocket& socket) {
+  absl::StatusOr<GenlFamily> family = socket.ResolveFamily(kFamilyName);
+  if (family.status().code() == absl::StatusCode::kNotFound) {
+    return NetdevFamily{std::nullopt, std::string(family.status().message())};
+  }
+  if (!family.ok()) return family.status();
+  return NetdevFamily{*std::move(family), ""};
+}
+
 class NetdevNetlink final : public NetdevTopology {
  public:
   NetdevNetlink(GenlSocket socket, std::optional<GenlFamily> family, std::string missing_reason)
@@ -71,10 +97,9 @@ class NetdevNetlink final : public NetdevTopology {
   absl::StatusOr<std::vector<Item>> Dump(std::string_view command_name, uint8_t command,
                                          uint16_t ifindex_attribute, std::optional<int32_t> ifindex,
                                          Parse parse) {
-    if (!family_) return NotSupported(command_name, missing_reason_);
-    if (!FamilyHasCommand(*family_, command)) {
-      return NotSupported(command_name,
-                          absl::StrCat("the \"netdev\" family has no command ", command));
+    if (absl::Status status = CheckCommand(family_, missing_reason_, command_name, command);
+        !status.ok()) {
+      return status;
     }
     const std::string target = ifindex ? absl::StrCat("ifindex ", *ifindex) : "";
     const RequestContext context{kFamilyName, command_name, target};
@@ -124,10 +149,8 @@ absl::Status CheckNapiChange(const NapiConfigChange& change) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status PutNapiChange(nlmsghdr& message, const NapiConfigChange& change) {
-  if (absl::Status status = CheckNapiChange(change); !status.ok()) return status;
+// napi-set's attributes for a change already checked.
+void AppendNapiChange(nlmsghdr& message, const NapiConfigChange& change) {
   mnl_attr_put_u32(&message, kNapiId, change.napi_id);
   if (change.defer_hard_irqs) {
     mnl_attr_put_u32(&message, kNapiDeferHardIrqs, *change.defer_hard_irqs);
@@ -138,74 +161,58 @@ absl::Status PutNapiChange(nlmsghdr& message, const NapiConfigChange& change) {
   if (change.irq_suspend_timeout_ns) {
     PutUint(message, kNapiIrqSuspendTimeout, *change.irq_suspend_timeout_ns);
   }
+}
+
+}  // namespace
+
+absl::Status PutNapiChange(nlmsghdr& message, const NapiConfigChange& change) {
+  if (absl::Status status = CheckNapiChange(change); !status.ok()) return status;
+  AppendNapiChange(message, change);
   return absl::OkStatus();
 }
 
 absl::StatusOr<NapiConfig> NapiConfig::Open() {
   absl::StatusOr<GenlSocket> socket = GenlSocket::Open();
   if (!socket.ok()) return socket.status();
-  absl::StatusOr<GenlFamily> family = socket->ResolveFamily(kFamilyName);
-  if (family.status().code() == absl::StatusCode::kNotFound) {
-    return NapiConfig(*std::move(socket), std::nullopt, std::string(family.status().message()));
-  }
-  if (!family.ok()) return family.status();
-  return NapiConfig(*std::move(socket), *std::move(family), "");
-}
-
-absl::Status NapiConfig::CheckCommand(std::string_view name, uint8_t command) const {
-  if (!family_) return NotSupported(name, missing_reason_);
-  if (!FamilyHasCommand(*family_, command)) {
-    return NotSupported(name, absl::StrCat("the \"netdev\" family has no command ", command));
-  }
-  return absl::OkStatus();
+  absl::StatusOr<NetdevFamily> netdev = ResolveNetdevFamily(*socket);
+  if (!netdev.ok()) return netdev.status();
+  return NapiConfig(*std::move(socket), std::move(netdev->family),
+                    std::move(netdev->missing_reason));
 }
 
 absl::StatusOr<NapiInfo> NapiConfig::Get(uint32_t napi_id) {
-  if (absl::Status status = CheckCommand("napi-get", kCmdNapiGet); !status.ok()) return status;
+  if (absl::Status status = CheckCommand(family_, missing_reason_, "napi-get", kCmdNapiGet);
+      !status.ok()) {
+    return status;
+  }
   const std::string target = absl::StrCat("napi ", napi_id);
   const RequestContext context{kFamilyName, "napi-get", target};
-  std::optional<NapiInfo> napi;
-  absl::Status status = socket_.Request(
-      context, family_->id, kCmdNapiGet, kFamilyVersion, /*dump=*/false,
-      [&](nlmsghdr& message) { mnl_attr_put_u32(&message, kNapiId, napi_id); },
-      [&](const nlmsghdr& message) -> absl::Status {
-        absl::StatusOr<NapiInfo> parsed = ParseNapiMessage(message);
-        if (!parsed.ok()) return parsed.status();
-        napi = *std::move(parsed);
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  if (!napi) {
-    return absl::DataLossError(
-        absl::StrCat(DescribeRequest(context), ": kernel acked without a reply"));
-  }
-  return *std::move(napi);
+  return socket_.RequestOne<NapiInfo>(
+      context, family_->id, kCmdNapiGet, kFamilyVersion,
+      [&](nlmsghdr& message) { mnl_attr_put_u32(&message, kNapiId, napi_id); }, ParseNapiMessage);
 }
 
 absl::Status NapiConfig::Set(const NapiConfigChange& change) {
-  if (absl::Status status = CheckCommand("napi-set", kCmdNapiSet); !status.ok()) return status;
+  if (absl::Status status = CheckCommand(family_, missing_reason_, "napi-set", kCmdNapiSet);
+      !status.ok()) {
+    return status;
+  }
   if (absl::Status status = CheckNapiChange(change); !status.ok()) return status;
   const std::string target = absl::StrCat("napi ", change.napi_id);
   const RequestContext context{kFamilyName, "napi-set", target};
   return socket_.Request(
       context, family_->id, kCmdNapiSet, kFamilyVersion, /*dump=*/false,
-      [&](nlmsghdr& message) {
-        // Checked above: cannot fail.
-        PutNapiChange(message, change).IgnoreError();
-      },
+      [&](nlmsghdr& message) { AppendNapiChange(message, change); },
       [](const nlmsghdr&) { return absl::OkStatus(); });
 }
 
 absl::StatusOr<std::unique_ptr<NetdevTopology>> OpenNetdevNetlink() {
   absl::StatusOr<GenlSocket> socket = GenlSocket::Open();
   if (!socket.ok()) return socket.status();
-  absl::StatusOr<GenlFamily> family = socket->ResolveFamily(kFamilyName);
-  if (family.status().code() == absl::StatusCode::kNotFound) {
-    return std::make_unique<NetdevNetlink>(*std::move(socket), std::nullopt,
-                                           std::string(family.status().message()));
-  }
-  if (!family.ok()) return family.status();
-  return std::make_unique<NetdevNetlink>(*std::move(socket), *std::move(family), "");
+  absl::StatusOr<NetdevFamily> netdev = ResolveNetdevFamily(*socket);
+  if (!netdev.ok()) return netdev.status();
+  return std::make_unique<NetdevNetlink>(*std::move(socket), std::move(netdev->family),
+                                         std::move(netdev->missing_reason));
 }
 
 absl::StatusOr<NapiInfo> ParseNapiMessage(const nlmsghdr& message) {

@@ -49,7 +49,6 @@ class NapiConfig {
       : socket_(std::move(socket)),
         family_(std::move(family)),
         missing_reason_(std::move(missing_reason)) {}
-  absl::Status CheckCommand(std::string_view name, uint8_t command) const;
 
   GenlSocket socket_;
   std::optional<GenlFamily> family_;

@@ -20,6 +20,7 @@
 #include "driver/emulated/counters_reader.h"
 #include "driver/emulated/knob_provider.h"
 #include "gtest/gtest.h"
+#include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/slow_receiver.h"
 #include "tests/support/subprocess.h"

@@ -11,16 +11,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::emulated {
 namespace {
 
 constexpr size_t kMaxLineBytes = 4096;
-
-absl::Status ErrnoError(absl::string_view what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 // Answers are short; a client that does not read them is dropped rather than waited for.
 void SendAll(int fd, const std::string& line) {
@@ -49,23 +45,23 @@ absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Listen(const std::
   }
   std::memcpy(address.sun_path, path.data(), path.size());
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return ErrnoError("socket(AF_UNIX) for the control socket", errno);
+  if (fd < 0) return netlink::ErrnoStatus("socket(AF_UNIX) for the control socket", errno);
   if (bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
     const int error_number = errno;
     close(fd);
-    return ErrnoError(absl::StrCat("bind control socket ", path), error_number);
+    return netlink::ErrnoStatus(absl::StrCat("bind control socket ", path), error_number);
   }
   auto server = std::unique_ptr<ControlServer>(new ControlServer(path, fd, epoll_fd));
   // Whoever can write the socket can change the NIC's moderation: root only.
   if (chmod(path.c_str(), 0600) != 0) {
-    return ErrnoError(absl::StrCat("chmod 0600 control socket ", path), errno);
+    return netlink::ErrnoStatus(absl::StrCat("chmod 0600 control socket ", path), errno);
   }
-  if (listen(fd, 16) != 0) return ErrnoError(absl::StrCat("listen on ", path), errno);
+  if (listen(fd, 16) != 0) return netlink::ErrnoStatus(absl::StrCat("listen on ", path), errno);
   epoll_event event{};
   event.events = EPOLLIN;
   event.data.fd = fd;
   if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0) {
-    return ErrnoError(absl::StrCat("epoll_ctl ADD control socket ", path), errno);
+    return netlink::ErrnoStatus(absl::StrCat("epoll_ctl ADD control socket ", path), errno);
   }
   return server;
 }

@@ -8,17 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::emulated {
 namespace {
-
-absl::Status ErrnoError(absl::string_view what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 constexpr uint16_t kFirstSourcePort = 40000;
 
@@ -38,7 +33,7 @@ absl::StatusOr<std::unique_ptr<EmulatedNic>> EmulatedNic::Create(
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   const int signal_fd = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (signal_fd < 0) return ErrnoError("signalfd(SIGTERM, SIGINT)", errno);
+  if (signal_fd < 0) return netlink::ErrnoStatus("signalfd(SIGTERM, SIGINT)", errno);
   auto nic = std::unique_ptr<EmulatedNic>(
       new EmulatedNic(epoll_fd, signal_fd, tap, server, std::move(engine), options));
   for (int fd : {signal_fd, tap.fd()}) {
@@ -46,7 +41,7 @@ absl::StatusOr<std::unique_ptr<EmulatedNic>> EmulatedNic::Create(
     event.events = EPOLLIN;
     event.data.fd = fd;
     if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0) {
-      return ErrnoError(absl::StrCat("epoll_ctl ADD fd ", fd), errno);
+      return netlink::ErrnoStatus(absl::StrCat("epoll_ctl ADD fd ", fd), errno);
     }
   }
   // The peer's MAC is made up: locally administered, never on any real wire.
@@ -140,7 +135,7 @@ absl::Status EmulatedNic::WaitAndServe(int64_t timeout_ns) {
   const int ready = epoll_pwait2(epoll_fd_, events, 16, &timeout, nullptr);
   if (ready < 0) {
     if (errno == EINTR) return absl::OkStatus();
-    return ErrnoError("epoll_pwait2", errno);
+    return netlink::ErrnoStatus("epoll_pwait2", errno);
   }
   for (int i = 0; i < ready; ++i) {
     const int fd = events[i].data.fd;

@@ -25,6 +25,7 @@
 #include "driver/emulated/nic/named_netns.h"
 #include "driver/emulated/nic/tap_device.h"
 #include "driver/emulated/nic_engine.h"
+#include "driver/netlink/netlink_error.h"
 
 ABSL_FLAG(std::string, netns, "", "name of the network namespace to create (must not exist)");
 ABSL_FLAG(std::string, device, "emu0", "TAP device name inside the namespace");
@@ -102,8 +103,7 @@ absl::Status Main() {
     CPU_ZERO(&set);
     CPU_SET(static_cast<size_t>(cpu), &set);
     if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--cpu ", cpu, ": sched_setaffinity: ", std::strerror(errno)));
+      return netlink::ErrnoStatus(absl::StrCat("--cpu ", cpu, ": sched_setaffinity"), errno);
     }
   }
   if (const int priority = absl::GetFlag(FLAGS_fifo_priority); priority > 0) {
@@ -112,9 +112,8 @@ absl::Status Main() {
     sched_param param{};
     param.sched_priority = priority;
     if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--fifo_priority ", priority, ": sched_setscheduler(SCHED_FIFO): ", std::strerror(errno),
-          " (errno ", errno, ")"));
+      return netlink::ErrnoStatus(
+          absl::StrCat("--fifo_priority ", priority, ": sched_setscheduler(SCHED_FIFO)"), errno);
     }
   }
   // Timers fire within a microsecond instead of the default 50 us slack.
@@ -132,8 +131,7 @@ absl::Status Main() {
   absl::StatusOr<std::unique_ptr<TapDevice>> tap = TapDevice::Create(tap_config);
   if (!tap.ok()) return tap.status();
   const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0)
-    return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
+  if (epoll_fd < 0) return netlink::ErrnoStatus("epoll_create1", errno);
   absl::StatusOr<std::unique_ptr<ControlServer>> server =
       ControlServer::Listen(socket_path, epoll_fd);
   if (!server.ok()) {

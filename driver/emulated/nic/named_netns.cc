@@ -7,35 +7,30 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::emulated {
 namespace {
 
 constexpr char kNetnsRunDir[] = "/run/netns";
 
-absl::Status ErrnoError(absl::string_view what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
-
 // iproute2 makes /run/netns a shared mount so that the namespace mounts show up in every mount
 // namespace; a directory that is not a mount point yet is bind-mounted onto itself first.
 absl::Status PrepareRunDir() {
   if (mkdir(kNetnsRunDir, 0755) != 0 && errno != EEXIST) {
-    return ErrnoError(absl::StrCat("mkdir ", kNetnsRunDir), errno);
+    return netlink::ErrnoStatus(absl::StrCat("mkdir ", kNetnsRunDir), errno);
   }
   if (mount("", kNetnsRunDir, "none", MS_SHARED | MS_REC, nullptr) == 0) return absl::OkStatus();
   if (errno != EINVAL)
-    return ErrnoError(absl::StrCat("mount --make-rshared ", kNetnsRunDir), errno);
+    return netlink::ErrnoStatus(absl::StrCat("mount --make-rshared ", kNetnsRunDir), errno);
   if (mount(kNetnsRunDir, kNetnsRunDir, "none", MS_BIND | MS_REC, nullptr) != 0) {
-    return ErrnoError(absl::StrCat("mount --rbind ", kNetnsRunDir), errno);
+    return netlink::ErrnoStatus(absl::StrCat("mount --rbind ", kNetnsRunDir), errno);
   }
   if (mount("", kNetnsRunDir, "none", MS_SHARED | MS_REC, nullptr) != 0) {
-    return ErrnoError(absl::StrCat("mount --make-rshared ", kNetnsRunDir), errno);
+    return netlink::ErrnoStatus(absl::StrCat("mount --make-rshared ", kNetnsRunDir), errno);
   }
   return absl::OkStatus();
 }
@@ -66,19 +61,20 @@ absl::StatusOr<std::unique_ptr<NamedNetworkNamespace>> NamedNetworkNamespace::Cr
       return absl::AlreadyExistsError(
           absl::StrCat("network namespace ", name, ": ", path, " exists already"));
     }
-    return ErrnoError(absl::StrCat("create ", path), errno);
+    return netlink::ErrnoStatus(absl::StrCat("create ", path), errno);
   }
   close(fd);
   if (unshare(CLONE_NEWNET) != 0) {
     const int error_number = errno;
     unlink(path.c_str());
-    return ErrnoError(absl::StrCat("unshare(CLONE_NEWNET) for network namespace ", name),
-                      error_number);
+    return netlink::ErrnoStatus(absl::StrCat("unshare(CLONE_NEWNET) for network namespace ", name),
+                                error_number);
   }
   if (mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) != 0) {
     const int error_number = errno;
     unlink(path.c_str());
-    return ErrnoError(absl::StrCat("bind-mount the new network namespace on ", path), error_number);
+    return netlink::ErrnoStatus(absl::StrCat("bind-mount the new network namespace on ", path),
+                                error_number);
   }
   return std::unique_ptr<NamedNetworkNamespace>(new NamedNetworkNamespace(name, path));
 }
@@ -87,10 +83,10 @@ absl::Status NamedNetworkNamespace::Delete() {
   if (deleted_) return absl::OkStatus();
   deleted_ = true;
   if (umount2(path_.c_str(), MNT_DETACH) != 0) {
-    return ErrnoError(absl::StrCat("umount network namespace ", path_), errno);
+    return netlink::ErrnoStatus(absl::StrCat("umount network namespace ", path_), errno);
   }
   if (unlink(path_.c_str()) != 0) {
-    return ErrnoError(absl::StrCat("unlink network namespace ", path_), errno);
+    return netlink::ErrnoStatus(absl::StrCat("unlink network namespace ", path_), errno);
   }
   return absl::OkStatus();
 }

@@ -14,14 +14,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::emulated {
 namespace {
-
-absl::Status ErrnoError(absl::string_view what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 ifreq RequestFor(const std::string& device) {
   ifreq request{};
@@ -39,11 +35,11 @@ sockaddr_in Ipv4(uint32_t address) {
 absl::Status SetUp(int control_fd, const std::string& device) {
   ifreq request = RequestFor(device);
   if (ioctl(control_fd, SIOCGIFFLAGS, &request) != 0) {
-    return ErrnoError(absl::StrCat("SIOCGIFFLAGS ", device), errno);
+    return netlink::ErrnoStatus(absl::StrCat("SIOCGIFFLAGS ", device), errno);
   }
   request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
   if (ioctl(control_fd, SIOCSIFFLAGS, &request) != 0) {
-    return ErrnoError(absl::StrCat("SIOCSIFFLAGS up ", device), errno);
+    return netlink::ErrnoStatus(absl::StrCat("SIOCSIFFLAGS up ", device), errno);
   }
   return absl::OkStatus();
 }
@@ -53,19 +49,19 @@ absl::Status Configure(int control_fd, const TapConfig& config, std::array<uint8
   sockaddr_in address = Ipv4(config.address);
   std::memcpy(&request.ifr_addr, &address, sizeof(address));
   if (ioctl(control_fd, SIOCSIFADDR, &request) != 0) {
-    return ErrnoError(absl::StrCat("SIOCSIFADDR ", config.name), errno);
+    return netlink::ErrnoStatus(absl::StrCat("SIOCSIFADDR ", config.name), errno);
   }
   const uint32_t mask = config.prefix_length == 0 ? 0 : ~uint32_t{0} << (32 - config.prefix_length);
   sockaddr_in netmask = Ipv4(mask);
   std::memcpy(&request.ifr_netmask, &netmask, sizeof(netmask));
   if (ioctl(control_fd, SIOCSIFNETMASK, &request) != 0) {
-    return ErrnoError(absl::StrCat("SIOCSIFNETMASK ", config.name), errno);
+    return netlink::ErrnoStatus(absl::StrCat("SIOCSIFNETMASK ", config.name), errno);
   }
   if (absl::Status up = SetUp(control_fd, "lo"); !up.ok()) return up;
   if (absl::Status up = SetUp(control_fd, config.name); !up.ok()) return up;
   request = RequestFor(config.name);
   if (ioctl(control_fd, SIOCGIFHWADDR, &request) != 0) {
-    return ErrnoError(absl::StrCat("SIOCGIFHWADDR ", config.name), errno);
+    return netlink::ErrnoStatus(absl::StrCat("SIOCGIFHWADDR ", config.name), errno);
   }
   std::memcpy(mac.data(), request.ifr_hwaddr.sa_data, mac.size());
   return absl::OkStatus();
@@ -105,15 +101,16 @@ absl::StatusOr<std::unique_ptr<TapDevice>> TapDevice::Create(const TapConfig& co
         "TAP device ", config.name, ": address must be private (10/8, 172.16/12, 192.168/16)"));
   }
   const int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("open /dev/net/tun", errno);
+  if (fd < 0) return netlink::ErrnoStatus("open /dev/net/tun", errno);
   auto device = std::unique_ptr<TapDevice>(new TapDevice(fd, config.name));
   ifreq request = RequestFor(config.name);
   request.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NAPI;
   if (ioctl(fd, TUNSETIFF, &request) != 0) {
-    return ErrnoError(absl::StrCat("TUNSETIFF IFF_TAP|IFF_NO_PI|IFF_NAPI ", config.name), errno);
+    return netlink::ErrnoStatus(absl::StrCat("TUNSETIFF IFF_TAP|IFF_NO_PI|IFF_NAPI ", config.name),
+                                errno);
   }
   const int control_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (control_fd < 0) return ErrnoError("socket(AF_INET) for device ioctls", errno);
+  if (control_fd < 0) return netlink::ErrnoStatus("socket(AF_INET) for device ioctls", errno);
   absl::Status configured = Configure(control_fd, config, device->mac_);
   close(control_fd);
   if (!configured.ok()) return configured;
