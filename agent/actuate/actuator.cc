@@ -34,6 +34,16 @@ ActuationResult Failed(const KnobAddress& address, absl::Status error) {
   return result;
 }
 
+ActuationResult Unchanged(const KnobAddress& address, int64_t current) {
+  ActuationResult result;
+  result.address = address;
+  result.outcome = Outcome::kUnchanged;
+  result.before = current;
+  result.after = current;
+  result.message = absl::StrFormat("%s already holds %d", DescribeKnob(address), current);
+  return result;
+}
+
 // Unsupported knobs and missing devices cannot be restored and owe nothing: a kernel without the
 // knob has no value of ours in it, and a device that went away took its settings with it.
 bool CannotBeRestored(const absl::Status& status) {
@@ -89,6 +99,16 @@ absl::StatusOr<KnobAccess*> Actuator::AccessLocked(const KnobAddress& address) {
   return absl::NotFoundError(absl::StrFormat("open knob %s: none of the %d knob providers owns %s",
                                              DescribeKnob(address), providers_.size(),
                                              address.target));
+}
+
+void Actuator::OweLocked(const KnobAddress& address, int64_t original, int64_t holds, int64_t id,
+                         ChangeState state) {
+  ManagedKnob& knob = managed_[KnobKey(address)];
+  knob.address = address;
+  knob.original = original;
+  knob.last_written = holds;
+  knob.rows.push_back(id);
+  knob.newest_state = state;
 }
 
 void Actuator::NoteUnsupportedLocked(const KnobAddress& address, const absl::Status& status) {
@@ -190,10 +210,8 @@ std::optional<ActuationResult> Actuator::CheckOwnershipLocked(const KnobAddress&
   }
   *current = *read;
   if (auto it = managed_.find(key); it != managed_.end() && *read != it->second.last_written) {
-    std::vector<int64_t> ids;
-    for (const JournalRow& row : it->second.rows) ids.push_back(row.id);
-    return ReleaseToSomeoneElseLocked(address, it->second.original, it->second.last_written, ids,
-                                      *read, now);
+    return ReleaseToSomeoneElseLocked(address, it->second.original, it->second.last_written,
+                                      it->second.rows, *read, now);
   }
   if (*read != expected_current) {
     ActuationResult result =
@@ -270,7 +288,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
   auto managed_it = managed_.find(key);
   const bool managed = managed_it != managed_.end();
   const int64_t original = managed ? managed_it->second.original : current;
-  std::vector<JournalRow> superseded;
+  std::vector<int64_t> superseded;
   if (managed) superseded = managed_it->second.rows;
 
   ActuationResult result;
@@ -311,11 +329,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
   if (!back.ok()) {
     // Whether the value landed is unknown: the row stays journaled, which restore and the start-up
     // resolution read as a half-written change of ours and undo.
-    ManagedKnob& knob = managed_[key];
-    knob.address = address;
-    knob.original = original;
-    knob.last_written = written.ok() ? value : current;
-    knob.rows.push_back({*id, ChangeState::kJournaled});
+    OweLocked(address, original, written.ok() ? value : current, *id, ChangeState::kJournaled);
     ActuationResult failed = Failed(
         address, Annotate(back.status(), absl::StrFormat("read back %s after writing %d%s", name,
                                                          value, written.ok() ? "" : " (failed)")));
@@ -329,8 +343,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
     const std::string what = written.ok() ? absl::StrFormat("wrote %d, read back %d", value, *back)
                                           : absl::StrFormat("write of %d failed (%s), read back %d",
                                                             value, written.message(), *back);
-    std::vector<int64_t> rows;
-    for (const JournalRow& row : superseded) rows.push_back(row.id);
+    std::vector<int64_t> rows = superseded;
     rows.push_back(*id);
     if (managed) managed_it->second.last_written = *back;
     ActuationResult undone =
@@ -351,11 +364,8 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
       absl::Status marked = store_.MarkChange(
           {*id, now, ChangeState::kApplied, holds,
            absl::StrFormat("%s; putting back the original failed: %s", what, undone.message)});
-      ManagedKnob& knob = managed_[key];
-      knob.address = address;
-      knob.original = original;
-      knob.last_written = holds;
-      knob.rows.push_back({*id, marked.ok() ? ChangeState::kApplied : ChangeState::kJournaled});
+      OweLocked(address, original, holds, *id,
+                marked.ok() ? ChangeState::kApplied : ChangeState::kJournaled);
     }
     return failed;
   }
@@ -366,25 +376,14 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
     agent::LogError(absl::StrCat("change journal: ", marked.message()));
   }
   // Step 4: the rows before this one no longer owe anything: the new row owes the original.
-  std::vector<int64_t> older;
-  for (const JournalRow& row : superseded) older.push_back(row.id);
   const std::optional<int64_t> superseded_value =
       superseded_state == ChangeState::kRolledBack ? std::optional<int64_t>(value) : std::nullopt;
-  const std::vector<int64_t> still_open =
-      CloseRowsLocked(older, superseded_state, superseded_value,
+  // Rows that could not be closed stay pending before the new one.
+  managed_[key].rows =
+      CloseRowsLocked(superseded, superseded_state, superseded_value,
                       absl::StrFormat("superseded by change %d: %s", *id, reason), now);
-
-  ManagedKnob knob;
-  knob.address = address;
-  knob.original = original;
-  knob.last_written = value;
-  for (const JournalRow& row : superseded) {
-    for (int64_t open_id : still_open) {
-      if (row.id == open_id) knob.rows.push_back(row);
-    }
-  }
-  knob.rows.push_back({*id, marked.ok() ? ChangeState::kApplied : ChangeState::kJournaled});
-  managed_[key] = std::move(knob);
+  OweLocked(address, original, value, *id,
+            marked.ok() ? ChangeState::kApplied : ChangeState::kJournaled);
 
   result.outcome =
       superseded_state == ChangeState::kRolledBack ? Outcome::kRolledBack : Outcome::kWritten;
@@ -402,15 +401,7 @@ ActuationResult Actuator::Apply(const tuner::Apply& action, absl::Time now) {
           CheckOwnershipLocked(address, action.from, now, &current)) {
     return *stop;
   }
-  if (current == action.value) {
-    ActuationResult result;
-    result.address = address;
-    result.outcome = Outcome::kUnchanged;
-    result.before = current;
-    result.after = current;
-    result.message = absl::StrFormat("%s already holds %d", DescribeKnob(address), current);
-    return result;
-  }
+  if (current == action.value) return Unchanged(address, current);
   return WriteJournaledLocked(address, current, action.value, action.reason, ChangeState::kReleased,
                               now);
 }
@@ -425,20 +416,10 @@ ActuationResult Actuator::Rollback(const tuner::Rollback& action, absl::Time now
   }
   auto it = managed_.find(KnobKey(address));
   if (it != managed_.end() && action.value == it->second.original) {
-    std::vector<int64_t> ids;
-    for (const JournalRow& row : it->second.rows) ids.push_back(row.id);
-    return PutBackOriginalLocked(address, it->second.original, ids, current,
+    return PutBackOriginalLocked(address, it->second.original, it->second.rows, current,
                                  ChangeState::kRolledBack, action.reason, now);
   }
-  if (current == action.value) {
-    ActuationResult result;
-    result.address = address;
-    result.outcome = Outcome::kUnchanged;
-    result.before = current;
-    result.after = current;
-    result.message = absl::StrFormat("%s already holds %d", DescribeKnob(address), current);
-    return result;
-  }
+  if (current == action.value) return Unchanged(address, current);
   return WriteJournaledLocked(address, current, action.value, action.reason,
                               ChangeState::kRolledBack, now);
 }
@@ -461,10 +442,8 @@ ActuationResult Actuator::RollbackToOriginal(const KnobAddress& address, const s
     return *stop;
   }
   it = managed_.find(KnobKey(address));
-  std::vector<int64_t> ids;
-  for (const JournalRow& row : it->second.rows) ids.push_back(row.id);
-  return PutBackOriginalLocked(address, it->second.original, ids, current, ChangeState::kRolledBack,
-                               reason, now);
+  return PutBackOriginalLocked(address, it->second.original, it->second.rows, current,
+                               ChangeState::kRolledBack, reason, now);
 }
 
 ActuationResult Actuator::Release(const tuner::Release& action, absl::Time now) {
@@ -495,10 +474,8 @@ ActuationResult Actuator::Release(const tuner::Release& action, absl::Time now) 
     agent::LogWarning(kept.message);
     return kept;
   }
-  std::vector<int64_t> ids;
-  for (const JournalRow& row : it->second.rows) ids.push_back(row.id);
-  return ReleaseToSomeoneElseLocked(address, it->second.original, it->second.last_written, ids,
-                                    *current, now);
+  return ReleaseToSomeoneElseLocked(address, it->second.original, it->second.last_written,
+                                    it->second.rows, *current, now);
 }
 
 absl::Status Actuator::MarkVerified(const KnobAddress& address, const std::string& reason,
@@ -509,11 +486,11 @@ absl::Status Actuator::MarkVerified(const KnobAddress& address, const std::strin
     return absl::NotFoundError(
         absl::StrCat("mark verified ", DescribeKnob(address), ": no change of ours is pending"));
   }
-  JournalRow& newest = it->second.rows.back();
-  if (newest.state != ChangeState::kApplied) return absl::OkStatus();
+  ManagedKnob& knob = it->second;
+  if (knob.newest_state != ChangeState::kApplied) return absl::OkStatus();
   absl::Status marked =
-      store_.MarkChange({newest.id, now, ChangeState::kVerified, std::nullopt, reason});
-  if (marked.ok()) newest.state = ChangeState::kVerified;
+      store_.MarkChange({knob.rows.back(), now, ChangeState::kVerified, std::nullopt, reason});
+  if (marked.ok()) knob.newest_state = ChangeState::kVerified;
   return marked;
 }
 
@@ -602,22 +579,13 @@ ActuationResult Actuator::AdoptPendingLocked(const PendingKnob& knob, absl::Time
     if (i != keep) others.push_back(ours.rows[i].id);
   }
   const store::ChangeRecord& kept_row = ours.rows[keep];
-  const std::vector<int64_t> still_open = CloseRowsLocked(
+  // Rows that could not be closed stay pending before the kept one.
+  managed_[KnobKey(knob.address)].rows = CloseRowsLocked(
       others, ChangeState::kReleased, std::nullopt,
       absl::StrFormat("%s: the kernel holds %d, recorded by change %d, which owes the original now",
                       why, holds, kept_row.id),
       now);
-  ManagedKnob managed;
-  managed.address = knob.address;
-  managed.original = knob.original;
-  managed.last_written = holds;
-  for (const store::ChangeRecord& row : ours.rows) {
-    for (int64_t id : still_open) {
-      if (row.id == id) managed.rows.push_back({row.id, row.state});
-    }
-  }
-  managed.rows.push_back({kept_row.id, kept_row.state});
-  managed_[KnobKey(knob.address)] = std::move(managed);
+  OweLocked(knob.address, knob.original, holds, kept_row.id, kept_row.state);
 
   ActuationResult result;
   result.address = knob.address;

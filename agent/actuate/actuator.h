@@ -98,17 +98,14 @@ class Actuator {
   const std::string& boot_id() const { return boot_id_; }
 
  private:
-  struct JournalRow {
-    int64_t id = 0;
-    store::ChangeState state = store::ChangeState::kJournaled;
-  };
-  // A knob whose original the journal owes: the kernel holds last_written, which rows.back() (the
-  // newest row) recorded.
+  // A knob whose original the journal owes: the kernel holds last_written, which the newest row
+  // recorded. Older rows are pending only when closing them failed; the next restore closes them.
   struct ManagedKnob {
     driver::knobs::KnobAddress address;
     int64_t original = 0;
     int64_t last_written = 0;
-    std::vector<JournalRow> rows;  // pending, oldest first
+    std::vector<int64_t> rows;  // pending row ids, oldest first
+    store::ChangeState newest_state = store::ChangeState::kJournaled;  // of rows.back()
   };
 
   // Each needs mutex_ held.
@@ -139,6 +136,10 @@ class Actuator {
   std::vector<int64_t> CloseRowsLocked(const std::vector<int64_t>& rows, store::ChangeState state,
                                        std::optional<int64_t> value, const std::string& reason,
                                        absl::Time now);
+  // The kernel holds `holds`, written under row `id` (in `state`), which owes `original` from now
+  // on; rows already pending for the knob stay pending before it.
+  void OweLocked(const driver::knobs::KnobAddress& address, int64_t original, int64_t holds,
+                 int64_t id, store::ChangeState state);
   void NoteUnsupportedLocked(const driver::knobs::KnobAddress& address, const absl::Status& status);
 
   const std::vector<driver::knobs::KnobProvider*> providers_;

@@ -17,13 +17,12 @@ using driver::knobs::KnobAddress;
 using store::ChangeState;
 using testing::ActuatorTestBase;
 using ::testing::HasSubstr;
+using testing::kBudget;
+using testing::kDefer;
+using testing::kRxUsecs;
+using testing::kT0;
 using ::testing::Not;
 using ::testing::SizeIs;
-
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
-const KnobAddress kRxUsecs{tuner::Knob::kRxUsecs, "veth1"};
-const KnobAddress kBudget{tuner::Knob::kNetdevBudget, "host"};
-const KnobAddress kDefer{tuner::Knob::kNapiDeferHardIrqs, "tap7"};
 
 tuner::Apply ApplyOf(const KnobAddress& address, int64_t from, int64_t value) {
   return {address.knob, address.target, from, value, absl::StrCat("test: ", from, " -> ", value)};

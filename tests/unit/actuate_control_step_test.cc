@@ -17,10 +17,9 @@ using driver::knobs::KnobAddress;
 using store::ChangeState;
 using testing::ActuatorTestBase;
 using ::testing::HasSubstr;
+using testing::kRxUsecs;
+using testing::kT0;
 using ::testing::SizeIs;
-
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
-const KnobAddress kRxUsecs{tuner::Knob::kRxUsecs, "veth1"};
 
 tuner::Recommendation RxUsecsTo(int64_t current, int64_t value) {
   tuner::Recommendation rec;

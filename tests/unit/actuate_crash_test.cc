@@ -25,12 +25,12 @@ using driver::knobs::KnobAddress;
 using store::ChangeState;
 using testing::ActuatorTestBase;
 using testing::FileKnobs;
+using testing::kBudget;
+using testing::kDefer;
+using testing::kRxUsecs;
+using testing::kT0;
 using ::testing::SizeIs;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
-const KnobAddress kRxUsecs{tuner::Knob::kRxUsecs, "veth1"};
-const KnobAddress kBudget{tuner::Knob::kNetdevBudget, "host"};
-const KnobAddress kDefer{tuner::Knob::kNapiDeferHardIrqs, "tap7"};
 const std::map<std::string, int64_t> kOriginals = {
     {"rx_usecs@veth1", 8}, {"netdev_budget@host", 300}, {"napi_defer_hard_irqs@tap7", 0}};
 const KnobAddress kAll[] = {kRxUsecs, kBudget, kDefer};

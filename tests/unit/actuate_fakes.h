@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "agent/actuate/knob_key.h"
 #include "agent/store/store.h"
 #include "driver/knobs/knob_access.h"
@@ -29,6 +30,13 @@
 namespace nictune::actuate::testing {
 
 using driver::knobs::KnobAddress;
+
+// The clock and the knobs every actuator test works with: a device coalescing knob, a host
+// sysctl and a device sysfs knob.
+inline const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+inline const KnobAddress kRxUsecs{tuner::Knob::kRxUsecs, "veth1"};
+inline const KnobAddress kBudget{tuner::Knob::kNetdevBudget, "host"};
+inline const KnobAddress kDefer{tuner::Knob::kNapiDeferHardIrqs, "tap7"};
 
 // The journal as it stood when the kernel was written.
 struct WriteSeen {
