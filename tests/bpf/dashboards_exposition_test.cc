@@ -5,24 +5,17 @@
 // overflows its socket, so the per-socket and drop families carry series.
 #include <map>
 #include <string>
-#include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
-#include "absl/time/clock.h"
-#include "agent/collect/snapshot_collector.h"
+#include "absl/time/time.h"
 #include "agent/metrics/exporter.h"
-#include "agent/metrics/process_usage.h"
-#include "agent/model/window.h"
 #include "agent/procfs/read_file.h"
 #include "agent/service/health_metrics.h"
 #include "agent/service/service_status.h"
-#include "driver/probe_source.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/live_exposition.h"
+#include "tests/support/metric_families.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/udp_flow.h"
@@ -30,20 +23,9 @@
 namespace nictune {
 namespace {
 
-using Families = std::map<std::string, std::string>;  // name -> type
+using testing_support::MetricFamilies;
 
-// "# TYPE name type" lines of an exposition, or "name type" lines of the list ('#' comments).
-Families ParseTypes(absl::string_view text, bool exposition) {
-  Families families;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (exposition ? !absl::ConsumePrefix(&line, "# TYPE ") : absl::StartsWith(line, "#")) continue;
-    std::vector<std::string> fields = absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    if (fields.size() == 2) families[fields[0]] = fields[1];
-  }
-  return families;
-}
-
-std::string AsList(const Families& families) {
+std::string AsList(const MetricFamilies& families) {
   std::string out;
   for (const auto& [name, type] : families) absl::StrAppend(&out, name, " ", type, "\n");
   return out;
@@ -51,9 +33,12 @@ std::string AsList(const Families& families) {
 
 TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
   if (auto why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
-  const std::string list_path = absl::StrCat(NICTUNE_FIXTURES, "/../../../dashboards/metrics.txt");
-  absl::StatusOr<std::string> list = procfs::ReadFile(list_path);
-  ASSERT_TRUE(list.ok()) << list.status();
+  absl::StatusOr<std::string> list_text =
+      procfs::ReadFile(absl::StrCat(NICTUNE_SOURCE_DIR, "/dashboards/metrics.txt"));
+  ASSERT_TRUE(list_text.ok()) << list_text.status();
+  absl::StatusOr<MetricFamilies> listed =
+      testing_support::ParseFamilyList(*list_text, "dashboards/metrics.txt");
+  ASSERT_TRUE(listed.ok()) << listed.status();
 
   absl::StatusOr<std::unique_ptr<testing_support::VethHosts>> hosts =
       testing_support::VethHosts::Create({});
@@ -66,29 +51,14 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
        .run_time = absl::Seconds(3)},
       {.packets = 10000, .payload_bytes = 128, .max_duration = absl::Seconds(2)});
   ASSERT_TRUE(flow.ok()) << flow.status();
-  // The socket series come from a per-packet probe: off unless asked for.
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
-      driver::OpenBpfProbes({.per_packet_probes = true});
-  ASSERT_TRUE(probes.ok()) << probes.status();
-  collect::SnapshotCollector collector({}, probes->get(), "");
   metrics::MetricsExporter exporter({.max_sockets = 3});
   // The daemon adds its own health families to the exporter's registry.
   service::HealthMetrics health(exporter.registry());
   health.Update(service::ServiceStatus{}, 0);
+  const absl::Status exported = testing_support::ExportWindowOfFlow(*flow, exporter);
+  ASSERT_TRUE(exported.ok()) << exported;
 
-  const model::Snapshot before = collector.Collect();
-  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
-  ASSERT_TRUE(result.ok()) << result.status();
-  const model::Snapshot after = collector.Collect();
-  absl::StatusOr<model::Window> window = model::ComputeWindow(before, after);
-  ASSERT_TRUE(window.ok()) << window.status();
-  absl::StatusOr<metrics::ProcessUsage> usage = metrics::ReadProcessUsage();
-  ASSERT_TRUE(usage.ok()) << usage.status();
-  exporter.Update(after, *window,
-                  {.process = *usage, .probes = (*probes)->Cost(), .sampling_seconds = 0.001});
-
-  const Families live = ParseTypes(exporter.Text(), true);
-  const Families listed = ParseTypes(*list, false);
+  const MetricFamilies live = testing_support::ExposedFamilies(exporter.Text());
   // The flow reached the socket families, so their absence below would be a real rename.
   ASSERT_TRUE(live.contains("nictune_socket_receive_buffer_peak_fill_ratio")) << AsList(live);
   // prometheus-cpp leaves out a family with no series. These have none in this scenario, each for
@@ -101,12 +71,12 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
       {"nictune_knob_mode", "a tuner window"},
       {"nictune_changes_total", "a change in apply mode"},
   };
-  Families expected;
-  for (const auto& [name, type] : listed) {
+  MetricFamilies expected;
+  for (const auto& [name, type] : *listed) {
     if (!quiet_here.contains(name) || live.contains(name)) expected[name] = type;
   }
   for (const auto& [name, why] : quiet_here) {
-    EXPECT_TRUE(listed.contains(name)) << name << " is excused here but not in metrics.txt";
+    EXPECT_TRUE(listed->contains(name)) << name << " is excused here but not in metrics.txt";
   }
   EXPECT_EQ(AsList(expected), AsList(live))
       << "dashboards/metrics.txt differs from the live exposition; the live list is:\n"

@@ -7,14 +7,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "agent/collect/snapshot_collector.h"
+#include "absl/time/time.h"
 #include "agent/metrics/exporter.h"
-#include "agent/metrics/process_usage.h"
-#include "agent/model/window.h"
-#include "driver/probe_source.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/live_exposition.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
@@ -43,27 +40,9 @@ TEST(MetricsPromtool, LiveExpositionPassesPromtoolCheckMetrics) {
       {.packets = 20000, .payload_bytes = 64, .max_duration = absl::Seconds(2)});
   ASSERT_TRUE(flow.ok()) << flow.status();
 
-  // The socket series come from a per-packet probe: off unless asked for.
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
-      driver::OpenBpfProbes({.per_packet_probes = true});
-  ASSERT_TRUE(probes.ok()) << probes.status();
-  collect::SnapshotCollector collector({}, probes->get(), "");
   metrics::MetricsExporter exporter({.max_sockets = 5});
-
-  model::Snapshot before = collector.Collect();
-  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
-  ASSERT_TRUE(result.ok()) << result.status();
-  absl::SleepFor(absl::Milliseconds(50));
-  const absl::Time sampling_start = absl::Now();
-  model::Snapshot after = collector.Collect();
-  const double sampling_seconds = absl::ToDoubleSeconds(absl::Now() - sampling_start);
-  absl::StatusOr<model::Window> window = model::ComputeWindow(before, after);
-  ASSERT_TRUE(window.ok()) << window.status();
-  absl::StatusOr<metrics::ProcessUsage> usage = metrics::ReadProcessUsage();
-  ASSERT_TRUE(usage.ok()) << usage.status();
-  exporter.Update(
-      after, *window,
-      {.process = *usage, .probes = (*probes)->Cost(), .sampling_seconds = sampling_seconds});
+  const absl::Status exported = testing_support::ExportWindowOfFlow(*flow, exporter);
+  ASSERT_TRUE(exported.ok()) << exported;
   const std::string text = exporter.Text();
 
   // The live output carries what the flow did, so promtool checks real series of every kind.

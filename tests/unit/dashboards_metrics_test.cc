@@ -2,9 +2,8 @@
 // Prometheus rules) is one the agent exports, as recorded in dashboards/metrics.txt from a live
 // exposition (tests/bpf/dashboards_exposition_test.cc keeps that list true), or one listed in
 // dashboards/metrics_planned.txt for the agent to add.
-#include <cstring>
 #include <filesystem>
-#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,81 +11,32 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
+#include "tests/support/dashboard_queries.h"
+#include "tests/support/metric_families.h"
 
 namespace nictune {
 namespace {
 
-using Families = std::map<std::string, std::string>;  // name -> counter, gauge or histogram
-
-std::string RepoRoot() {
-  return std::filesystem::path(NICTUNE_FIXTURES).parent_path().parent_path().parent_path();
-}
+using testing_support::MetricFamilies;
+using testing_support::MetricNamesIn;
 
 std::string ReadRepoFile(const std::string& relative) {
-  absl::StatusOr<std::string> text = procfs::ReadFile(absl::StrCat(RepoRoot(), "/", relative));
+  absl::StatusOr<std::string> text =
+      procfs::ReadFile(absl::StrCat(NICTUNE_SOURCE_DIR, "/", relative));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : "";
 }
 
-// "name type" a line; '#' starts a comment.
-Families ParseFamilies(const std::string& relative) {
-  Families families;
-  for (absl::string_view line : absl::StrSplit(ReadRepoFile(relative), '\n')) {
-    line = absl::StripAsciiWhitespace(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
-    std::vector<std::string> fields = absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    EXPECT_EQ(fields.size(), 2u) << relative << ": expected 'name type', got '" << line << "'";
-    if (fields.size() == 2) families[fields[0]] = fields[1];
-  }
-  return families;
-}
-
-bool IsNameChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
-}
-
-// The identifiers starting with nictune_ outside string literals: metric names. Recording rules
-// (instance:nictune_...:rate5m) start with their level, so they are not taken for metrics.
-std::set<std::string> MetricNamesIn(absl::string_view promql) {
-  std::set<std::string> names;
-  char quote = 0;
-  for (size_t i = 0; i < promql.size(); ++i) {
-    const char c = promql[i];
-    if (quote != 0) {
-      if (c == '\\') ++i;
-      if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'' || c == '`') {
-      quote = c;
-      continue;
-    }
-    if (!IsNameChar(c) || (i > 0 && IsNameChar(promql[i - 1]))) continue;
-    size_t end = i;
-    while (end < promql.size() && IsNameChar(promql[end])) ++end;
-    const absl::string_view word = promql.substr(i, end - i);
-    if (absl::StartsWith(word, "nictune_")) names.insert(std::string(word));
-    i = end - 1;
-  }
-  return names;
-}
-
-// A histogram family is queried through its _bucket, _sum and _count series.
-bool Resolves(const std::string& name, const Families& families) {
-  if (families.contains(name)) return true;
-  for (const char* suffix : {"_bucket", "_sum", "_count"}) {
-    if (!absl::EndsWith(name, suffix)) continue;
-    const auto it = families.find(name.substr(0, name.size() - std::strlen(suffix)));
-    if (it != families.end() && it->second == "histogram") return true;
-  }
-  return false;
+MetricFamilies ReadFamilyList(const std::string& relative) {
+  absl::StatusOr<MetricFamilies> families =
+      testing_support::ParseFamilyList(ReadRepoFile(relative), relative);
+  EXPECT_TRUE(families.ok()) << families.status();
+  return families.ok() ? *families : MetricFamilies{};
 }
 
 struct Query {
@@ -94,33 +44,25 @@ struct Query {
   std::string promql;
 };
 
-void CollectPanelQueries(const std::string& file, const nlohmann::json& panels,
-                         std::vector<Query>& out) {
-  for (const nlohmann::json& panel : panels) {
-    const std::string where = absl::StrCat(file, " panel '", panel.value("title", "?"), "'");
-    for (const nlohmann::json& target : panel.value("targets", nlohmann::json::array())) {
-      out.push_back({where, target.value("expr", "")});
-    }
-    if (panel.contains("panels")) CollectPanelQueries(file, panel["panels"], out);
-  }
-}
-
+// Every query of every dashboard in dashboards/: panels, annotations and variables' selectors.
 std::vector<Query> DashboardQueries() {
   std::vector<Query> queries;
-  for (const auto& entry : std::filesystem::directory_iterator(RepoRoot() + "/dashboards")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(absl::StrCat(NICTUNE_SOURCE_DIR, "/dashboards"))) {
     if (entry.path().extension() != ".json") continue;
     const std::string file = entry.path().filename();
-    const nlohmann::json dashboard =
-        nlohmann::json::parse(ReadRepoFile("dashboards/" + file), nullptr, false);
-    EXPECT_FALSE(dashboard.is_discarded()) << file << ": not valid JSON";
-    if (dashboard.is_discarded()) continue;
-    CollectPanelQueries(file, dashboard.value("panels", nlohmann::json::array()), queries);
-    for (const nlohmann::json& a :
-         dashboard["annotations"].value("list", nlohmann::json::array())) {
-      if (a.contains("expr")) queries.push_back({file + " annotation", a["expr"]});
+    absl::StatusOr<testing_support::Dashboard> dashboard =
+        testing_support::ReadDashboard(entry.path());
+    EXPECT_TRUE(dashboard.ok()) << dashboard.status();
+    if (!dashboard.ok()) continue;
+    for (const testing_support::DashboardQuery& q : dashboard->panel_queries) {
+      queries.push_back({absl::StrCat(file, " panel '", q.panel, "'"), q.expr});
     }
-    for (const nlohmann::json& v : dashboard["templating"].value("list", nlohmann::json::array())) {
-      if (v.value("type", "") == "query") queries.push_back({file + " variable", v["definition"]});
+    for (const testing_support::DashboardQuery& q : dashboard->annotation_queries) {
+      queries.push_back({absl::StrCat(file, " annotation '", q.panel, "'"), q.expr});
+    }
+    for (const testing_support::DashboardVariable& v : dashboard->variables) {
+      queries.push_back({absl::StrCat(file, " variable ", v.name), v.selector});
     }
   }
   return queries;
@@ -151,8 +93,14 @@ std::vector<Query> RuleQueries(const std::string& relative) {
 
 class ShippedPromql : public ::testing::Test {
  protected:
-  Families exported_ = ParseFamilies("dashboards/metrics.txt");
-  Families planned_ = ParseFamilies("dashboards/metrics_planned.txt");
+  // A histogram family is queried through its _bucket, _sum and _count series.
+  bool ExportedOrPlanned(const std::string& name) const {
+    return testing_support::FamilyOf(name, exported_).has_value() ||
+           testing_support::FamilyOf(name, planned_).has_value();
+  }
+
+  MetricFamilies exported_ = ReadFamilyList("dashboards/metrics.txt");
+  MetricFamilies planned_ = ReadFamilyList("dashboards/metrics_planned.txt");
 };
 
 TEST_F(ShippedPromql, TheListsAreNonEmptyAndDisjoint) {
@@ -170,9 +118,8 @@ TEST_F(ShippedPromql, DashboardsUseOnlyExportedOrPlannedMetrics) {
   const std::vector<Query> queries = DashboardQueries();
   ASSERT_GT(queries.size(), 20u);
   for (const Query& q : queries) {
-    EXPECT_FALSE(q.promql.empty()) << q.where << ": empty query";
     for (const std::string& name : MetricNamesIn(q.promql)) {
-      EXPECT_TRUE(Resolves(name, exported_) || Resolves(name, planned_))
+      EXPECT_TRUE(ExportedOrPlanned(name))
           << q.where << ": " << name << " is neither exported (dashboards/metrics.txt) nor "
           << "planned (dashboards/metrics_planned.txt)";
     }
@@ -184,7 +131,7 @@ TEST_F(ShippedPromql, RulesUseOnlyExportedOrPlannedMetrics) {
   ASSERT_GT(queries.size(), 8u);
   for (const Query& q : queries) {
     for (const std::string& name : MetricNamesIn(q.promql)) {
-      EXPECT_TRUE(Resolves(name, exported_) || Resolves(name, planned_))
+      EXPECT_TRUE(ExportedOrPlanned(name))
           << q.where << ": " << name << " is neither exported nor planned";
     }
   }
@@ -201,21 +148,35 @@ TEST_F(ShippedPromql, EveryPlannedMetricIsUsedSomewhere) {
   }
 }
 
-// The scanner itself: names inside label values and recording-rule names are not metrics.
+// The scanner itself: names inside label values and recorded series are not metrics.
 TEST(MetricNamesIn, TakesMetricsAndSkipsStringsAndRecordingRules) {
   EXPECT_THAT(
       MetricNamesIn(R"(sum by (cpu) (rate(nictune_softirq_seconds_total{vector="nictune_x"}[5m]))
-      / instance:nictune_socket_drops:rate5m + nictune_rx_truesize_bytes_bucket)"),
+      / instance:nictune_socket_drops:rate5m + nictune_rx_truesize_bytes_bucket
+      + nictune_socket_drops:rate5m)"),
       ::testing::ElementsAre("nictune_rx_truesize_bytes_bucket", "nictune_softirq_seconds_total"));
 }
 
 TEST(MetricNamesIn, HistogramSeriesResolveOnlyForHistogramFamilies) {
-  const Families families{{"nictune_rx_truesize_bytes", "histogram"},
-                          {"nictune_napi_polls_total", "counter"}};
-  EXPECT_TRUE(Resolves("nictune_rx_truesize_bytes_bucket", families));
-  EXPECT_TRUE(Resolves("nictune_rx_truesize_bytes_count", families));
-  EXPECT_FALSE(Resolves("nictune_napi_polls_total_count", families));
-  EXPECT_FALSE(Resolves("nictune_rx_truesize", families));
+  const MetricFamilies families{{"nictune_rx_truesize_bytes", "histogram"},
+                                {"nictune_napi_polls_total", "counter"}};
+  using testing_support::FamilyOf;
+  EXPECT_EQ(FamilyOf("nictune_rx_truesize_bytes_bucket", families), "nictune_rx_truesize_bytes");
+  EXPECT_EQ(FamilyOf("nictune_rx_truesize_bytes_count", families), "nictune_rx_truesize_bytes");
+  EXPECT_EQ(FamilyOf("nictune_napi_polls_total", families), "nictune_napi_polls_total");
+  EXPECT_EQ(FamilyOf("nictune_napi_polls_total_count", families), std::nullopt);
+  EXPECT_EQ(FamilyOf("nictune_rx_truesize", families), std::nullopt);
+}
+
+TEST(ParseFamilyList, NamesTheListAndLineOfAMalformedEntry) {
+  absl::StatusOr<MetricFamilies> families = testing_support::ParseFamilyList(
+      "# comment\nnictune_a_total counter  # trailing\n\nnictune_b\n", "metrics.txt");
+  ASSERT_FALSE(families.ok());
+  EXPECT_EQ(families.status().message(),
+            "metrics.txt line 4: expected 'name type', got 'nictune_b'");
+  families = testing_support::ParseFamilyList("# c\nnictune_a_total counter # x\n", "m");
+  ASSERT_TRUE(families.ok()) << families.status();
+  EXPECT_EQ(*families, (MetricFamilies{{"nictune_a_total", "counter"}}));
 }
 
 }  // namespace

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/dashboard_queries.h"
 #include "tests/support/subprocess.h"
 
 namespace nictune {
@@ -31,14 +31,10 @@ struct Dashboard {
   nlohmann::json json;
 };
 
-std::string DashboardDirectory() {
-  return std::filesystem::path(NICTUNE_FIXTURES).parent_path().parent_path().parent_path() /
-         "dashboards";
-}
-
 std::vector<Dashboard> LoadDashboards() {
   std::vector<Dashboard> dashboards;
-  for (const auto& entry : std::filesystem::directory_iterator(DashboardDirectory())) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(absl::StrCat(NICTUNE_SOURCE_DIR, "/dashboards"))) {
     if (entry.path().extension() != ".json") continue;
     absl::StatusOr<std::string> text = procfs::ReadFile(entry.path());
     EXPECT_TRUE(text.ok()) << text.status();
@@ -139,6 +135,7 @@ TEST_F(Dashboards, EveryQueryPanelHasTheDatasourceVariableAUnitAndADescription) 
       const nlohmann::json targets = panel.value("targets", nlohmann::json::array());
       EXPECT_FALSE(targets.empty()) << where << ": no query";
       for (const nlohmann::json& target : targets) {
+        EXPECT_FALSE(target.value("expr", "").empty()) << where << ": empty query";
         if (target.contains("datasource")) {
           EXPECT_TRUE(IsDatasourceVariable(target["datasource"])) << where;
         }
@@ -169,11 +166,11 @@ TEST_F(Dashboards, RatesUseRateInterval) {
 // Grafana's variables as Grafana fills them in: the datasource is chosen apart, the rest are
 // regexes in =~ matchers and the interval a duration.
 std::string AsGrafanaSends(const std::string& expr) {
-  return absl::StrReplaceAll(expr, {{"$__rate_interval", "1m"},
-                                    {"$__interval", "15s"},
-                                    {"$instance", ".*"},
-                                    {"$device", ".*"},
-                                    {"$knob", ".*"}});
+  return testing_support::ExpandVariables(expr, {{"__rate_interval", "1m"},
+                                                 {"__interval", "15s"},
+                                                 {"instance", ".*"},
+                                                 {"device", ".*"},
+                                                 {"knob", ".*"}});
 }
 
 TEST_F(Dashboards, PrometheusParsesEveryQuery) {

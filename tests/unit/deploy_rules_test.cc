@@ -3,7 +3,6 @@
 // scrape config with its rule file loads (promtool check config).
 #include <unistd.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,8 +21,7 @@ namespace {
 constexpr const char* kPromtool = "/usr/bin/promtool";
 
 std::string PrometheusFile(const std::string& name) {
-  return std::filesystem::path(NICTUNE_FIXTURES).parent_path().parent_path().parent_path() /
-         "deploy" / "prometheus" / name;
+  return absl::StrCat(NICTUNE_SOURCE_DIR, "/deploy/prometheus/", name);
 }
 
 testing_support::ProgramOutput Promtool(const std::vector<std::string>& args) {

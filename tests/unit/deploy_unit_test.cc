@@ -3,8 +3,6 @@
 // node_exporter's Debian unit, and nictuned parses the default flagfile.
 #include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -16,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -23,8 +22,7 @@ namespace {
 constexpr const char* kNodeExporterUnit = "/lib/systemd/system/prometheus-node-exporter.service";
 
 std::string RepoFile(const std::string& relative) {
-  return std::filesystem::path(NICTUNE_FIXTURES).parent_path().parent_path().parent_path() /
-         relative;
+  return absl::StrCat(NICTUNE_SOURCE_DIR, "/", relative);
 }
 
 std::string BuiltNictuned() { return absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned"); }
@@ -34,25 +32,6 @@ testing_support::ProgramOutput RunOrFail(const std::vector<std::string>& argv) {
   EXPECT_TRUE(run.ok()) << run.status();
   return run.ok() ? *run : testing_support::ProgramOutput{};
 }
-
-// A directory that removes itself, so a failing test leaves nothing in /tmp.
-class TempDirectory {
- public:
-  TempDirectory() {
-    char name[] = "/tmp/nictune_deploy_XXXXXX";
-    if (mkdtemp(name) != nullptr) path_ = name;
-  }
-  ~TempDirectory() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  TempDirectory(const TempDirectory&) = delete;
-  TempDirectory& operator=(const TempDirectory&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // "Overall exposure level for X.service: 2.3 OK" -> 2.3
 double Exposure(const std::string& unit_path) {
@@ -77,9 +56,10 @@ TEST(DeployUnit, SystemdVerifyAcceptsItWithTheBuiltBinary) {
   ASSERT_TRUE(unit.ok()) << unit.status();
   ASSERT_THAT(*unit, ::testing::HasSubstr("ExecStart=/usr/sbin/nictuned "));
   // verify insists that ExecStart exists; point it at the build instead of an installed copy.
-  TempDirectory dir;
-  ASSERT_FALSE(dir.path().empty());
-  const std::string copy = dir.path() + "/nictuned.service";
+  absl::StatusOr<testing_support::TempDir> dir =
+      testing_support::TempDir::Create("nictune_deploy_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string copy = dir->path() + "/nictuned.service";
   std::ofstream(copy) << absl::StrReplaceAll(*unit, {{"/usr/sbin/nictuned", BuiltNictuned()}});
   const testing_support::ProgramOutput verify = RunOrFail({"systemd-analyze", "verify", copy});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
@@ -109,9 +89,10 @@ TEST(DeployUnit, BuiltNictunedParsesTheDefaultFlagfile) {
 
 TEST(DeployUnit, BuiltNictunedRefusesAFlagfileWithAnUnknownFlag) {
   ASSERT_EQ(access(BuiltNictuned().c_str(), X_OK), 0) << BuiltNictuned() << ": build nictuned";
-  TempDirectory dir;
-  ASSERT_FALSE(dir.path().empty());
-  const std::string flags = dir.path() + "/bad.flags";
+  absl::StatusOr<testing_support::TempDir> dir =
+      testing_support::TempDir::Create("nictune_deploy_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string flags = dir->path() + "/bad.flags";
   std::ofstream(flags) << "--interval=1s\n--no_such_nictune_flag=1\n";
   const testing_support::ProgramOutput run =
       RunOrFail({BuiltNictuned(), absl::StrCat("--flagfile=", flags), "--version"});
