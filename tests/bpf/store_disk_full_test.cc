@@ -1,14 +1,8 @@
 // A full disk makes appends fail with ResourceExhausted, names the database, stores nothing of
 // the failed window, and leaves the store working once space is back. The disk is a 1 MiB tmpfs
 // the test mounts on its own temporary directory and unmounts afterwards.
-#include <fcntl.h>
-#include <stdlib.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -16,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/privileges.h"
+#include "tests/support/tiny_tmpfs.h"
 
 namespace nictune::store {
 namespace {
@@ -24,55 +19,6 @@ using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'040);
-
-// Mounts a tmpfs of `size` on a fresh temporary directory; unmounts and removes it when done.
-class TinyTmpfs {
- public:
-  explicit TinyTmpfs(const char* size) {
-    char pattern[] = "/tmp/nictune-store-full-XXXXXX";
-    if (::mkdtemp(pattern) == nullptr) {
-      error_ = std::string("mkdtemp: ") + std::strerror(errno);
-      return;
-    }
-    dir_ = pattern;
-    const std::string options = std::string("size=") + size + ",mode=0700";
-    if (::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                options.c_str()) != 0) {
-      error_ = "mount tmpfs on " + dir_ + ": " + std::strerror(errno);
-      return;
-    }
-    mounted_ = true;
-  }
-  ~TinyTmpfs() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-    if (!dir_.empty()) ::rmdir(dir_.c_str());
-  }
-  TinyTmpfs(const TinyTmpfs&) = delete;
-  TinyTmpfs& operator=(const TinyTmpfs&) = delete;
-
-  const std::string& error() const { return error_; }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-  std::string error_;
-  bool mounted_ = false;
-};
-
-// Writes a file until the file system says ENOSPC; returns the bytes written.
-int64_t FillUp(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  const std::vector<char> block(4096, 'x');
-  int64_t written = 0;
-  for (;;) {
-    const ssize_t n = ::write(fd, block.data(), block.size());
-    if (n <= 0) break;
-    written += n;
-  }
-  ::close(fd);
-  return written;
-}
 
 std::vector<SeriesSample> Window(int series, double value) {
   std::vector<SeriesSample> samples;
@@ -85,17 +31,20 @@ std::vector<SeriesSample> Window(int series, double value) {
 TEST(StoreDiskFullTest, FullDiskIsResourceExhaustedAndTheStoreRecoversWhenSpaceFrees) {
   const std::string why_not = testing_support::WhyNotPrivileged();
   if (!why_not.empty()) GTEST_SKIP() << why_not;
-  TinyTmpfs disk("1m");
-  ASSERT_EQ(disk.error(), "");
+  absl::StatusOr<testing_support::TinyTmpfs> disk =
+      testing_support::TinyTmpfs::Mount("nictune-store-full-", "1m");
+  ASSERT_TRUE(disk.ok()) << disk.status();
 
   absl::StatusOr<std::unique_ptr<Store>> opened =
-      Store::Open(disk.dir() + "/state", StoreOptions{});
+      Store::Open(disk->dir() + "/state", StoreOptions{});
   ASSERT_TRUE(opened.ok()) << opened.status();
   Store& store = **opened;
   ASSERT_TRUE(store.AppendSamples(kT0, Window(50, 1.0)).ok());
 
-  const std::string filler = disk.dir() + "/filler";
-  ASSERT_GT(FillUp(filler), 0);
+  const std::string filler = disk->dir() + "/filler";
+  absl::StatusOr<int64_t> filled = testing_support::FillUntilFull(filler);
+  ASSERT_TRUE(filled.ok()) << filled.status();
+  ASSERT_GT(*filled, 0);
 
   // The WAL may still have room in pages it already owns; new series need new pages soon.
   absl::Status full;

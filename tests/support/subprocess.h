@@ -46,6 +46,9 @@ class BackgroundProgram {
   // Sends `signal_number` (e.g. SIGINT to make a tracing tool print and exit).
   absl::Status Signal(int signal_number) const;
 
+  // The program's process id while it runs (for /proc/PID), -1 once reaped.
+  pid_t pid() const { return pid_; }
+
   // Waits for the program to exit (killing it after `timeout`) and returns its output.
   absl::StatusOr<ProgramOutput> Wait(absl::Duration timeout);
 

@@ -1,0 +1,24 @@
+// The built nictuned started by a test and waited for until it serves: its HTTP server answers
+// /api/v1/status and the first tuner window has closed, so sampling runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/subprocess.h"
+
+namespace nictune::testing_support {
+
+// Starts `argv` (nictuned and its flags, one of them --listen=127.0.0.1:<port>) and waits up to
+// `timeout`. Fails with the agent's stderr when it exits first or does not get there in time.
+absl::StatusOr<BackgroundProgram> StartServingNictuned(const std::vector<std::string>& argv,
+                                                       uint16_t port, absl::Duration timeout);
+
+// GET http://127.0.0.1:<port><target> answered 200 with a JSON body.
+absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string& target);
+
+}  // namespace nictune::testing_support
