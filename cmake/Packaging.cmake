@@ -41,7 +41,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Library dependencies (libbpf, Abseil, SQLite, CivetWeb, libsystemd, ...) as dpkg-shlibdeps
-# finds them in the binaries.
+# finds them in the binaries, appended to the one the maintainer scripts need:
+# deb-systemd-helper enables the unit even where systemd is not running.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "init-system-helpers")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The debug information stays in the build directory.
 set(CPACK_STRIP_FILES ON)
