@@ -57,7 +57,8 @@ cleanup() {
   [[ -z $staging ]] || rm -rf --one-file-system "$staging" "$tarball.partial"
   [[ -n $root ]] || exit "$status"
   # Never delete through a mount that is still there (a bind of the host's /dev).
-  if findmnt -rno TARGET | grep -q "^$root/"; then
+  # (grep -q on a pipe could end findmnt with SIGPIPE, which pipefail reads as "no match".)
+  if grep -q "^$root/" <<<"$(findmnt -rno TARGET)"; then
     echo "check_package: $root still has mounts; left in place" >&2
   else
     rm -rf --one-file-system "$root"
@@ -89,12 +90,12 @@ for expected in /usr/sbin/nictuned /usr/bin/nictune /lib/systemd/system/nictuned
   /etc/nictune/nictuned.flags /usr/share/doc/nictune/README.md; do
   grep -qx -- "$expected" <<<"$contents" || fail "$deb_name does not contain $expected"
 done
-dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -qx './conffiles' ||
-  fail "$deb_name has no conffiles"
-for script in postinst prerm postrm; do
-  dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -qx "./$script" ||
-    fail "$deb_name has no $script"
+control_files=$(dpkg-deb --ctrl-tarfile "$deb" | tar -t)
+for control in conffiles postinst prerm postrm; do
+  grep -qx -- "./$control" <<<"$control_files" || fail "$deb_name has no $control"
 done
+grep -qx /etc/nictune/nictuned.flags <(dpkg-deb -I "$deb" conffiles) ||
+  fail "$deb_name: /etc/nictune/nictuned.flags is not a conffile"
 
 # Every NEEDED library of both binaries, resolved as the loader does on this host, must belong to
 # a package the Depends field names (libc6 for the C library, libbpf1 for libbpf, ...).
@@ -109,11 +110,22 @@ needed=$(for binary in "$unpacked/usr/sbin/nictuned" "$unpacked/usr/bin/nictune"
     ldd "$binary" | awk -v s="$soname" '$1 == s {print $1, $3}'
   done
 done | sort -u)
+# One dpkg -S for all of them (each call reads the whole database). dpkg knows a library by the
+# path its package ships, which may be the loader's path or the one usrmerge's links lead to.
+declare -A owner_of
 while read -r soname path; do
   [[ -n $path && $path != "not" ]] || fail "$soname not found on this host"
-  # dpkg knows a library by the path its package ships, before or after usrmerge's links.
-  owner=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1) ||
-    owner=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -n 1 | cut -d: -f1) || true
+done <<<"$needed"
+mapfile -t lookup < <(awk '{print $2}' <<<"$needed" | while read -r path; do
+  echo "$path"
+  realpath "$path"
+done | sort -u)
+while read -r line; do
+  [[ $line == diversion* ]] && continue
+  owner_of[/${line#*: /}]=${line%%[:,]*}
+done < <(dpkg -S "${lookup[@]}" 2>/dev/null || true)
+while read -r soname path; do
+  owner=${owner_of[$path]:-${owner_of[$(realpath "$path")]:-}}
   [[ -n $owner ]] || fail "$path ($soname) belongs to no installed package"
   grep -qx -- "$owner" <<<"$depends_names" || missing+=("$owner ($soname)")
   owners+=("$owner")
@@ -213,9 +225,9 @@ read -ra command <<<"$exec_start"
 command+=("--bpf=$bpf")
 # The chroot shares the host's network namespace: another agent may hold the packaged port.
 listen=$(sed -n 's/^--listen=//p' "$root/etc/nictune/nictuned.flags")
-if ss -Hltn "sport = :${listen##*:}" | grep -q .; then
+if [[ -n $(ss -Hltn "sport = :${listen##*:}") ]]; then
   port=19877
-  while ss -Hltn "sport = :$port" | grep -q .; do port=$((port + 1)); done
+  while [[ -n $(ss -Hltn "sport = :$port") ]]; do port=$((port + 1)); done
   command+=("--listen=127.0.0.1:$port")
   echo "port ${listen##*:} is taken on this host; nictuned listens on $port instead"
 fi
@@ -235,12 +247,20 @@ done
 [[ -S $root$socket ]] || { cat "$root/tmp/nictuned.log"; fail "no socket $socket after 20 s"; }
 
 step "nictune status"
-status_output=$(in_root nictune status) || {
-  echo "$status_output"
-  cat "$root/tmp/nictuned.log"
-  fail "nictune status exited non-zero"
-}
+# Asked until the agent has taken a sample, so that the answer shows it measuring, not only up.
+for _ in $(seq 20); do
+  status_output=$(in_root nictune status) || {
+    echo "$status_output"
+    cat "$root/tmp/nictuned.log"
+    fail "nictune status exited non-zero"
+  }
+  grep -q '^sampling: [1-9]' <<<"$status_output" && break
+  sleep 0.5
+done
 echo "$status_output"
+grep -q '^sampling: [1-9]' <<<"$status_output" || fail "nictuned took no sample in 10 s"
+samples=$(sed -n 's/^sampling: \([0-9]*\) samples.*/\1/p' <<<"$status_output")
+probes=$(grep -m1 '^BPF: ' <<<"$status_output" || echo "BPF: none attached")
 
 kill -TERM "$nictuned_pid"
 nictuned_exit=0
@@ -249,7 +269,6 @@ nictuned_pid=
 echo "--- nictuned's log"
 cat "$root/tmp/nictuned.log"
 [[ $nictuned_exit -eq 0 ]] || fail "nictuned exited $nictuned_exit after SIGTERM"
-bpf_line=$(grep -i -m1 'bpf\|procfs' "$root/tmp/nictuned.log" || true)
 
 # ---------------------------------------------------------------------------------------------
 step "dpkg -r: the conffile stays, everything else goes"
@@ -289,9 +308,9 @@ Depends ($depends_count)     $depends
 dpkg -i          $dpkg_i_result
 apt-get -f       installed nictune and $pulled automatic packages in ${install_seconds} s
 version          $version
-nictuned         --bpf=$bpf: ${bpf_line:-no probe line in its log}; SIGTERM exit 0
+nictuned         --bpf=$bpf, ${probes#BPF: }; SIGTERM exit 0
 postinst         enabled the unit ($wants), started nothing (no systemd)
-nictune status   exit 0
+nictune status   exit 0 over $socket, $samples sample(s) taken
 dpkg -r          conffile kept; --purge + autoremove --purge left no file
 apt-get install  ./$deb_name: installed, nictuned --version ok, purged
 total            $(($(now) - started)) s
