@@ -209,6 +209,7 @@ pulled=$(in_root apt-mark showauto | wc -l)
 wants=/etc/systemd/system/multi-user.target.wants/nictuned.service
 [[ $(readlink "$root$wants") == /lib/systemd/system/nictuned.service ]] ||
   fail "postinst did not enable the unit ($wants)"
+in_root test ! -e /var/lib/nictune || fail "nictuned ran during the install (/var/lib/nictune exists)"
 in_root ldd /usr/sbin/nictuned /usr/bin/nictune | grep 'not found' &&
   fail "a library is missing in the chroot"
 version=$(in_root nictuned --version) || fail "nictuned --version exited $?"
@@ -286,8 +287,8 @@ in_root dpkg --purge nictune
 in_root dpkg -L nictune >/dev/null 2>&1 && fail "dpkg -L nictune still lists files after purge"
 in_root apt-get autoremove --purge -y -q
 after_purge=$(tree_listing)
-left=$(comm -13 <(echo "$before_install") <(echo "$after_purge"))
-[[ -z $left ]] || fail "purge left files behind:"$'\n'"$left"
+changed=$(diff <(echo "$before_install") <(echo "$after_purge")) ||
+  fail "the tree differs from before the install (> left behind, < removed):"$'\n'"$changed"
 echo "the tree is as before the install (var/lib/dpkg, var/lib/apt, var/cache, var/log aside)"
 
 # ---------------------------------------------------------------------------------------------
