@@ -144,7 +144,8 @@ TEST(NictunedDiskFullTest, KeepsServingReportsTheStoreErrorAndRecoversWhenSpaceF
   EXPECT_EQ(exited->exit_code, 0) << exited->err;
   std::cout << scrapes << " scrapes, all answered 200; the disk full after " << *filled
             << " filler bytes; store errors " << full.errors_total.value_or(0) << " while full, "
-            << recovered.errors_total.value_or(0) << " after recovery\n";
+            << recovered.errors_total.value_or(0) << " after recovery; status said: " << last_error
+            << "\n";
 }
 
 }  // namespace
