@@ -98,8 +98,8 @@ void AddNapis(const driver::BpfCounters& before, const driver::BpfCounters& afte
 void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
               Window& out) {
   const auto key = [](const driver::DropCounter& d) {
-    return std::tuple(d.reason, d.protocol, d.l4_protocol, d.ifindex, d.local_port,
-                      d.socket_cookie);
+    return std::tuple(d.reason, d.protocol, d.l4_protocol, d.ifindex, d.netns_inode, d.device,
+                      d.local_port, d.socket_cookie);
   };
   std::map<decltype(key(driver::DropCounter{})), uint64_t> earlier;
   for (const auto& d : before.drops) earlier[key(d)] = d.count;
@@ -107,9 +107,10 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
     const auto it = earlier.find(key(d));
     const uint64_t count = it == earlier.end() ? d.count : ResettingDelta64(it->second, d.count);
     if (count == 0) continue;
-    // The probe names the device in its own network namespace ("ifindex 2@netns M" for another
-    // one). Only an unnamed drop is matched by ifindex, or a drop in a container's namespace
-    // would be charged to whichever host device happens to share its ifindex.
+    // The probe names the device by the kernel's name, qualified with its namespace when one of
+    // ours has that name too (driver/bpf/device_names.h). Only an unnamed drop is matched by
+    // ifindex, or a drop in a container's namespace would be charged to whichever host device
+    // happens to share its ifindex.
     std::string device = d.device;
     if (device.empty()) {
       const auto named = std::find_if(out.devices.begin(), out.devices.end(),

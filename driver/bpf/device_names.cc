@@ -14,9 +14,15 @@ uint32_t OwnNetnsInode() {
 }
 
 std::string DeviceName(int32_t ifindex, uint32_t netns_inode, const std::string& fallback) {
-  // The kernel's own name wins: an ifindex can be reused after the device is gone.
-  if (!fallback.empty()) return fallback;
-  if (ifindex > 0 && netns_inode != 0 && netns_inode == OwnNetnsInode()) {
+  const bool ours = netns_inode != 0 && netns_inode == OwnNetnsInode();
+  // The kernel's own name wins: an ifindex can be reused after the device is gone. A device of
+  // another namespace keeps its plain name (an emulated NIC's TAP) unless one of ours has that
+  // name too (a container's eth0): its packets are not that device's.
+  if (!fallback.empty()) {
+    if (ours || netns_inode == 0 || if_nametoindex(fallback.c_str()) == 0) return fallback;
+    return absl::StrCat(fallback, "@netns ", netns_inode);
+  }
+  if (ifindex > 0 && ours) {
     char name[IF_NAMESIZE];
     if (if_indextoname(static_cast<unsigned>(ifindex), name) != nullptr) return name;
   }

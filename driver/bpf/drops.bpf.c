@@ -72,6 +72,7 @@ static __always_inline int count_drop(struct sk_buff* skb, __u32 reason, struct 
   if (dev) {
     key.ifindex = BPF_CORE_READ(dev, ifindex);
     key.netns_inode = BPF_CORE_READ(dev, nd_net.net, ns.inum);
+    bpf_probe_read_kernel_str(key.device, sizeof(key.device), &dev->name);
   }
   if (sk) {
     key.socket_cookie = nictune_socket_identity(sk, typed_sk);

@@ -20,6 +20,7 @@ struct nictune_drop_key {
   __u16 reserved2;
   __u32 reserved3;
   __u64 socket_cookie; /* rx_sk (kernels that pass it) or skb->sk; 0 when none */
+  char device[16];     /* skb->dev->name (IFNAMSIZ): a device in another namespace has no other */
 };
 
 /* Per CPU: drops that found the key map full. */

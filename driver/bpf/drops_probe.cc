@@ -11,7 +11,7 @@
 
 namespace nictune::driver::bpf {
 
-static_assert(sizeof(nictune_drop_key) == 32);
+static_assert(sizeof(nictune_drop_key) == 48);
 static_assert(sizeof(nictune_drops_cpu) == 8);
 
 namespace {
@@ -65,7 +65,8 @@ absl::Status ReadDropsProbe(const LoadedProbe& probe, const DropReasonNames* rea
         drop.l4_protocol = key.l4_protocol;
         drop.ifindex = key.ifindex;
         drop.netns_inode = key.netns_inode;
-        drop.device = DeviceName(key.ifindex, key.netns_inode, "");
+        drop.device = DeviceName(key.ifindex, key.netns_inode,
+                                 std::string(key.device, strnlen(key.device, sizeof key.device)));
         drop.local_port = key.local_port;
         drop.socket_cookie = key.socket_cookie;
         for (uint64_t count : per_cpu) drop.count += count;
