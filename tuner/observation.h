@@ -23,7 +23,7 @@ struct CpuSplit {
 // One application socket fed by the queue; the worst one decides the queue's limits.
 struct SocketObservation {
   std::string name;                // e.g. "udp 0.0.0.0:5001 pid 812 (netserver)"
-  uint64_t packets = 0;            // enqueued into the socket during the window
+  uint64_t packets = 0;            // arrived for the socket in the window: enqueued + drops
   double truesize_mean_bytes = 0;  // mean skb->truesize charged per packet
   double truesize_p99_bytes = 0;
   uint64_t rcvbuf_bytes = 0;   // sk_rcvbuf

@@ -48,11 +48,15 @@ uint64_t DropsOnDevice(const model::Window& window, const std::string& device, c
 
 // The devices to observe: the configured ones, else every device with mapped rx queues or rx
 // traffic in the window. Loopback has no NIC, ring or interrupt to tune.
+// A device whose sockets the window placed is observed even when this namespace does not have it
+// (an emulated NIC's TAP in its own namespace, a container's veth): its sockets are what overflow.
 std::vector<std::string> DevicesToObserve(const model::Window& window,
                                           const agent::Topology& topology,
+                                          const SocketPlacement& sockets,
                                           const ObservationOptions& options) {
   if (!options.devices.empty()) return options.devices;
   std::set<std::string> names;
+  for (const PlacedSocket& p : sockets.placed) names.insert(p.device);
   for (const collect::QueueBinding& b : topology.queue_map.bindings) {
     if (b.kind != collect::QueueKind::kTx) names.insert(b.device);
   }
@@ -193,7 +197,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
   const bool bpf = BpfInUse(window);
   const SocketPlacement sockets = PlaceSockets(window, host, options.socket_devices);
 
-  for (const std::string& name : DevicesToObserve(window, topology, options)) {
+  for (const std::string& name : DevicesToObserve(window, topology, sockets, options)) {
     const model::DeviceWindow* device = FindDevice(window, name);
     const std::vector<QueueGroup> groups =
         GroupQueues(topology.queue_map.bindings, name, /*per_queue_napi_counts=*/bpf);

@@ -26,7 +26,8 @@ struct ObservationOptions {
   std::map<uint16_t, std::string> socket_devices;
   // Sockets kept per queue, the worst first (most drops, then highest fill, then most packets).
   size_t max_sockets_per_queue = 8;
-  // Devices to observe; empty = every device with mapped rx queues or rx traffic, but lo.
+  // Devices to observe; empty = every device with mapped rx queues or rx traffic, but lo, and
+  // every device a socket was placed on (also one of another namespace).
   std::vector<std::string> devices;
   // Sampling intervals that went into the window (the tuner's confidence): 1 for a Window
   // computed from two consecutive snapshots.

@@ -86,7 +86,11 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
       out.unplaced.push_back(o.name);
       continue;
     }
-    o.packets = CountOver(s.enqueues_per_s, window.seconds);
+    o.drops = DropsOf(s, window);
+    // What arrived for the socket: what it took and what its full buffer refused. Counting only
+    // the taken packets would read an overflowing socket's rate as its buffer's drain rate.
+    const uint64_t enqueued = CountOver(s.enqueues_per_s, window.seconds);
+    o.packets = enqueued > UINT64_MAX - o.drops ? UINT64_MAX : enqueued + o.drops;
     const model::TruesizeWindow* histogram = TruesizeOf(window, device);
     if (s.mean_truesize) {
       o.truesize_mean_bytes = *s.mean_truesize;
@@ -98,7 +102,6 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     // UDP admits one packet past a full buffer, so rmem_alloc can pass sk_rcvbuf a little; the
     // buffer was full.
     o.peak_fill = std::clamp(s.peak_fill, 0.0, 1.0);
-    o.drops = DropsOf(s, window);
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
     out.placed.push_back(PlacedSocket{.device = device, .socket = std::move(o)});

@@ -207,7 +207,7 @@ TEST(BuildObservationTest, MultiQueueDeviceWithBpfNapiCountsIsObservedPerQueue) 
   ASSERT_EQ(q0.sockets.size(), 1u);
   const tuner::SocketObservation& s = q0.sockets[0];
   EXPECT_EQ(s.name, "udp port 5001 cookie 77");
-  EXPECT_EQ(s.packets, 150000u);
+  EXPECT_EQ(s.packets, 150400u);  // 150000 enqueued + 400 refused
   EXPECT_DOUBLE_EQ(s.truesize_mean_bytes, 2304);
   EXPECT_EQ(s.rcvbuf_bytes, 212992u);
   EXPECT_DOUBLE_EQ(s.peak_fill, 1.0);  // UDP admits one packet past a full buffer: 1.02
@@ -309,7 +309,8 @@ TEST(BuildObservationTest, Seed001SocketFillLeadsRecommendBelowTheFillTime) {
   after.bpf->napis = {Napi(1, 2, "eth0", 8000 * kSeconds, (kRate + 400000) * kSeconds, 0, 0)};
   after.bpf->irqs = {
       {.irq = 41, .cpu = 0, .count = 8000 * kSeconds, .time_ns = 8000 * kSeconds * 2000}};
-  after.bpf->sockets = {Socket(9, 12865, kRate * kSeconds, 212992, 1.0, 2994)};
+  // 812744 pps arrive for the socket: it takes 412744/s and its full buffer refuses 400000/s.
+  after.bpf->sockets = {Socket(9, 12865, (kRate - 400000) * kSeconds, 212992, 1.0, 2994)};
   after.bpf->drops = {RcvbuffDrop(2, "eth0", 12865, 9, 400000 * kSeconds)};
   agent::Topology topology;
   topology.queue_map.bindings = {{.device = "eth0",
@@ -339,7 +340,7 @@ TEST(BuildObservationTest, Seed001SocketFillLeadsRecommendBelowTheFillTime) {
   EXPECT_EQ(q.interrupts, 80000u);
   EXPECT_DOUBLE_EQ(q.interrupt_cost_s, 2e-6);
   ASSERT_EQ(q.sockets.size(), 1u);
-  EXPECT_EQ(q.sockets[0].packets, kRate * kSeconds);
+  EXPECT_EQ(q.sockets[0].packets, kRate * kSeconds);  // enqueued + refused
   EXPECT_DOUBLE_EQ(q.sockets[0].truesize_mean_bytes, 2994);
   EXPECT_EQ(q.sockets[0].rcvbuf_bytes, 212992u);
   EXPECT_EQ(q.sockets[0].drops, 4'000'000u);
@@ -425,6 +426,24 @@ TEST(BuildObservationTest, SocketsArePlacedByTheirDropsOrTheConfiguredPortElseLe
               ElementsAre("udp port 7002 cookie 3", "udp port 7000 cookie 1"));
   EXPECT_DOUBLE_EQ(obs.queues[1].sockets[0].truesize_p99_bytes, 8192);  // 99th of 100 in 2^12
   EXPECT_EQ(obs.queues[1].drops.socket, 5u);
+}
+
+TEST(BuildObservationTest, ADeviceOfAnotherNamespaceIsObservedWhenItsSocketOverflows) {
+  // An emulated NIC's TAP lives in its own namespace: neither the topology nor /sys/class/net of
+  // ours lists it, but the drop probe names it (driver/bpf/device_names.h).
+  model::Snapshot before = At(0, true), after = At(1, true);
+  before.devices = std::vector<procfs::NetDevice>{Device("eth0", 2, "virtio_net", 0, 0)};
+  after.devices = std::vector<procfs::NetDevice>{Device("eth0", 2, "virtio_net", 1000, 0)};
+  after.bpf->sockets = {Socket(9, 9000, 5000, 24000, 0.99, 768)};
+  after.bpf->drops = {RcvbuffDrop(9, "emu0", 9000, 9, 6000)};
+  const tuner::Observation obs = Build(before, after, agent::Topology{}, ObservationOptions{});
+  ASSERT_EQ(obs.queues.size(), 2u);
+  EXPECT_EQ(obs.queues[0].device, "emu0");
+  ASSERT_EQ(obs.queues[0].sockets.size(), 1u);
+  EXPECT_EQ(obs.queues[0].sockets[0].drops, 6000u);
+  EXPECT_EQ(obs.queues[0].drops.socket, 6000u);
+  EXPECT_EQ(obs.queues[1].device, "eth0");
+  EXPECT_TRUE(obs.queues[1].sockets.empty());
 }
 
 }  // namespace
