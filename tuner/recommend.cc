@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tuner/device_wide.h"
 #include "tuner/interval_plan.h"
 #include "tuner/limits.h"
 #include "tuner/observation_check.h"
@@ -59,6 +60,7 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
   std::vector<Recommendation> out;
   std::vector<QueuePlan> plans;
   plans.reserve(obs.queues.size());
+  std::vector<QueueRecommendations> per_queue;
   for (const QueueObservation& q : obs.queues) {
     const bool hardware = q.coalesce.rx_usecs_supported;
     // Hardware rx-usecs in the driver's steps up to its maximum; the software timer in 1 us steps
@@ -74,9 +76,18 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
       return absl::Status(plan.status().code(),
                           absl::StrCat("queue ", QueueTarget(q), ": ", plan.status().message()));
     }
-    for (Recommendation& r : RecommendCoalesce(obs, q, *plan, config)) out.push_back(std::move(r));
-    for (Recommendation& r : RecommendDefer(obs, q, *plan, config)) out.push_back(std::move(r));
+    QueueRecommendations& device_wide = per_queue.emplace_back(
+        QueueRecommendations{.device = q.device, .queue = QueueTarget(q), .recommendations = {}});
+    for (Recommendation& r : RecommendCoalesce(obs, q, *plan, config)) {
+      device_wide.recommendations.push_back(std::move(r));
+    }
+    for (Recommendation& r : RecommendDefer(obs, q, *plan, config)) {
+      device_wide.recommendations.push_back(std::move(r));
+    }
     plans.push_back({&q, *std::move(plan)});
+  }
+  for (Recommendation& r : StrictestQueuePerDevice(std::move(per_queue))) {
+    out.push_back(std::move(r));
   }
   for (Recommendation& r : RecommendRmem(obs, plans, config)) out.push_back(std::move(r));
   for (Recommendation& r : RecommendBudget(obs, config)) out.push_back(std::move(r));

@@ -107,7 +107,7 @@ absl::StatusOr<TunerReplay> ReplayTuner(const SimScenario& scenario, const Polic
     }
   }
   if (out.rx_usecs < 0) {
-    return absl::InternalError("tuner replay: Recommend returned no rx-usecs for sim0 rx 0");
+    return absl::InternalError("tuner replay: Recommend returned no rx-usecs for sim0");
   }
   SimScenario replay = scenario;
   replay.moderation.kind = ModerationKind::kStatic;

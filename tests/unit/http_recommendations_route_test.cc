@@ -67,8 +67,8 @@ TEST(RecommendationsRouteTest, CarriesTheTunersArithmetic) {
     if (r["knob"] == "rx_usecs") usecs = &r;
   }
   ASSERT_NE(usecs, nullptr) << body.dump(2);
-  EXPECT_EQ((*usecs)["target"], "eth0 rx 0");
-  EXPECT_EQ((*usecs)["scope"], "queue");
+  EXPECT_EQ((*usecs)["target"], "eth0");
+  EXPECT_EQ((*usecs)["scope"], "device");
   EXPECT_EQ((*usecs)["current"], 1);
   EXPECT_EQ((*usecs)["recommended"], 87);  // floor of seed 001's 87.5 us fill time
   EXPECT_THAT((*usecs)["formula"].get<std::string>(), HasSubstr("71.14"));

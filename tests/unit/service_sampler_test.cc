@@ -161,7 +161,7 @@ TEST_F(SamplerTest, IntervalsFeedReportStoreAndMetricsAndJoinIntoTunerWindows) {
     if (record.knob != "rx_usecs") continue;
     stored_usecs = true;
     EXPECT_EQ(record.recommended, 87);
-    EXPECT_EQ(record.target, "eth0 rx 0");
+    EXPECT_EQ(record.target, "eth0");
     EXPECT_THAT(nlohmann::json::parse(record.json)["formula"].get<std::string>(),
                 HasSubstr("71.14"));
   }

@@ -77,7 +77,7 @@ LoopRecord RunLoop(int64_t start_us, absl::Duration length, RateAt rate_at) {
     ++rec.windows;
     if (health.drops_per_s > 0) ++rec.windows_with_drops;
     rec.final_drops = run->socket_drops + run->ring_drops;
-    const KnobReading reading{Knob::kRxUsecs, "sim0 rx 0", rx_usecs, "", std::nullopt};
+    const KnobReading reading{Knob::kRxUsecs, "sim0", rx_usecs, "", std::nullopt};
     for (const Action& a : controller.Step(now, {reading}, health, *recs)) {
       if (const auto* apply = std::get_if<Apply>(&a)) {
         EXPECT_LE(apply->value, 2 * std::max<int64_t>(apply->from, 1));

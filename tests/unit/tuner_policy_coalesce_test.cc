@@ -80,8 +80,9 @@ TEST(CoalescePolicyTest, Seed001WithoutMarginPicksTheLongestDropFreeInterval) {
   EXPECT_EQ(usecs.recommended, 87);  // floor(87.53 us)
   const double interrupts_per_s = 1e6 / static_cast<double>(usecs.recommended);
   EXPECT_NEAR(interrupts_per_s, 12000, 600);  // ~12K ints/s, as the seed chose
-  EXPECT_EQ(usecs.scope, Scope::kQueue);
-  EXPECT_EQ(usecs.target, "eth0 rx 0");
+  // Coalescing is set per device: the queue's recommendation targets its device.
+  EXPECT_EQ(usecs.scope, Scope::kDevice);
+  EXPECT_EQ(usecs.target, "eth0");
   EXPECT_EQ(usecs.expected_gain, 1.0);  // drops now, none predicted
   // Adaptive let the rate fall to 8K < the 11.4K floor while the socket dropped: off. The floor
   // counts whole packets: the socket holds floor(71.14) = 71, 812744 / 71 = 11447/s.
@@ -170,6 +171,28 @@ TEST(CoalescePolicyTest, DriverGranularityRoundsDown) {
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, config);
   ASSERT_TRUE(recs.ok()) << recs.status();
   EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 86);
+}
+
+TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
+  // The closed-loop test's socket: 24000 B of 768 B packets = 31.25, usable 28.12 at margin 0.1.
+  // At the recommended interval, 10000 pps bring 28.1 packets: ceil() would be 29 frames, one
+  // more than the socket takes, so the frame limit would fire only after the overflow.
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.sockets[0].packets = 10000 * 10;
+  q.sockets[0].truesize_mean_bytes = q.sockets[0].truesize_p99_bytes = 768;
+  q.sockets[0].rcvbuf_bytes = 24000;
+  q.rx_packets = q.rx_work = 10000 * 10;
+  q.interrupts = q.polls = 120 * 10;
+  q.coalesce.adaptive_rx = false;
+  q.coalesce.rx_usecs = 8192;
+  q.coalesce.rx_usecs_max = 8192;
+  q.coalesce.rx_ring_size = 4096;
+  q.coalesce.rx_frames_supported = true;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_GE(Find(*recs, Knob::kRxUsecs).recommended, 2800);
+  EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 28);
 }
 
 TEST(CoalescePolicyTest, RxFramesFollowTheRateWhereTheDriverCountsFrames) {
