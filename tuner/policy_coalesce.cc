@@ -135,6 +135,11 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     if (c.rx_ring_size > 0) {
       cap = std::min(cap, static_cast<int64_t>((1 - config.margin) * c.rx_ring_size));
     }
+    // More frames than the worst socket can take between two drains would overflow it before
+    // the frame count fires: a frame limit is only a guard if it fires first.
+    if (plan.worst_usable_packets >= 1) {
+      cap = std::min(cap, static_cast<int64_t>(std::floor(plan.worst_usable_packets)));
+    }
     cap = std::max<int64_t>(cap, 1);
     const double wanted = std::ceil(rate * static_cast<double>(plan.interval_us) * 1e-6);
     frames.recommended = std::clamp(
