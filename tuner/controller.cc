@@ -20,8 +20,11 @@ const Recommendation* FindRecommendation(const std::vector<Recommendation>& recs
   return nullptr;
 }
 
-// The bounded step from current toward wanted: within [current / 2, max(current, 1) * 2].
-int64_t BoundedStep(int64_t current, int64_t wanted) {
+// The bounded step from current toward wanted: within [current / 2, max(current, 1) * 2], but
+// straight to wanted when that switches a ZeroMeansOff knob on or off (rx-frames 0 -> 2 would be
+// a 30x interrupt rate, not a small step).
+int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted) {
+  if (ZeroMeansOff(knob) && (current == 0 || wanted == 0)) return wanted;
   const int64_t low = current / 2;
   const int64_t high = std::max<int64_t>(current, 1) * 2;
   return std::clamp(wanted, low, high);
@@ -30,6 +33,12 @@ int64_t BoundedStep(int64_t current, int64_t wanted) {
 }  // namespace
 
 Controller::Controller(ControllerConfig config) : config_(config) {}
+
+// Steps run once per window, whose close jitters by milliseconds: a span of whole windows has
+// passed at the close that ends it, also when that close came a little early.
+bool Controller::Passed(absl::Time since, absl::Duration span, absl::Time now) const {
+  return now - since >= span - config_.window / 10;
+}
 
 bool Controller::Regressed(const Health& now, const Health& baseline) const {
   const double drop_limit =
@@ -84,7 +93,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
         actions.push_back(std::move(rollback));
         continue;
       }
-      if (now - st.changed_at < config_.guard) continue;
+      if (!Passed(st.changed_at, config_.guard, now)) continue;
       st.mode = KnobMode::kIdle;  // kept
     }
     if (st.mode == KnobMode::kParked) {
@@ -94,9 +103,9 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
 
     const Recommendation* rec = FindRecommendation(recommendations, reading.knob, reading.target);
     if (rec == nullptr || rec->recommended == reading.value) continue;
-    if (now - st.changed_at < config_.window) continue;
+    if (!Passed(st.changed_at, config_.window, now)) continue;
     if (rec->expected_gain < config_.min_gain) continue;
-    const int64_t value = BoundedStep(reading.value, rec->recommended);
+    const int64_t value = BoundedStep(reading.knob, reading.value, rec->recommended);
     if (value == reading.value) continue;
     const int direction = value > reading.value ? 1 : -1;
     const bool reversal = st.direction != 0 && direction != st.direction;
@@ -109,8 +118,9 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     apply.from = reading.value;
     apply.value = value;
     apply.reason = absl::StrFormat(
-        "%s: %d -> %d (step toward %d bounded to x2 or /2; expected gain %.2f >= %.2f): %s", name,
-        reading.value, value, rec->recommended, rec->expected_gain, config_.min_gain, rec->formula);
+        "%s: %d -> %d (%s %d; expected gain %.2f >= %.2f): %s", name, reading.value, value,
+        value == rec->recommended ? "recommended" : "step bounded to x2 or /2 toward",
+        rec->recommended, rec->expected_gain, config_.min_gain, rec->formula);
     st.mode = KnobMode::kGuarding;
     st.before_change = reading.value;
     st.last_written = value;

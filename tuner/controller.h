@@ -74,6 +74,7 @@ class Controller {
     absl::Time last_reversal_at = absl::InfinitePast();
   };
 
+  bool Passed(absl::Time since, absl::Duration span, absl::Time now) const;
   bool Regressed(const Health& now, const Health& baseline) const;
 
   ControllerConfig config_;

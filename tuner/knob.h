@@ -34,6 +34,13 @@ enum class Scope { kHost, kDevice, kQueue, kNapi, kSocket };
 
 // Stable names: they appear in metrics labels (knob="rx_usecs"), the REST API and the journal.
 std::string_view KnobName(Knob knob);
+
+// rx-frames, gro_flush_timeout and napi_defer_hard_irqs at 0 are off, not small: turning one on
+// at a value is not a step from 0, and neither is turning it off.
+constexpr bool ZeroMeansOff(Knob knob) {
+  return knob == Knob::kRxFrames || knob == Knob::kGroFlushTimeout ||
+         knob == Knob::kNapiDeferHardIrqs;
+}
 std::string_view ScopeName(Scope scope);
 
 }  // namespace nictune::tuner

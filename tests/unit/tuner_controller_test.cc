@@ -45,8 +45,12 @@ struct FakeKnob {
   KnobReading Read() const { return {knob, target, value, "", std::nullopt}; }
   void Carry(const std::vector<Action>& actions) {
     for (const Action& a : actions) {
-      if (const auto* apply = std::get_if<Apply>(&a)) value = apply->value;
-      if (const auto* rollback = std::get_if<Rollback>(&a)) value = rollback->value;
+      const auto* apply = std::get_if<Apply>(&a);
+      if (apply != nullptr && apply->knob == knob && apply->target == target) value = apply->value;
+      const auto* rollback = std::get_if<Rollback>(&a);
+      if (rollback != nullptr && rollback->knob == knob && rollback->target == target) {
+        value = rollback->value;
+      }
     }
   }
 };
@@ -74,6 +78,56 @@ TEST(ControllerTest, StepsAreBoundedAndOnePerWindow) {
   // 10 -> 20 -> 40 -> 78, each after the previous guard window ended.
   EXPECT_EQ(written, (std::vector<int64_t>{20, 40, 78}));
   EXPECT_EQ(knob.value, 78);
+}
+
+TEST(ControllerTest, AKnobThatIsOffAtZeroIsSwitchedOnAndOffWithoutSteps) {
+  // rx-frames 0 is "no frame limit": 0 -> 2 -> 4 ... would raise the interrupt rate 30-fold on
+  // the way to 75, so switching it on goes to the recommendation at once; other knobs still step.
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob frames{Knob::kRxFrames, "eth0", 0};
+  FakeKnob usecs{Knob::kRxUsecs, "eth0", 0};
+  const Health healthy{0, 0.2};
+  std::vector<Action> actions = controller.Step(
+      clock.Now(), {frames.Read(), usecs.Read()}, healthy,
+      {Rec(Knob::kRxFrames, "eth0", 0, 75, 0.5), Rec(Knob::kRxUsecs, "eth0", 0, 50, 0.5)});
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_EQ(std::get<Apply>(actions[0]).value, 75);
+  EXPECT_EQ(std::get<Apply>(actions[1]).value, 2);  // rx-usecs 0 is not "off": max(0, 1) * 2
+  frames.Carry(actions);
+  usecs.Carry(actions);
+  for (absl::Duration t; t <= config.guard; t += config.window) {  // both kept after the guard
+    clock.Advance(config.window);
+    EXPECT_THAT(controller.Step(clock.Now(), {frames.Read(), usecs.Read()}, healthy, {}),
+                IsEmpty());
+  }
+  clock.Advance(config.window);
+  actions = controller.Step(clock.Now(), {frames.Read(), usecs.Read()}, healthy,
+                            {Rec(Knob::kRxFrames, "eth0", 75, 0, 0.5)});
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_EQ(std::get<Apply>(actions[0]).value, 0);  // off again, not 37
+}
+
+TEST(ControllerTest, AWindowCloseThatComesMillisecondsEarlyStillEndsTheGuardAndTheWindow) {
+  ControllerConfig config;
+  config.window = absl::Seconds(2);
+  config.guard = absl::Seconds(2);
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 8192};
+  const Health dropping{6000, 0.2};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, dropping,
+                             {Rec(Knob::kRxUsecs, "eth0", 8192, 2814, 1.0)}));
+  ASSERT_EQ(knob.value, 4096);
+  clock.Advance(config.window - absl::Milliseconds(3));  // the next close, 3 ms early
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{1500, 0.2},
+                             {Rec(Knob::kRxUsecs, "eth0", 4096, 2814, 1.0)}));
+  EXPECT_EQ(knob.value, 2814);  // guard kept 4096 and the next step followed in the same window
+  clock.Advance(config.window / 2);  // half a window: not a window
+  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.2},
+                              {Rec(Knob::kRxUsecs, "eth0", 2814, 2000, 1.0)}),
+              IsEmpty());
 }
 
 TEST(ControllerTest, HysteresisIgnoresSmallGains) {
