@@ -40,14 +40,24 @@ std::string SocketPressure(const model::Window& window, double fill_pressure) {
 PerPacketSwitch::PerPacketSwitch(driver::ProbeSource& probes, PerPacketSwitchOptions options)
     : probes_(probes), options_(options) {}
 
+bool PerPacketSwitch::OnInterval(const model::Window& interval) {
+  if (on_) return false;
+  const std::string pressure = SocketPressure(interval, options_.fill_pressure);
+  return !pressure.empty() && Switch(absl::StrCat("per-packet probes on: ", pressure));
+}
+
 bool PerPacketSwitch::OnTunerWindow(const model::Window& window) {
-  const std::string pressure = SocketPressure(window, options_.fill_pressure);
-  if (!pressure.empty()) {
+  if (!on_) return false;
+  if (!SocketPressure(window, options_.fill_pressure).empty()) {
     quiet_ = 0;
-    if (on_) return false;
-  } else {
-    if (!on_ || ++quiet_ < options_.quiet_windows) return false;
+    return false;
   }
+  if (++quiet_ < options_.quiet_windows) return false;
+  return Switch(
+      absl::StrCat("per-packet probes off: no socket pressure for ", quiet_, " tuner windows"));
+}
+
+bool PerPacketSwitch::Switch(const std::string& why) {
   const bool next = !on_;
   if (absl::Status switched = probes_.SetPerPacketProbes(next); !switched.ok()) {
     agent::LogWarning(
@@ -55,10 +65,8 @@ bool PerPacketSwitch::OnTunerWindow(const model::Window& window) {
     return false;
   }
   on_ = next;
-  agent::LogInfo(on_ ? absl::StrCat("per-packet probes on: ", pressure)
-                     : absl::StrCat("per-packet probes off: no socket pressure for ", quiet_,
-                                    " tuner windows"));
   quiet_ = 0;
+  agent::LogInfo(why);
   return true;
 }
 

@@ -1,8 +1,9 @@
 // Switches the per-packet BPF programs (tx share, socket fill, truesize: the probes' main cost on
-// a packet flood) on only while the tuner needs them: a tuner window that shows socket pressure
-// (receive-buffer drops from procfs or the drop probe, UDP queue failures, or a socket filled to
-// the fill threshold) switches them on; `quiet_windows` windows in a row without it switch them
-// off again. Each switch is logged, and the programs' attached state shows it in status.
+// a packet flood) on only while the tuner needs them: a sampling interval that shows socket
+// pressure (receive-buffer drops from procfs or the drop probe, UDP queue failures, or a socket
+// filled to the fill threshold) switches them on; `quiet_windows` tuner windows in a row without
+// it switch them off again. Each switch is logged, and the programs' attached state shows it in
+// status.
 #pragma once
 
 #include <cstdint>
@@ -27,12 +28,19 @@ class PerPacketSwitch {
   // `probes` must outlive this; the per-packet programs start off (ProbeOptions' default).
   PerPacketSwitch(driver::ProbeSource& probes, PerPacketSwitchOptions options);
 
-  // Called with every closed tuner window; true when it switched the probes.
+  // Called with every sampling interval: pressure switches the probes on at once, so that the
+  // tuner window it falls in already measures the sockets. True when it switched them.
+  bool OnInterval(const model::Window& interval);
+  // Called with every closed tuner window: quiet windows switch the probes off. True when it
+  // switched them.
   bool OnTunerWindow(const model::Window& window);
 
   bool on() const { return on_; }
 
  private:
+  // Switches the probes to !on_; false (logged) when the kernel refused.
+  bool Switch(const std::string& why);
+
   driver::ProbeSource& probes_;
   PerPacketSwitchOptions options_;
   bool on_ = false;

@@ -105,7 +105,14 @@ StepOutcome Sampler::Step(absl::Time now) {
   sampling_.last_sample = FromUnixNs(window->end_unix_ns);
   outcome.sampled = true;
   PublishToStore(*window, now);
-  aggregator_.AddInterval(*window);
+  if (ports_.per_packet != nullptr && ports_.per_packet->OnInterval(*window)) {
+    // The tuner window so far measured no socket: it starts again here, so that the tuner (and
+    // the controller's baseline) sees the sockets over a whole window.
+    aggregator_.Start(current);
+    if (ports_.probes != nullptr) state_.SetBpfPrograms(ports_.probes->Status());
+  } else {
+    aggregator_.AddInterval(*window);
+  }
   const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
   state_.PublishInterval(
       std::make_shared<const IntervalReading>(IntervalReading{*std::move(window), topology}),

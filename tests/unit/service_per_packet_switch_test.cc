@@ -58,21 +58,28 @@ model::Window SocketFilledTo(double peak_fill) {
 
 constexpr PerPacketSwitchOptions kOptions{.fill_pressure = 0.5, .quiet_windows = 3};
 
-TEST(PerPacketSwitchTest, QuietWindowsLeaveTheProbesOff) {
+TEST(PerPacketSwitchTest, QuietIntervalsAndWindowsLeaveTheProbesOff) {
   FakeProbes probes;
   PerPacketSwitch per_packet(probes, kOptions);
-  for (int i = 0; i < 5; ++i) EXPECT_FALSE(per_packet.OnTunerWindow(Quiet()));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_FALSE(per_packet.OnInterval(Quiet()));
+    EXPECT_FALSE(per_packet.OnTunerWindow(Quiet()));
+  }
   EXPECT_FALSE(per_packet.on());
   EXPECT_THAT(probes.asked, IsEmpty());
 }
 
-TEST(PerPacketSwitchTest, OnAtTheFirstDropsOffAfterTheQuietWindows) {
+TEST(PerPacketSwitchTest, OnAtTheFirstIntervalWithDropsOffAfterTheQuietWindows) {
   FakeProbes probes;
   PerPacketSwitch per_packet(probes, kOptions);
-  EXPECT_TRUE(per_packet.OnTunerWindow(UdpRcvbufErrors()));
+  // A tuner window with drops does not switch them on: its intervals did, or will.
+  EXPECT_FALSE(per_packet.OnTunerWindow(UdpRcvbufErrors()));
+  EXPECT_TRUE(per_packet.OnInterval(UdpRcvbufErrors()));
   EXPECT_TRUE(per_packet.on());
-  EXPECT_FALSE(per_packet.OnTunerWindow(UdpRcvbufErrors()));  // already on: not asked again
+  EXPECT_FALSE(per_packet.OnInterval(UdpRcvbufErrors()));  // already on: not asked again
+  EXPECT_FALSE(per_packet.OnTunerWindow(UdpRcvbufErrors()));
   EXPECT_FALSE(per_packet.OnTunerWindow(Quiet()));
+  EXPECT_FALSE(per_packet.OnInterval(Quiet()));  // quiet intervals do not count
   EXPECT_FALSE(per_packet.OnTunerWindow(Quiet()));
   EXPECT_TRUE(per_packet.on());
   EXPECT_TRUE(per_packet.OnTunerWindow(Quiet()));  // the third quiet window
@@ -83,7 +90,7 @@ TEST(PerPacketSwitchTest, OnAtTheFirstDropsOffAfterTheQuietWindows) {
 TEST(PerPacketSwitchTest, PressureInBetweenStartsTheQuietCountAgain) {
   FakeProbes probes;
   PerPacketSwitch per_packet(probes, kOptions);
-  per_packet.OnTunerWindow(UdpRcvbufErrors());
+  per_packet.OnInterval(UdpRcvbufErrors());
   per_packet.OnTunerWindow(Quiet());
   per_packet.OnTunerWindow(Quiet());
   // While on, a socket filled past the threshold is pressure too (the fill probe sees it).
@@ -95,14 +102,14 @@ TEST(PerPacketSwitchTest, PressureInBetweenStartsTheQuietCountAgain) {
   EXPECT_THAT(probes.asked, ElementsAre(true, false));
 }
 
-TEST(PerPacketSwitchTest, ARefusedSwitchIsTriedAgainAtTheNextWindow) {
+TEST(PerPacketSwitchTest, ARefusedSwitchIsTriedAgainAtTheNextInterval) {
   FakeProbes probes;
   probes.refuse = true;
   PerPacketSwitch per_packet(probes, kOptions);
-  EXPECT_FALSE(per_packet.OnTunerWindow(UdpRcvbufErrors()));
+  EXPECT_FALSE(per_packet.OnInterval(UdpRcvbufErrors()));
   EXPECT_FALSE(per_packet.on());
   probes.refuse = false;
-  EXPECT_TRUE(per_packet.OnTunerWindow(UdpRcvbufErrors()));
+  EXPECT_TRUE(per_packet.OnInterval(UdpRcvbufErrors()));
   EXPECT_TRUE(per_packet.on());
   EXPECT_THAT(probes.asked, ElementsAre(true, true));
 }
