@@ -46,8 +46,9 @@ constexpr int kFrameBytes = 128;
 constexpr int kRcvbufRequestBytes = 12000;
 constexpr absl::Duration kInterval = absl::Milliseconds(500);
 constexpr absl::Duration kWindow = absl::Seconds(2);
-// Between one and two windows: a change is judged on the window after it and kept at the next.
-constexpr absl::Duration kGuard = absl::Seconds(3);
+// One window: a change is judged on the window after it and kept there, so that two halving steps
+// and a drop-free window fit in the 5 windows the loop has.
+constexpr absl::Duration kGuard = absl::Seconds(2);
 
 // The largest rx-usecs at which the simulator sees neither socket nor ring drops for this flow and
 // socket, and its interrupt rate there.
