@@ -43,7 +43,12 @@ bool Controller::Passed(absl::Time since, absl::Duration span, absl::Time now) c
 bool Controller::Regressed(const Health& now, const Health& baseline) const {
   const double drop_limit =
       baseline.drops_per_s * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
-  return now.drops_per_s > drop_limit || now.cpu_share > baseline.cpu_share + config_.cpu_tolerance;
+  const bool fewer_drops =
+      now.drops_per_s * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s <
+      baseline.drops_per_s;
+  const double cpu_limit =
+      baseline.cpu_share + config_.cpu_tolerance + (fewer_drops ? config_.cpu_for_fewer_drops : 0);
+  return now.drops_per_s > drop_limit || now.cpu_share > cpu_limit;
 }
 
 std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReading>& readings,

@@ -28,6 +28,10 @@ struct ControllerConfig {
   double drop_tolerance_ratio = 0.10;
   double drop_tolerance_per_s = 1.0;
   double cpu_tolerance = 0.02;
+  // CPU share a change may add beyond cpu_tolerance while it cuts drops (drops/s below the
+  // baseline's by more than the drop tolerance): more interrupts to stop an overflow cost CPU by
+  // design, and rolling them back would bring the drops back.
+  double cpu_for_fewer_drops = 0.10;
 };
 
 // What the agent read from the kernel this window, with who changed it last if it knows.

@@ -209,6 +209,41 @@ TEST(ControllerTest, CpuRegressionAlsoRollsBack) {
   EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
 }
 
+TEST(ControllerTest, CpuSpentToCutDropsIsKeptUpToItsAllowance) {
+  // The closed loop's first step: rx-usecs halved, drops 6250/s -> 474/s, CPU 0.041 -> 0.071.
+  // That is the trade the change was for; the same CPU without fewer drops is a regression.
+  for (const bool drops_fell : {true, false}) {
+    ControllerConfig config;
+    Controller controller(config);
+    FakeClock clock;
+    FakeKnob knob{Knob::kRxUsecs, "emu0", 8192};
+    knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{6250, 0.041},
+                               {Rec(Knob::kRxUsecs, "emu0", 8192, 2843, 1.0)}));
+    ASSERT_EQ(knob.value, 4096);
+    clock.Advance(config.window);
+    const Health after{drops_fell ? 474.0 : 6250.0, 0.071};
+    const std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, after, {});
+    if (drops_fell) {
+      EXPECT_THAT(actions, IsEmpty());
+    } else {
+      ASSERT_THAT(actions, SizeIs(1));
+      EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
+    }
+  }
+  // Beyond the allowance (0.02 + 0.10) even fewer drops do not keep it.
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "emu0", 8192};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{6250, 0.041},
+                             {Rec(Knob::kRxUsecs, "emu0", 8192, 2843, 1.0)}));
+  clock.Advance(config.window);
+  const std::vector<Action> actions =
+      controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.20}, {});
+  ASSERT_THAT(actions, SizeIs(1));
+  EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
+}
+
 TEST(ControllerTest, NoRegressionKeepsTheChangeAfterTheGuard) {
   ControllerConfig config;
   Controller controller(config);
