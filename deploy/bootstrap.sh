@@ -13,6 +13,9 @@ packages=(
   libsystemd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev iproute2 ethtool libbpf-tools prometheus procps
+  # fuzzing (deploy/fuzz.sh, also run by deploy/test.sh): libFuzzer and the sanitizer runtimes,
+  # only recommended by clang's packages
+  libclang-rt-14-dev
   # deploy tests: systemd-analyze checks the unit; node_exporter's unit is the exposure baseline
   systemd prometheus-node-exporter
 )
