@@ -1,0 +1,472 @@
+// Crash safety and hand changes of apply mode, with the real nictuned tuning the emulated NIC
+// (the closed-loop test's flow, socket and timing: a start rx-usecs of 8192 overflows the socket,
+// so the agent writes rx_usecs and rx_frames within a window or two).
+//  - The agent is SIGKILLed at a seeded random time in its first windows, N times, on one NIC and
+//    one --state_dir. After each kill the NIC holds, for every knob, the original or the value the
+//    journal last recorded, and PRAGMA integrity_check is ok; the next start must put every
+//    original back (--on_exit=restore resolves a crash of this boot) and close every row the crash
+//    left pending. Every fifth iteration a restarted agent's live change is undone by the CLI's
+//    `nictune restore`, then the agent is stopped with SIGTERM.
+//    NICTUNE_CRASH_ITERATIONS (default 10) and NICTUNE_CRASH_SEED (default: the clock) set the run.
+//  - A value written by hand over the agent's is never overwritten, shows as released on
+//    GET /api/v1/changes, and survives `nictune restore` and the agent's exit.
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "agent/store/change_state.h"
+#include "driver/emulated/control_client.h"
+#include "driver/emulated/control_protocol.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/emulated_host.h"
+#include "tests/support/journal_file.h"
+#include "tests/support/loopback_http.h"
+#include "tests/support/loopback_port.h"
+#include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+
+namespace nictune {
+namespace {
+
+using driver::emulated::ControlClient;
+using driver::emulated::ControlVerb;
+using testing_support::BackgroundProgram;
+using testing_support::EmulatedHost;
+using testing_support::EmulatedHostOptions;
+using testing_support::JournalFile;
+using testing_support::JournalRow;
+using testing_support::ProgramOutput;
+
+constexpr char kDevice[] = "emu0";
+constexpr double kRatePps = 10000;
+constexpr int kFrameBytes = 128;
+constexpr int kRcvbufRequestBytes = 12000;
+constexpr int64_t kStartRxUsecs = 8192;
+constexpr absl::Duration kInterval = absl::Milliseconds(500);
+constexpr absl::Duration kWindow = absl::Seconds(2);
+constexpr absl::Duration kGuard = absl::Seconds(2);
+// Kills land within this long after the agent resolved its journal: the first writes come one or
+// two windows in, so some kills land before any write and most after some.
+const absl::Duration kKillSpan = absl::Seconds(6);  // 3 windows
+constexpr char kResolvedLine[] = "change journal resolved";
+const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictune = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
+const std::vector<std::string> kKnobs = {std::string(driver::emulated::kKeyRxUsecs),
+                                         std::string(driver::emulated::kKeyRxFrames)};
+
+int EnvInt(const char* name, int fallback) {
+  const char* text = std::getenv(name);
+  int value = 0;
+  return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
+}
+
+absl::StatusOr<int64_t> NicKnob(const EmulatedHost& host, const std::string& knob) {
+  absl::StatusOr<std::string> value =
+      ControlClient(host.control_socket()).Call({.verb = ControlVerb::kGet, .key = knob});
+  if (!value.ok()) return value.status();
+  int64_t parsed = 0;
+  if (!absl::SimpleAtoi(*value, &parsed)) {
+    return absl::InternalError(absl::StrCat("GET ", knob, ": not an integer: \"", *value, "\""));
+  }
+  return parsed;
+}
+
+absl::Status SetNicKnob(const EmulatedHost& host, const std::string& knob, int64_t value) {
+  return ControlClient(host.control_socket())
+      .Call({.verb = ControlVerb::kSet, .key = knob, .value = value})
+      .status();
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> NicKnobs(const EmulatedHost& host) {
+  std::map<std::string, int64_t> values;
+  for (const std::string& knob : kKnobs) {
+    absl::StatusOr<int64_t> value = NicKnob(host, knob);
+    if (!value.ok()) return value.status();
+    values[knob] = *value;
+  }
+  return values;
+}
+
+std::string Describe(const std::map<std::string, int64_t>& values) {
+  std::string out;
+  for (const auto& [knob, value] : values)
+    absl::StrAppend(&out, out.empty() ? "" : " ", knob, "=", value);
+  return out;
+}
+
+std::string Describe(const std::vector<JournalRow>& rows) {
+  std::string out;
+  for (const JournalRow& row : rows) {
+    absl::StrAppend(&out, "  #", row.id, " ", row.knob, " ", row.target, " original ", row.original,
+                    " new ", row.new_value ? absl::StrCat(*row.new_value) : "-", " ", row.state,
+                    ": ", row.reason, "\n");
+  }
+  return out;
+}
+
+bool IsPending(const JournalRow& row) {
+  std::optional<store::ChangeState> state = store::ParseChangeState(row.state);
+  return !state || store::IsPending(*state);
+}
+
+absl::StatusOr<BackgroundProgram> StartAgent(const EmulatedHost& host, const std::string& dir,
+                                             const std::string& listen) {
+  return BackgroundProgram::Start(
+      {// The agent logs to stderr; through the shell it lands in stdout, which the test watches.
+       "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", kNictuned, "--mode=apply",
+       absl::StrCat("--emulated_nic=", kDevice, "=", host.control_socket()), "--listen=" + listen,
+       "--state_dir=" + dir, "--socket=" + dir + "/nictune.sock",
+       absl::StrCat("--interval=", absl::FormatDuration(kInterval)),
+       absl::StrCat("--window=", absl::FormatDuration(kWindow)),
+       absl::StrCat("--guard=", absl::FormatDuration(kGuard)), "--on_exit=restore"});
+}
+
+std::string Log(const BackgroundProgram& agent) {
+  absl::StatusOr<std::string> output = agent.OutputSoFar();
+  return output.ok() ? *output : output.status().ToString();
+}
+
+// The resolution line of the agent's log, once it has resolved the journal at start.
+absl::StatusOr<std::string> WaitForResolution(const BackgroundProgram& agent) {
+  if (absl::Status waited = agent.WaitForOutput(kResolvedLine, absl::Seconds(60)); !waited.ok()) {
+    return waited;
+  }
+  const std::string log = Log(agent);
+  const size_t at = log.find(kResolvedLine);
+  if (at == std::string::npos) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("nictuned never logged \"", kResolvedLine, "\"; its log:\n", log));
+  }
+  return log.substr(at, log.find('\n', at) - at);
+}
+
+// Waits until the agent has moved rx_usecs off `original` (a write of its own), within 5 windows.
+absl::StatusOr<int64_t> WaitForAgentWrite(const EmulatedHost& host, int64_t original) {
+  const absl::Time until = absl::Now() + 5 * kWindow;
+  while (absl::Now() < until) {
+    absl::StatusOr<int64_t> value = NicKnob(host, std::string(driver::emulated::kKeyRxUsecs));
+    if (!value.ok()) return value.status();
+    if (*value != original) return *value;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return absl::DeadlineExceededError("nictuned did not write rx_usecs within 5 windows");
+}
+
+ProgramOutput Nictune(const std::string& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {kNictune, "--socket=" + dir + "/nictune.sock"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  absl::StatusOr<ProgramOutput> output = testing_support::RunProgram(argv);
+  EXPECT_TRUE(output.ok()) << output.status();
+  return output.ok() ? *output : ProgramOutput{};
+}
+
+// `nictune restore`, retried while the agent's socket is not served yet (it serves after the
+// journal is resolved and the probes are loaded).
+ProgramOutput RestoreThroughCli(const std::string& dir) {
+  ProgramOutput output;
+  const absl::Time until = absl::Now() + absl::Seconds(30);
+  do {
+    output = Nictune(dir, {"restore"});
+    if (output.exit_code != 3) return output;  // 3: no agent answered
+    absl::SleepFor(absl::Milliseconds(200));
+  } while (absl::Now() < until);
+  return output;
+}
+
+std::unique_ptr<EmulatedHost> StartHost(absl::Duration max_run) {
+  auto host = EmulatedHost::Start(EmulatedHostOptions{
+      .nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+      .device = kDevice,
+      .rate_pps = kRatePps,
+      .frame_bytes = kFrameBytes,
+      .rx_usecs = 100,
+      .max_run = max_run,
+      .rcvbuf_bytes = kRcvbufRequestBytes});
+  EXPECT_TRUE(host.ok()) << host.status();
+  if (!host.ok()) return nullptr;
+  absl::Status set = SetNicKnob(**host, std::string(driver::emulated::kKeyRxUsecs), kStartRxUsecs);
+  EXPECT_TRUE(set.ok()) << set;
+  return set.ok() ? *std::move(host) : nullptr;
+}
+
+class ApplyCrashTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+// Where a kill landed, from the journal rows the killed agent wrote and the NIC's values.
+enum class KillPoint { kBeforeAnyWrite, kBetweenJournalAndWrite, kAfterWrite, kWriteUnrecorded };
+
+const char* KillPointName(KillPoint point) {
+  switch (point) {
+    case KillPoint::kBeforeAnyWrite:
+      return "before any write";
+    case KillPoint::kBetweenJournalAndWrite:
+      return "between journal and write";
+    case KillPoint::kAfterWrite:
+      return "after write";
+    case KillPoint::kWriteUnrecorded:
+      return "after write, before its journal mark";
+  }
+  return "?";
+}
+
+TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndASoundJournal) {
+  const int iterations = EnvInt("NICTUNE_CRASH_ITERATIONS", 10);
+  const int seed =
+      EnvInt("NICTUNE_CRASH_SEED", static_cast<int>(absl::ToUnixSeconds(absl::Now()) % 100000));
+  std::cout << "iterations " << iterations << ", seed " << seed << " (NICTUNE_CRASH_SEED=" << seed
+            << " repeats the kill times)\n";
+  std::mt19937 random(static_cast<std::mt19937::result_type>(seed));
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+
+  std::unique_ptr<EmulatedHost> host =
+      StartHost(absl::Seconds(60) + iterations * absl::Seconds(20));
+  ASSERT_NE(host, nullptr);
+  auto originals = NicKnobs(*host);
+  ASSERT_TRUE(originals.ok()) << originals.status();
+  std::cout << "originals: " << Describe(*originals) << "\n";
+  auto dir = testing_support::TempDir::Create("nictune_apply_crash_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string database = dir->path() + "/nictune.db";
+
+  std::map<KillPoint, int> outcomes;
+  int restores = 0;
+  int64_t rows_before = 0;  // the highest journal id before this iteration's agent started
+  const absl::Time test_started = absl::Now();
+
+  // Every knob at its original and no row of an earlier agent still pending: what each start must
+  // leave after resolving the previous crash (or exit) of this boot.
+  auto expect_resolved = [&](const std::string& when) {
+    auto values = NicKnobs(*host);
+    ASSERT_TRUE(values.ok()) << values.status();
+    EXPECT_EQ(*values, *originals) << when << ": the knobs are not back at their originals";
+  };
+
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    // Stratified: iteration i's kill falls in the i-th slice of the span, at a random point in it.
+    const double slice = (iteration + unit(random)) / iterations;
+    const absl::Duration kill_after = slice * kKillSpan;
+
+    auto agent = StartAgent(*host, dir->path(), "");
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    auto resolved = WaitForResolution(*agent);
+    ASSERT_TRUE(resolved.ok()) << resolved.status() << "\n" << Log(*agent);
+    EXPECT_TRUE(absl::StrContains(*resolved, " 0 failed")) << *resolved;
+    expect_resolved(absl::StrCat("iteration ", iteration, " after the start resolved the journal"));
+    {
+      auto journal = testing_support::ReadJournalFile(database);
+      if (journal.ok()) {  // the first agent may not have created the table's rows yet
+        for (const JournalRow& row : journal->rows) {
+          EXPECT_FALSE(IsPending(row))
+              << "iteration " << iteration << ": row " << row.id
+              << " of an earlier agent is still pending after the start resolved the journal:\n"
+              << Describe(journal->rows);
+        }
+      }
+    }
+
+    absl::SleepFor(kill_after);
+    ASSERT_TRUE(agent->Signal(SIGKILL).ok());
+    auto killed = agent->Wait(absl::Seconds(10));
+    ASSERT_TRUE(killed.ok()) << killed.status();
+
+    auto values = NicKnobs(*host);
+    ASSERT_TRUE(values.ok()) << values.status();
+    auto journal = testing_support::ReadJournalFile(database);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    EXPECT_EQ(journal->integrity, "ok") << "iteration " << iteration;
+
+    // Per knob: this agent's rows, the newest value they recorded, and whether the newest row is
+    // still only journaled (its write may or may not have happened).
+    KillPoint point = KillPoint::kBeforeAnyWrite;
+    std::string verdicts;
+    for (const std::string& knob : kKnobs) {
+      std::vector<JournalRow> rows;
+      for (const JournalRow& row : journal->rows) {
+        if (row.id > rows_before && row.knob == knob && row.target == kDevice) rows.push_back(row);
+      }
+      const int64_t now = values->at(knob);
+      const int64_t original = originals->at(knob);
+      for (const JournalRow& row : rows) {
+        EXPECT_EQ(row.original, original)
+            << "iteration " << iteration << ": row " << row.id << " journaled a wrong original\n"
+            << Describe(rows);
+      }
+      std::optional<int64_t> recorded;
+      for (const JournalRow& row : rows) {
+        if (row.new_value) recorded = row.new_value;
+      }
+      const bool newest_unmarked = !rows.empty() && rows.back().state == "journaled";
+      KillPoint knob_point = KillPoint::kBeforeAnyWrite;
+      if (now == original || (recorded && now == *recorded)) {
+        if (newest_unmarked) {
+          knob_point = KillPoint::kBetweenJournalAndWrite;
+        } else if (!rows.empty()) {
+          knob_point = KillPoint::kAfterWrite;
+        }
+      } else if (newest_unmarked) {
+        // The write of the newest row landed and the agent died before marking it applied: the
+        // journal still owes the original, and the next start must put it back (checked there).
+        knob_point = KillPoint::kWriteUnrecorded;
+      } else {
+        ADD_FAILURE() << "iteration " << iteration << ": " << knob << " holds " << now
+                      << ", neither its original " << original << " nor its journaled value "
+                      << (recorded ? absl::StrCat(*recorded) : "(none)") << "; rows:\n"
+                      << Describe(rows) << "agent log:\n"
+                      << killed->out;
+      }
+      point = std::max(point, knob_point);
+      absl::StrAppend(&verdicts, " ", knob, "=", now, " (", rows.size(), " rows)");
+    }
+    ++outcomes[point];
+    if (!journal->rows.empty()) rows_before = journal->rows.back().id;
+    std::cout << "iteration " << iteration << ": killed after " << kill_after << ": "
+              << KillPointName(point) << ";" << verdicts << "; integrity " << journal->integrity
+              << "\n";
+
+    if (iteration % 5 == 4) {
+      // A restarted agent resolves the crash, makes a live change, and the CLI undoes it.
+      auto restarted = StartAgent(*host, dir->path(), "");
+      ASSERT_TRUE(restarted.ok()) << restarted.status();
+      auto resolved_again = WaitForResolution(*restarted);
+      ASSERT_TRUE(resolved_again.ok()) << resolved_again.status() << "\n" << Log(*restarted);
+      expect_resolved(absl::StrCat("iteration ", iteration, " restart"));
+      auto written = WaitForAgentWrite(*host, originals->at("rx_usecs"));
+      ASSERT_TRUE(written.ok()) << written.status() << "\n" << Log(*restarted);
+      const ProgramOutput restore = RestoreThroughCli(dir->path());
+      EXPECT_EQ(restore.exit_code, 0) << restore.out << restore.err;
+      expect_resolved(absl::StrCat("iteration ", iteration, " after nictune restore"));
+      ASSERT_TRUE(restarted->Signal(SIGTERM).ok());
+      auto stopped = restarted->Wait(absl::Seconds(15));
+      ASSERT_TRUE(stopped.ok()) << stopped.status();
+      EXPECT_EQ(stopped->exit_code, 0) << stopped->out;
+      expect_resolved(absl::StrCat("iteration ", iteration, " after SIGTERM"));
+      auto after = testing_support::ReadJournalFile(database);
+      ASSERT_TRUE(after.ok()) << after.status();
+      EXPECT_EQ(after->integrity, "ok");
+      for (const JournalRow& row : after->rows) {
+        EXPECT_FALSE(IsPending(row)) << "row " << row.id << " pending after restore and exit:\n"
+                                     << Describe(after->rows);
+      }
+      if (!after->rows.empty()) rows_before = after->rows.back().id;
+      ++restores;
+      std::cout << "iteration " << iteration << ": restarted, agent wrote rx_usecs " << *written
+                << ", nictune restore and SIGTERM put back " << Describe(*originals) << "\n";
+    }
+    if (::testing::Test::HasFatalFailure() || ::testing::Test::HasFailure()) break;
+  }
+
+  std::cout << "summary: " << iterations << " kills in " << absl::Now() - test_started << ":";
+  for (KillPoint point : {KillPoint::kBeforeAnyWrite, KillPoint::kBetweenJournalAndWrite,
+                          KillPoint::kAfterWrite, KillPoint::kWriteUnrecorded}) {
+    std::cout << " " << outcomes[point] << " " << KillPointName(point) << ";";
+  }
+  std::cout << " " << restores << " restarts undone by nictune restore\n";
+  // Kills that all landed before the agent wrote anything would test nothing.
+  EXPECT_GT(outcomes[KillPoint::kAfterWrite] + outcomes[KillPoint::kBetweenJournalAndWrite] +
+                outcomes[KillPoint::kWriteUnrecorded],
+            0);
+}
+
+absl::StatusOr<nlohmann::json> GetJson(uint16_t port, const std::string& target) {
+  absl::StatusOr<testing_support::HttpReply> reply =
+      testing_support::HttpGetLoopback(port, target, absl::Seconds(5));
+  if (!reply.ok()) return reply.status();
+  if (reply->status != 200) {
+    return absl::InternalError(
+        absl::StrCat("GET ", target, ": HTTP ", reply->status, ": ", reply->body));
+  }
+  nlohmann::json body = nlohmann::json::parse(reply->body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) {
+    return absl::InternalError(absl::StrCat("GET ", target, ": not JSON: ", reply->body));
+  }
+  return body;
+}
+
+TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) {
+  std::unique_ptr<EmulatedHost> host = StartHost(absl::Minutes(2));
+  ASSERT_NE(host, nullptr);
+  auto originals = NicKnobs(*host);
+  ASSERT_TRUE(originals.ok()) << originals.status();
+  auto dir = testing_support::TempDir::Create("nictune_apply_hand_");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  auto port = testing_support::FreeLoopbackPort();
+  ASSERT_TRUE(port.ok()) << port.status();
+  auto agent = StartAgent(*host, dir->path(), absl::StrCat("127.0.0.1:", *port));
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  auto resolved = WaitForResolution(*agent);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+
+  const std::string rx_usecs(driver::emulated::kKeyRxUsecs);
+  auto written = WaitForAgentWrite(*host, originals->at(rx_usecs));
+  ASSERT_TRUE(written.ok()) << written.status() << "\n" << Log(*agent);
+  // Not a value the controller's halving and doubling from 8192 can reach.
+  const int64_t by_hand = *written == 777 ? 555 : 777;
+  ASSERT_TRUE(SetNicKnob(*host, rx_usecs, by_hand).ok());
+  std::cout << "agent wrote rx_usecs " << *written << "; set " << by_hand << " by hand\n";
+
+  // Three windows: the agent reads the knob every window, finds someone else's value, and must
+  // never write it again.
+  const absl::Time watch_until = absl::Now() + 3 * kWindow;
+  while (absl::Now() < watch_until) {
+    auto value = NicKnob(*host, rx_usecs);
+    ASSERT_TRUE(value.ok()) << value.status();
+    ASSERT_EQ(*value, by_hand) << "the agent overwrote a value set by hand; its log:\n"
+                               << Log(*agent);
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  auto changes = GetJson(*port, "/api/v1/changes?since=0");
+  ASSERT_TRUE(changes.ok()) << changes.status();
+  std::optional<nlohmann::json> newest;
+  for (const nlohmann::json& change : (*changes)["changes"]) {
+    if (change["knob"] == rx_usecs && change["target"] == kDevice) newest = change;
+  }
+  ASSERT_TRUE(newest.has_value()) << changes->dump(1);
+  EXPECT_EQ((*newest)["state"], "released") << newest->dump();
+  EXPECT_EQ((*newest)["pending"], false) << newest->dump();
+  EXPECT_TRUE(absl::StrContains(newest->value("reason", std::string()), "changed by someone else"))
+      << newest->dump();
+
+  const ProgramOutput restore = RestoreThroughCli(dir->path());
+  EXPECT_EQ(restore.exit_code, 0) << restore.out << restore.err;
+  auto after_restore = NicKnobs(*host);
+  ASSERT_TRUE(after_restore.ok()) << after_restore.status();
+  EXPECT_EQ(after_restore->at(rx_usecs), by_hand) << "nictune restore overwrote the hand value";
+  // The knob the agent still owned goes back to its original.
+  EXPECT_EQ(after_restore->at("rx_frames"), originals->at("rx_frames"));
+  std::cout << "after nictune restore: " << Describe(*after_restore) << "\n";
+
+  ASSERT_TRUE(agent->Signal(SIGTERM).ok());
+  auto stopped = agent->Wait(absl::Seconds(15));
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(stopped->exit_code, 0) << stopped->out;
+  auto after_exit = NicKnob(*host, rx_usecs);
+  ASSERT_TRUE(after_exit.ok()) << after_exit.status();
+  EXPECT_EQ(*after_exit, by_hand)
+      << "the agent's exit (--on_exit=restore) overwrote the hand value";
+  auto journal = testing_support::ReadJournalFile(dir->path() + "/nictune.db");
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ(journal->integrity, "ok");
+}
+
+}  // namespace
+}  // namespace nictune
