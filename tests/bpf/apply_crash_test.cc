@@ -61,9 +61,11 @@ constexpr int64_t kStartRxUsecs = 8192;
 constexpr absl::Duration kInterval = absl::Milliseconds(500);
 constexpr absl::Duration kWindow = absl::Seconds(2);
 constexpr absl::Duration kGuard = absl::Seconds(2);
-// Kills land within this long after the agent resolved its journal: the first writes come one or
-// two windows in, so some kills land before any write and most after some.
-const absl::Duration kKillSpan = absl::Seconds(6);  // 3 windows
+// Kills land this long after the agent resolved its journal, plus up to kKillSpan: its first write
+// comes some 4 s in (probes, then the first window), the next ones a window or two later, so some
+// kills land before any write and most after one or two.
+const absl::Duration kKillFrom = absl::Seconds(3);
+const absl::Duration kKillSpan = absl::Seconds(6);
 constexpr char kResolvedLine[] = "change journal resolved";
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
 const std::string kNictune = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
@@ -264,7 +266,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
   for (int iteration = 0; iteration < iterations; ++iteration) {
     // Stratified: iteration i's kill falls in the i-th slice of the span, at a random point in it.
     const double slice = (iteration + unit(random)) / iterations;
-    const absl::Duration kill_after = slice * kKillSpan;
+    const absl::Duration kill_after = kKillFrom + slice * kKillSpan;
 
     auto agent = StartAgent(*host, dir->path(), "");
     ASSERT_TRUE(agent.ok()) << agent.status();
