@@ -38,6 +38,7 @@
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
+#include "tests/support/serving_nictuned.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -389,21 +390,6 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
             0);
 }
 
-absl::StatusOr<nlohmann::json> GetJson(uint16_t port, const std::string& target) {
-  absl::StatusOr<testing_support::HttpReply> reply =
-      testing_support::HttpGetLoopback(port, target, absl::Seconds(5));
-  if (!reply.ok()) return reply.status();
-  if (reply->status != 200) {
-    return absl::InternalError(
-        absl::StrCat("GET ", target, ": HTTP ", reply->status, ": ", reply->body));
-  }
-  nlohmann::json body = nlohmann::json::parse(reply->body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) {
-    return absl::InternalError(absl::StrCat("GET ", target, ": not JSON: ", reply->body));
-  }
-  return body;
-}
-
 TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) {
   std::unique_ptr<EmulatedHost> host = StartHost(absl::Minutes(2));
   ASSERT_NE(host, nullptr);
@@ -436,7 +422,7 @@ TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) 
                                << Log(*agent);
     absl::SleepFor(absl::Milliseconds(50));
   }
-  auto changes = GetJson(*port, "/api/v1/changes?since=0");
+  auto changes = testing_support::GetJsonLoopback(*port, "/api/v1/changes?since=0");
   ASSERT_TRUE(changes.ok()) << changes.status();
   std::optional<nlohmann::json> newest;
   for (const nlohmann::json& change : (*changes)["changes"]) {

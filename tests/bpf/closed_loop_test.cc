@@ -27,6 +27,7 @@
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
+#include "tests/support/serving_nictuned.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/limits.h"
@@ -109,24 +110,10 @@ absl::StatusOr<Span> Measure(EmulatedHost& host, absl::Duration span) {
       .rx_usecs = nic_after->rx_usecs};
 }
 
-absl::StatusOr<nlohmann::json> GetJson(uint16_t port, const std::string& target) {
-  absl::StatusOr<testing_support::HttpReply> reply =
-      testing_support::HttpGetLoopback(port, target, absl::Seconds(5));
-  if (!reply.ok()) return reply.status();
-  if (reply->status != 200) {
-    return absl::InternalError(
-        absl::StrCat("GET ", target, ": HTTP ", reply->status, ": ", reply->body));
-  }
-  nlohmann::json body = nlohmann::json::parse(reply->body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) {
-    return absl::InternalError(absl::StrCat("GET ", target, ": not JSON: ", reply->body));
-  }
-  return body;
-}
-
 // The rx_usecs rows of the change journal for our device, oldest first.
 absl::StatusOr<std::vector<nlohmann::json>> RxUsecsChanges(uint16_t port) {
-  absl::StatusOr<nlohmann::json> body = GetJson(port, "/api/v1/changes?since=0");
+  absl::StatusOr<nlohmann::json> body =
+      testing_support::GetJsonLoopback(port, "/api/v1/changes?since=0");
   if (!body.ok()) return body.status();
   std::vector<nlohmann::json> rows;
   for (const nlohmann::json& change : (*body)["changes"]) {
@@ -200,7 +187,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   // Windows count from the agent's start of sampling: loading its BPF programs on a busy host
   // takes seconds, and it serves HTTP only after that.
   absl::Time agent_started = absl::Now();
-  while (!GetJson(*port, "/api/v1/status").ok()) {
+  while (!testing_support::GetJsonLoopback(*port, "/api/v1/status").ok()) {
     auto output = agent->OutputSoFar();
     ASSERT_LT(absl::Now() - agent_started, absl::Seconds(60))
         << "nictuned did not serve /api/v1/status; its log:\n"
@@ -226,7 +213,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   auto changes = RxUsecsChanges(*port);
   ASSERT_TRUE(changes.ok()) << changes.status();
   auto output = agent->OutputSoFar();
-  auto recommendations = GetJson(*port, "/api/v1/recommendations");
+  auto recommendations = testing_support::GetJsonLoopback(*port, "/api/v1/recommendations");
   ASSERT_TRUE(drop_free_after.has_value())
       << "drops continued for 5 windows; changes:\n"
       << Describe(*changes) << "recommendations:\n"
@@ -295,7 +282,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   }
   auto journal = RxUsecsChanges(*port);
   ASSERT_TRUE(journal.ok()) << journal.status();
-  auto events = GetJson(*port, "/api/v1/changes?since=0");
+  auto events = testing_support::GetJsonLoopback(*port, "/api/v1/changes?since=0");
   ASSERT_TRUE(events.ok()) << events.status();
   ASSERT_TRUE(rolled_back_to.has_value())
       << "rx-usecs stayed " << changed_to << " for " << kGuard + kWindow << "; changes:\n"
