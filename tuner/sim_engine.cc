@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tuner/sim_arrivals.h"
+#include "tuner/sim_gaps.h"
 #include "tuner/sim_moderation.h"
 
 namespace nictune::tuner {
@@ -17,14 +18,15 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 constexpr int64_t kIntMax = 2147483647;
 
 // One run. Each event source keeps its own next time (arrivals, the moderation timer, the
-// kernel's current step, the reader's current read, the reader's gap boundaries); the loop
-// takes the earliest, charges the time since the previous event to whatever each CPU was doing,
-// and handles what is due in a fixed order so that ties resolve the same way every run.
+// kernel's current step, the reader's current read, the reader's gap boundaries: sim_gaps.h); the
+// loop takes the earliest, charges the time since the previous event to whatever each CPU was
+// doing, and handles what is due in a fixed order so that ties resolve the same way every run.
 class Run {
  public:
   explicit Run(const SimScenario& scenario)
       : s_(scenario),
         arrivals_(scenario.arrivals, scenario.seed),
+        gaps_(scenario.app, scenario.seed),
         moderator_(scenario.moderation),
         truesize_(TruesizeBytes(scenario.frame)),
         ring_(static_cast<size_t>(scenario.ring_size)) {
@@ -42,9 +44,10 @@ class Run {
       if (irq_armed_) t = std::min(t, irq_deadline_);
       if (phase_ != Phase::kIdle) t = std::min(t, kernel_done_);
       if (reader_running_) t = std::min(t, reader_done_);
-      t = std::min(t, NextGapBoundary());
+      t = std::min(t, gaps_.NextBoundary(now_));
       Account(t - now_);
       now_ = t;
+      gaps_.AdvanceTo(now_);
       if (now_ >= s_.duration_ns) break;
       while (phase_ != Phase::kIdle && kernel_done_ == now_) KernelStepDone();
       if (irq_armed_ && irq_deadline_ == now_) FireInterrupt();
@@ -218,22 +221,8 @@ class Run {
   }
 
   // --- the reader
-  bool InGap() const {
-    const AppConfig& a = s_.app;
-    if (a.gap_ns == 0 || a.gap_period_ns == 0) return false;
-    return now_ % a.gap_period_ns >= a.gap_period_ns - a.gap_ns;
-  }
-
-  int64_t NextGapBoundary() const {
-    const AppConfig& a = s_.app;
-    if (a.gap_ns == 0 || a.gap_period_ns == 0) return kNever;
-    const int64_t period_start = now_ - now_ % a.gap_period_ns;
-    const int64_t gap_start = period_start + a.gap_period_ns - a.gap_ns;
-    return now_ < gap_start ? gap_start : period_start + a.gap_period_ns;
-  }
-
   bool ReaderMayRun() const {
-    if (InGap()) return false;
+    if (gaps_.InGap(now_)) return false;
     if (s_.app.placement == AppPlacement::kOwnCpu) return true;
     return phase_ == Phase::kIdle || phase_ == Phase::kSqueezeYield;
   }
@@ -317,6 +306,7 @@ class Run {
 
   const SimScenario& s_;
   SimArrivals arrivals_;
+  SimGaps gaps_;
   SimModerator moderator_;
   const int64_t truesize_;
   SimResult result_;

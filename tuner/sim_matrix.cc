@@ -37,7 +37,9 @@ SimScenario MatrixScenario(const MatrixPoint& p, const CostModel& cost) {
   in.truesize_bytes = TruesizeBytes(frame);
   in.rcvbuf_bytes = p.rcvbuf_bytes;
   in.drain_gap_us = p.drain_gap_us;
-  in.duration_us = std::max<int64_t>(40'000, 3 * std::max<int64_t>(1000, 10 * p.drain_gap_us));
+  const int64_t gap_period_us = std::max<int64_t>(1000, 10 * p.drain_gap_us);  // sim_whatif.h
+  in.duration_us =
+      std::max<int64_t>(40'000, p.drain_gap_us > 0 ? kMatrixGapsPerRun * gap_period_us : 0);
   in.ring_size = 1024;
   in.cost = cost;
   in.pattern = p.pattern;

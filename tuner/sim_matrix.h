@@ -39,9 +39,15 @@ std::vector<MatrixPoint> MatrixPoints(const MatrixAxes& axes);
 // "812744pps/1514B/rcvbuf212992/gap0us/bursty": a benchmark name and a failure message.
 std::string MatrixPointName(const MatrixPoint& point);
 
+// Drain gaps per run: each gap starts at a random point of its period (sim_gaps.h), so a run
+// judges as many phases of the gap against the bursts and the interrupt cycle as it has gaps. 32
+// start a gap in every eighth of the 2 ms on/off cycle for seeds 1 to 10; 16 miss an eighth for 8
+// of those 10 (tests/unit/sim_gaps_test.cc).
+inline constexpr int kMatrixGapsPerRun = 32;
+
 // The what-if's scenario (the reader shares the softirq's CPU and drains between interrupts, its
 // gap once per max(1 ms, 10 gaps)) with the point's frame size, `cost` and a 1024-descriptor ring;
-// long enough for three gap periods and twenty on/off bursts.
+// long enough for kMatrixGapsPerRun gap periods and twenty on/off bursts.
 SimScenario MatrixScenario(const MatrixPoint& point, const CostModel& cost = kMatrixCosts);
 
 }  // namespace nictune::tuner

@@ -115,8 +115,10 @@ struct AppConfig {
   int64_t read_ns = 0;            // per datagram (recvmsg + the application's own work)
   int64_t read_batch = 1;         // datagrams per wakeup (recvmmsg vlen)
   int64_t batch_overhead_ns = 0;  // per batch (syscall entry, wakeup)
-  int64_t gap_ns = 0;             // scheduling gap: the reader is off CPU this long ...
-  int64_t gap_period_ns = 0;      // ... at the end of every period (0: no gaps)
+  // Scheduling gaps: the reader is off CPU for gap_ns once in every gap_period_ns, at a seeded
+  // random point of the period unrelated to the traffic's phase (sim_gaps.h). 0: no gaps.
+  int64_t gap_ns = 0;
+  int64_t gap_period_ns = 0;
 };
 
 struct SimScenario {
