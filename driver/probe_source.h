@@ -37,9 +37,13 @@ struct IrqCpuCounter {
 struct SoftirqCpuCounter {
   uint32_t vector = 0;  // NET_RX = 3, NET_TX = 2, ... (the kernel's softirq numbers)
   uint32_t cpu = 0;
-  uint64_t count = 0;    // softirq_entry events
-  uint64_t time_ns = 0;  // softirq_entry -> softirq_exit
-  uint64_t raised = 0;   // softirq_raise events
+  uint64_t count = 0;  // softirq_entry events, every one
+  // softirq_entry -> softirq_exit of the timed softirqs, each weighted by 2^shift when one in
+  // 2^shift was timed: an estimate of the whole time, exact while every softirq is timed.
+  uint64_t time_ns = 0;
+  uint64_t raised = 0;        // softirq_raise events
+  uint64_t timed = 0;         // softirqs timed (the sample)
+  uint64_t timed_weight = 0;  // sum of 2^shift over the timed ones (== timed: none skipped)
 };
 
 // Work histogram buckets: index w holds polls that did exactly w packets of work for
@@ -155,6 +159,11 @@ struct ProbeOptions {
   // socket fill, netif_receive_skb for truesize) cost most of the probes' overhead on a packet
   // flood; they start detached unless this is set, and SetPerPacketProbes switches them.
   bool per_packet_probes = false;
+  // Softirq timing is sampled (every softirq is still counted): per CPU, about this many
+  // softirqs a second get their two clock reads, every one below that rate, and at least one in
+  // 2^softirq_max_sample_shift above it (0: time every softirq).
+  uint32_t softirq_timed_per_s = 10000;
+  uint32_t softirq_max_sample_shift = 3;
 };
 
 // Loads and attaches every program the running kernel can run. Fails only when BPF cannot be

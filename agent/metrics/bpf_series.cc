@@ -52,7 +52,8 @@ BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
                                          "irq:irq_handler_entry to irq:irq_handler_exit).")),
       softirq_seconds_(CounterFamily(r, "nictune_softirq_seconds_total",
                                      "Time in softirq handlers per vector and CPU (bpf "
-                                     "irq:softirq_entry to irq:softirq_exit).")),
+                                     "irq:softirq_entry to irq:softirq_exit; above 10000 "
+                                     "softirqs/s per CPU estimated from a timed sample).")),
       softirq_raised_(CounterFamily(r, "nictune_softirq_raised_total",
                                     "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
       napi_polls_(CounterFamily(r, "nictune_napi_polls_total",

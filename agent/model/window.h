@@ -33,6 +33,9 @@ struct CpuWindow {
   std::optional<double> bpf_net_rx_share;
   std::optional<double> bpf_net_tx_share;
   std::optional<double> bpf_softirq_share;  // all vectors
+  // Where the bpf softirq shares come from: "bpf" when every softirq was timed, "bpf, sampled
+  // 1/8" when they are scaled from a sample (agent/model/softirq_time.h).
+  std::string bpf_softirq_source;
   // /proc/softirqs
   std::optional<double> net_rx_softirqs_per_s;
   std::optional<double> net_tx_softirqs_per_s;

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "agent/model/counter_delta.h"
+#include "agent/model/softirq_time.h"
 #include "agent/model/window_parts.h"
 
 namespace nictune::model::internal {
@@ -52,15 +53,20 @@ void AddSoftirqTimes(const driver::BpfCounters& before, const driver::BpfCounter
                      double seconds, Window& out) {
   std::map<std::pair<uint32_t, uint32_t>, const driver::SoftirqCpuCounter*> earlier;
   for (const auto& c : before.softirqs) earlier[{c.vector, c.cpu}] = &c;
+  std::map<uint32_t, SoftirqTimeEstimate> per_cpu;
   for (const auto& c : after.softirqs) {
     const auto it = earlier.find({c.vector, c.cpu});
-    const uint64_t time_ns =
-        it == earlier.end() ? c.time_ns : ResettingDelta64(it->second->time_ns, c.time_ns);
-    const double share = static_cast<double>(time_ns) / (seconds * 1e9);
+    const SoftirqTimeEstimate estimate =
+        EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c);
+    AddSoftirqTime(estimate, per_cpu[c.cpu]);
+    const double share = estimate.time_ns / (seconds * 1e9);
     CpuWindow& cpu = CpuEntry(out, static_cast<int>(c.cpu));
     AddShare(cpu.bpf_softirq_share, share);
     if (c.vector == kNetRxVector) AddShare(cpu.bpf_net_rx_share, share);
     if (c.vector == kNetTxVector) AddShare(cpu.bpf_net_tx_share, share);
+  }
+  for (const auto& [cpu, total] : per_cpu) {
+    CpuEntry(out, static_cast<int>(cpu)).bpf_softirq_source = SoftirqTimeSource(total);
   }
 }
 

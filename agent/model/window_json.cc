@@ -29,6 +29,7 @@ json CpuToJson(const CpuWindow& c) {
     Put(b, "softirq", c.bpf_softirq_share);
     Put(b, "net_rx", c.bpf_net_rx_share);
     Put(b, "net_tx", c.bpf_net_tx_share);
+    if (!c.bpf_softirq_source.empty()) b["softirq_source"] = c.bpf_softirq_source;
     j["time_share"] = b;
   }
   if (c.net_rx_softirqs_per_s || c.net_tx_softirqs_per_s) {

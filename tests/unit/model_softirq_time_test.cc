@@ -1,0 +1,147 @@
+// The scaling of sampled softirq times (agent/model/softirq_time.h) and its use in the window.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "agent/model/softirq_time.h"
+#include "agent/model/window.h"
+#include "agent/model/window_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace nictune::model {
+namespace {
+
+using driver::SoftirqCpuCounter;
+
+constexpr uint32_t kNetRx = 3;
+
+SoftirqCpuCounter Counter(uint64_t count, uint64_t timed, uint64_t timed_weight, uint64_t time_ns) {
+  return SoftirqCpuCounter{.vector = kNetRx,
+                           .cpu = 0,
+                           .count = count,
+                           .time_ns = time_ns,
+                           .timed = timed,
+                           .timed_weight = timed_weight};
+}
+
+TEST(SoftirqTimeTest, EverySoftirqTimedIsExactAndNotScaled) {
+  const SoftirqCpuCounter before = Counter(100, 100, 100, 1'000'000);
+  // One softirq still running at the end: counted, not yet timed; its time is not extrapolated.
+  const SoftirqCpuCounter after = Counter(1101, 1100, 1100, 3'000'000);
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(&before, after);
+  EXPECT_EQ(estimate.count, 1001u);
+  EXPECT_EQ(estimate.timed, 1000u);
+  EXPECT_EQ(estimate.time_ns, 2'000'000.0);
+  EXPECT_FALSE(estimate.sampled);
+  EXPECT_EQ(SoftirqSampleEvery(estimate), 1.0);
+  EXPECT_EQ(SoftirqTimeSource(estimate), "bpf");
+}
+
+TEST(SoftirqTimeTest, OneInEightScalesTheSampledTimeToEverySoftirqCounted) {
+  // 1024 softirqs of 2500 ns timed at shift 3 (each weighs 8), 8200 counted.
+  const SoftirqCpuCounter after = Counter(8200, 1024, 8192, 1024ull * 2500 * 8);
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(nullptr, after);
+  EXPECT_EQ(estimate.time_ns, 8200.0 * 2500);  // 20480000 * 8200 / 8192
+  EXPECT_TRUE(estimate.sampled);
+  EXPECT_EQ(SoftirqSampleEvery(estimate), 8.0);
+  EXPECT_EQ(SoftirqTimeSource(estimate), "bpf, sampled 1/8");
+}
+
+TEST(SoftirqTimeTest, AWindowWhoseSamplingRateChangedIsNotBiasedTowardsItsBetterSampledPart) {
+  // 1000 quiet softirqs of 10 us, all timed (weight 1), then a flood of 80000 softirqs of 2 us
+  // of which 10000 were timed at shift 3 (weight 8): 10 ms + 160 ms = 170 ms in truth. Scaling
+  // the unweighted sample (10 ms + 20 ms) by count / timed (81000 / 11000) would give 221 ms.
+  const SoftirqCpuCounter after =
+      Counter(81000, 11000, 1000 + 10000 * 8, 1000ull * 10000 + 10000ull * 2000 * 8);
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(nullptr, after);
+  EXPECT_EQ(estimate.time_ns, 170'000'000.0);
+  EXPECT_EQ(SoftirqTimeSource(estimate), "bpf, sampled 1/7.36");
+}
+
+TEST(SoftirqTimeTest, SoftirqsWithNoneTimedGiveZeroAndSaySo) {
+  const SoftirqCpuCounter before = Counter(50, 10, 80, 40'000);
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(&before, Counter(53, 10, 80, 40'000));
+  EXPECT_EQ(estimate.count, 3u);
+  EXPECT_EQ(estimate.time_ns, 0.0);
+  EXPECT_TRUE(estimate.sampled);
+  EXPECT_EQ(SoftirqSampleEvery(estimate), 0.0);
+  EXPECT_EQ(SoftirqTimeSource(estimate), "bpf, sampled, none of 3 timed");
+}
+
+TEST(SoftirqTimeTest, NoSoftirqAtAllIsAnExactZero) {
+  const SoftirqCpuCounter same = Counter(50, 10, 80, 40'000);
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(&same, same);
+  EXPECT_EQ(estimate.time_ns, 0.0);
+  EXPECT_FALSE(estimate.sampled);
+  EXPECT_EQ(SoftirqTimeSource(estimate), "bpf");
+}
+
+TEST(SoftirqTimeTest, ACounterWithoutSamplingFieldsIsTakenAsTimingEverySoftirq) {
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(nullptr, Counter(500, 0, 0, 50'000'000));
+  EXPECT_EQ(estimate.time_ns, 50'000'000.0);
+  EXPECT_FALSE(estimate.sampled);
+}
+
+TEST(SoftirqTimeTest, ProbesReloadedCountFromZero) {
+  const SoftirqCpuCounter before = Counter(1'000'000, 125'000, 1'000'000, 5'000'000'000);
+  const SoftirqTimeEstimate estimate =
+      EstimateSoftirqTime(&before, Counter(1600, 100, 800, 400'000));
+  EXPECT_EQ(estimate.count, 1600u);
+  EXPECT_EQ(estimate.timed, 100u);
+  EXPECT_EQ(estimate.time_ns, 800'000.0);  // 400000 * 1600 / 800
+}
+
+TEST(SoftirqTimeTest, ATimeThatWrappedIsTheModularDifferenceNotARestart) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  // time_ns went past 2^64 by 400 after adding 500: the counts moved on, so it wrapped.
+  const SoftirqCpuCounter before = Counter(1000, 100, 800, kMax - 99);
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(&before, Counter(1016, 102, 816, 400));
+  EXPECT_EQ(estimate.time_ns, 500.0);  // 500 * 16 / 16
+}
+
+TEST(SoftirqTimeTest, ProductsBeyondSixtyFourBitsDoNotOverflow) {
+  // time * count = 2^62 * 2^40: a 64-bit product would wrap to 0.
+  const SoftirqTimeEstimate estimate = EstimateSoftirqTime(
+      nullptr, Counter(uint64_t{1} << 40, uint64_t{1} << 17, uint64_t{1} << 20, uint64_t{1} << 62));
+  EXPECT_EQ(estimate.time_ns, std::ldexp(1.0, 82));
+  EXPECT_EQ(SoftirqTimeSource(estimate), "bpf, sampled 1/8");
+}
+
+TEST(SoftirqTimeTest, VectorsOfOneCpuAddUp) {
+  SoftirqTimeEstimate total;
+  AddSoftirqTime(EstimateSoftirqTime(nullptr, Counter(10, 10, 10, 1000)), total);
+  AddSoftirqTime(EstimateSoftirqTime(nullptr, Counter(800, 100, 800, 64'000)), total);
+  EXPECT_EQ(total.count, 810u);
+  EXPECT_EQ(total.timed, 110u);
+  EXPECT_EQ(total.time_ns, 65'000.0);
+  EXPECT_TRUE(total.sampled);
+  EXPECT_EQ(SoftirqTimeSource(total), "bpf, sampled 1/7.36");  // 810 / 110
+}
+
+TEST(SoftirqTimeTest, TheWindowScalesSampledTimesAndNamesTheirSource) {
+  Snapshot a;
+  Snapshot b;
+  a.monotonic_ns = 0;
+  b.monotonic_ns = 2'000'000'000;
+  b.unix_ns = 2'000'000'000;
+  a.bpf = driver::BpfCounters{.softirqs = {Counter(0, 0, 0, 0)}};
+  SoftirqCpuCounter timer = Counter(100, 100, 100, 1'000'000);
+  timer.vector = 1;
+  // NET_RX: 204800 softirqs, 25600 timed at one in 8, 5 us each: 1.024 s of 2 s.
+  b.bpf =
+      driver::BpfCounters{.softirqs = {Counter(204800, 25600, 204800, 25600ull * 5000 * 8), timer}};
+  const absl::StatusOr<Window> w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->cpus.size(), 1u);
+  const CpuWindow& cpu = w->cpus[0];
+  EXPECT_DOUBLE_EQ(*cpu.bpf_net_rx_share, 0.512);
+  EXPECT_DOUBLE_EQ(*cpu.bpf_softirq_share, 0.5125);
+  EXPECT_EQ(cpu.bpf_softirq_source, "bpf, sampled 1/7.97");  // 204900 / 25700
+  const nlohmann::json json = WindowToJson(*w);
+  EXPECT_EQ(json["cpus"][0]["time_share"]["softirq_source"], "bpf, sampled 1/7.97");
+}
+
+}  // namespace
+}  // namespace nictune::model
