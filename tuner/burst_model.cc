@@ -22,8 +22,12 @@ Burst BurstAt(const BurstInputs& in, double interval_s) {
     // A zero cycle (interrupt per packet, nothing else costs time) is one packet's spacing.
     const double cycle =
         b.cycle_s > 0 ? b.cycle_s : (in.socket_rate_pps > 0 ? 1 / in.socket_rate_pps : kInf);
-    b.cycles_per_gap = 2 + std::floor((in.drain_gap_s - interval_s) / cycle);
-    b.packets_per_cycle = std::max(b.packets_per_cycle, in.socket_rate_pps > 0 ? 1.0 : 0.0);
+    b.packets_per_cycle = in.socket_rate_pps * cycle;
+    const double cycles_inside = (in.drain_gap_s - interval_s) / cycle;
+    // Less than a packet per cycle: the timer starts at a packet, so cycles are not back to back
+    // and most would be empty; the gap holds the packets of its span, gap - u + 2 cycles, which is
+    // the whole-cycle count's upper bound (not a whole packet per cycle).
+    b.cycles_per_gap = 2 + (b.packets_per_cycle >= 1 ? std::floor(cycles_inside) : cycles_inside);
   }
   b.packets_held = b.cycles_per_gap * b.packets_per_cycle;
   return b;

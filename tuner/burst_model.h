@@ -33,7 +33,9 @@ struct Burst {
   double packets_per_cycle = 0;  // socket_rate * cycle_s
   // NAPI cycles one drain gap can overlap: 1 when the gap is shorter than u, else
   // 2 + floor((gap - u) / cycle) (the cycle running when the gap starts and the one running when
-  // it ends both count whole, since the reader waits for a cycle to end).
+  // it ends both count whole, since the reader waits for a cycle to end). When a cycle brings
+  // less than one packet, 2 + (gap - u) / cycle unfloored: the cycles are then not back to back
+  // (the timer starts at a packet), and the gap holds the arrivals of its span, gap - u + 2 cycles.
   double cycles_per_gap = 1;
   double packets_held = 0;  // cycles_per_gap * packets_per_cycle
 };

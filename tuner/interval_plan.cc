@@ -61,6 +61,27 @@ bool SocketFits(const SocketModel& m, double interval_s) {
   return !b.saturated && b.packets_held <= m.usable_packets * kRoundingSlack;
 }
 
+// When the buffer must grow anyway: the longest multiple of step in (floor_us, top_us] at which
+// no socket holds more than at floor_us, so that the buffer grown for floor_us serves it with
+// fewer interrupts (with a drain gap the hold is not monotonic in u: the whole cycles a gap
+// overlaps can add up to less at a longer interval). 0 when none.
+int64_t LongestIntervalHoldingNoMore(const std::vector<SocketModel>& models, int64_t floor_us,
+                                     int64_t top_us, int64_t step) {
+  std::vector<double> held_at_floor;
+  for (const SocketModel& m : models) {
+    held_at_floor.push_back(BurstAt(m.burst, static_cast<double>(floor_us) * 1e-6).packets_held);
+  }
+  for (int64_t u = top_us; u > floor_us; u -= step) {
+    bool no_more = true;
+    for (size_t i = 0; i < models.size() && no_more; ++i) {
+      const Burst b = BurstAt(models[i].burst, static_cast<double>(u) * 1e-6);
+      no_more = !b.saturated && b.packets_held <= held_at_floor[i] * kRoundingSlack;
+    }
+    if (no_more) return u;
+  }
+  return 0;
+}
+
 }  // namespace
 
 absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::Duration window,
@@ -192,6 +213,14 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   } else {
     plan.interval_us = CeilToStep(floor_us, plan.granularity_us, plan.cap_us);
     plan.drop_free = all_fit(static_cast<double>(plan.interval_us) * 1e-6);
+    if (!plan.drop_free && !plan.cpu_saturated) {
+      plan.same_buffer_interval_us =
+          LongestIntervalHoldingNoMore(models, plan.interval_us,
+                                       FloorToStep(Us(std::min(plan.ring_limit_s, observed_cap_s)),
+                                                   plan.granularity_us, plan.cap_us),
+                                       plan.granularity_us);
+      plan.interval_us = std::max(plan.interval_us, plan.same_buffer_interval_us);
+    }
   }
   const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
   plan.predicted_interrupt_rate =
@@ -318,6 +347,19 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
                                         "cost floor: no interval is drop-free, the buffer must "
                                         "grow",
                                         Us(plan.max_interval_s)));
+    if (plan.same_buffer_interval_us > 0 && worst != nullptr) {
+      absl::StrAppend(
+          &f,
+          absl::StrFormat(
+              "; at %d us no socket holds more than at the cost floor %d us "
+              "(%s: %.2f <= %.2f packets): the same buffer with fewer interrupts",
+              plan.interval_us, CeilToStep(floor_us, plan.granularity_us, plan.cap_us),
+              plan.worst_socket, plan.worst_burst.packets_held,
+              BurstAt(plan.worst_burst_inputs,
+                      static_cast<double>(CeilToStep(floor_us, plan.granularity_us, plan.cap_us)) *
+                          1e-6)
+                  .packets_held));
+    }
   }
   return plan;
 }

@@ -41,6 +41,48 @@ TEST(BurstModelTest, GapCountsTheCyclesItOverlaps) {
   EXPECT_NEAR(BurstAt(in, 0.5e-3).packets_held, 25, 1e-9);  // 5 cycles of 5 packets
 }
 
+// Under one packet per cycle the timer starts at a packet, so the cycles a gap overlaps are not
+// back to back and most are empty: the gap holds the arrivals of its span, gap - u + 2 cycles,
+// not one packet per cycle. 20 kpps at 12 us, 0.103125 us per packet, 1.2 us per interrupt:
+// load 0.0020625, cycle 13.2 / 0.9979375 = 13.2273 us (0.26 packets); over a 2 ms gap
+// 2 + 1988 / 13.2273 = 152.30 cycles, 20000 pps * 2014.45 us = 40.29 packets (a packet per
+// cycle said 152).
+TEST(BurstModelTest, SparseCyclesHoldTheGapsSpanNotAPacketEach) {
+  const BurstInputs in{.socket_rate_pps = 20'000,
+                       .queue_rate_pps = 20'000,
+                       .packet_cost_s = 0.103125e-6,
+                       .interrupt_cost_s = 1.2e-6,
+                       .drain_gap_s = 2e-3,
+                       .reader_waits_for_napi = true};
+  const Burst b = BurstAt(in, 12e-6);
+  EXPECT_NEAR(b.cycle_s * 1e6, 13.2273, 1e-4);
+  EXPECT_NEAR(b.packets_per_cycle, 0.26455, 1e-5);
+  EXPECT_NEAR(b.cycles_per_gap, 152.295, 1e-3);
+  EXPECT_NEAR(b.packets_held, 20'000 * (2000 - 12 + 2 * 13.2273) * 1e-6, 1e-4);  // 40.29
+  // Dense cycles still count whole: at 1000 us, 2 cycles of 1003.27 us x 20.07 packets.
+  const Burst dense = BurstAt(in, 1000e-6);
+  EXPECT_EQ(dense.cycles_per_gap, 2);
+  EXPECT_NEAR(dense.packets_held, 40.13, 0.01);
+
+  // The simulator over 32 gaps at random phases: the socket holds the gap's 40 packets and
+  // at most one more, within the model's 40.29 rounded up.
+  SimScenario s;
+  s.arrivals.rate_pps = 20'000;
+  s.frame.truesize_bytes = 2304;
+  s.ring_size = 1024;
+  s.moderation.fixed.rx_usecs = 12;
+  s.cost = {.hardirq_ns = 1000, .poll_ns = 200, .packet_ns = 100};
+  s.rcvbuf_bytes = 8 << 20;
+  s.app = {.placement = AppPlacement::kSameCpuAsSoftirq,
+           .gap_ns = 2'000'000,
+           .gap_period_ns = 20'000'000};
+  s.duration_ns = 32 * s.app.gap_period_ns;
+  absl::StatusOr<SimResult> r = Simulate(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GE(r->peak_socket_bytes / 2304, 40);
+  EXPECT_LE(static_cast<double>(r->peak_socket_bytes / 2304), std::ceil(b.packets_held));
+}
+
 TEST(BurstModelTest, SaturatedLoadHasNoBound) {
   const Burst b = BurstAt({.socket_rate_pps = 4e6,
                            .queue_rate_pps = 4e6,

@@ -244,6 +244,55 @@ TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
   EXPECT_EQ(rmem_max.recommended, 274432);  // rmem_default <= rmem_max
 }
 
+// 10 kpps in 1 ms bursts at 20 kpps into 64 KiB behind a 2 ms drain gap, the reader on the
+// softirq's CPU: no interval fits the 25.60 usable packets (the gap alone brings 40), so the
+// buffer must grow. At the cost floor, 1.2 us / 0.10 = 12 us, the gap holds
+// 20000 pps * (2000 - 12 + 2 * 13.23) us = 40.29 packets; at 1000 us, 2 cycles of
+// 1001.2 / (1 - 0.0020625) = 1003.27 us x 20.07 packets = 40.13. The buffer that serves 12 us
+// serves 1000 us with 1/80 of the interrupts:
+// max(40.13 / 0.9, ceil(40.23)) * 2304 B = 102735 B -> 106496 (4 KiB pages).
+TEST(CoalescePolicyTest, WhenTheBufferMustGrowALongerIntervalHoldingNoMoreIsChosen) {
+  Observation obs;
+  obs.window = absl::Seconds(10);
+  obs.samples = 10;
+  obs.host.rmem_default = 65536;
+  QueueObservation q;
+  q.device = "eth0";
+  q.queue = 0;
+  q.rx_packets = 100'000;
+  q.rx_work = q.rx_packets;
+  q.rx_peak_rate_pps = 20'000;
+  q.interrupt_cost_s = 1.2e-6;
+  q.packet_cost_s = 0.103125e-6;
+  q.coalesce.rx_usecs_supported = true;
+  q.coalesce.rx_usecs_granularity = 1;
+  q.coalesce.rx_usecs_max = 1000;
+  q.coalesce.rx_ring_size = 1024;
+  SocketObservation s;
+  s.name = "udp 0.0.0.0:5001";
+  s.packets = 100'000;
+  s.truesize_mean_bytes = 2304;
+  s.truesize_p99_bytes = 2304;
+  s.rcvbuf_bytes = 65536;
+  s.drain_gap_s = 2e-3;
+  s.reader_shares_softirq_cpu = true;
+  s.peak_rate_pps = 20'000;
+  q.sockets.push_back(s);
+  obs.queues.push_back(q);
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, 1000);
+  EXPECT_THAT(usecs.formula,
+              HasSubstr("at 1000 us no socket holds more than at the cost floor 12 us "
+                        "(udp 0.0.0.0:5001: 40.13 <= 40.29 packets)"));
+  EXPECT_THAT(usecs.expected_effect, HasSubstr("buffer must grow"));
+  const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
+  EXPECT_EQ(rmem_default.recommended, 106496);
+  EXPECT_THAT(rmem_default.formula, HasSubstr("= 102735 B"));
+  EXPECT_TRUE(rmem_default.unresolved.empty()) << rmem_default.unresolved;
+}
+
 TEST(CoalescePolicyTest, ApplicationThatSetsSoRcvbufGetsAdviceAndRmemMaxAdmitsIt) {
   Observation obs = Seed001();
   obs.queues[0].interrupt_cost_s = 10e-6;
