@@ -1,6 +1,9 @@
 #include "agent/observe/socket_placement.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,16 +25,35 @@ std::string SocketName(const driver::SocketKey& key) {
   return absl::StrFormat("%s port %u cookie %u", proto, key.local_port, key.cookie);
 }
 
-// The device with the most drops among the records `matches` selects; empty when none names one.
-template <typename Match>
-std::string DeviceWithMostDrops(const std::vector<model::DropWindow>& drops, Match matches) {
-  std::map<std::string, uint64_t> per_device;
+// The window's drop records indexed once, so that placing each socket is a lookup: scanning every
+// record for every socket grew with sockets x records, and every overflowing socket has its own
+// records (10000 tracked sockets took 0.3 s per tuner window).
+struct DropIndex {
+  using PerDevice = std::map<std::string, uint64_t>;  // device -> drops, records naming one
+  std::unordered_map<uint64_t, PerDevice> by_cookie;
+  std::map<std::pair<uint16_t, uint8_t>, PerDevice> by_port;  // (local port, l4 protocol)
+  std::unordered_map<uint64_t, uint64_t> rcvbuff_by_cookie;   // SOCKET_RCVBUFF, device or not
+};
+
+DropIndex IndexDrops(const std::vector<model::DropWindow>& drops) {
+  DropIndex index;
   for (const model::DropWindow& d : drops) {
-    if (!d.device.empty() && matches(d)) per_device[d.device] += d.count;
+    if (d.reason_name == kSocketRcvbuffReason) index.rcvbuff_by_cookie[d.socket_cookie] += d.count;
+    if (d.device.empty()) continue;
+    index.by_cookie[d.socket_cookie][d.device] += d.count;
+    index.by_port[{d.local_port, d.l4_protocol}][d.device] += d.count;
   }
+  return index;
+}
+
+// The device with the most drops (the first by name of those tied); empty when none names one.
+template <typename Key, typename Index>
+std::string DeviceWithMostDrops(const Index& index, const Key& key) {
+  const auto found = index.find(key);
+  if (found == index.end()) return std::string();
   std::string best;
   uint64_t most = 0;
-  for (const auto& [device, count] : per_device) {
+  for (const auto& [device, count] : found->second) {
     if (best.empty() || count > most) {
       best = device;
       most = count;
@@ -40,15 +62,12 @@ std::string DeviceWithMostDrops(const std::vector<model::DropWindow>& drops, Mat
   return best;
 }
 
-std::string DeviceOf(const model::SocketWindow& s, const model::Window& window,
+std::string DeviceOf(const model::SocketWindow& s, const DropIndex& drops,
                      const std::map<uint16_t, std::string>& port_devices) {
-  std::string device = DeviceWithMostDrops(
-      window.drops, [&](const model::DropWindow& d) { return d.socket_cookie == s.key.cookie; });
+  std::string device = DeviceWithMostDrops(drops.by_cookie, s.key.cookie);
   if (!device.empty()) return device;
   if (s.key.local_port != 0) {
-    device = DeviceWithMostDrops(window.drops, [&](const model::DropWindow& d) {
-      return d.local_port == s.key.local_port && d.l4_protocol == s.key.protocol;
-    });
+    device = DeviceWithMostDrops(drops.by_port, std::pair(s.key.local_port, s.key.protocol));
     if (!device.empty()) return device;
   }
   const auto configured = port_devices.find(s.key.local_port);
@@ -64,14 +83,10 @@ const model::TruesizeWindow* TruesizeOf(const model::Window& window, const std::
 
 // Two probes see a full receive buffer: kfree_skb with SOCKET_RCVBUFF and the socket's own
 // rcvqueue_full / udp_fail_queue_rcv_skb events. They count the same drops, so the larger wins.
-uint64_t DropsOf(const model::SocketWindow& s, const model::Window& window) {
-  uint64_t by_reason = 0;
-  for (const model::DropWindow& d : window.drops) {
-    if (d.socket_cookie == s.key.cookie && d.reason_name == kSocketRcvbuffReason) {
-      by_reason += d.count;
-    }
-  }
-  return std::max(by_reason, s.rcvqueue_full + s.udp_queue_failures);
+uint64_t DropsOf(const model::SocketWindow& s, const DropIndex& drops) {
+  const auto by_reason = drops.rcvbuff_by_cookie.find(s.key.cookie);
+  return std::max(by_reason == drops.rcvbuff_by_cookie.end() ? uint64_t{0} : by_reason->second,
+                  s.rcvqueue_full + s.udp_queue_failures);
 }
 
 }  // namespace
@@ -79,14 +94,15 @@ uint64_t DropsOf(const model::SocketWindow& s, const model::Window& window) {
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
                              const std::map<uint16_t, std::string>& port_devices) {
   SocketPlacement out;
+  const DropIndex drops = IndexDrops(window.drops);
   for (const model::SocketWindow& s : window.sockets) {
     tuner::SocketObservation o{.name = SocketName(s.key)};
-    const std::string device = DeviceOf(s, window, port_devices);
+    const std::string device = DeviceOf(s, drops, port_devices);
     if (device.empty()) {
       out.unplaced.push_back(o.name);
       continue;
     }
-    o.drops = DropsOf(s, window);
+    o.drops = DropsOf(s, drops);
     // What arrived for the socket: what it took and what its full buffer refused. Counting only
     // the taken packets would read an overflowing socket's rate as its buffer's drain rate.
     const uint64_t enqueued = CountOver(s.enqueues_per_s, window.seconds);
