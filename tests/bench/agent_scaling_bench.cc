@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -273,13 +274,15 @@ void RegisterSweeps() {
 }
 
 // Prints the console table as usual, then each dimension's growth exponent between its two
-// largest sizes, from the mean CPU time per interval.
+// largest sizes, from the mean CPU time per interval (the median over repetitions when repeated).
 class ExponentReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      // With --benchmark_repetitions the median stands for the size; else the one run.
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.error_occurred || (run.run_type != Run::RT_Iteration && !median)) continue;
       const std::string name = run.run_name.function_name;
       const size_t slash = name.find('/'), colon = name.find(':');
       if (slash == std::string::npos || colon == std::string::npos) continue;
@@ -287,7 +290,11 @@ class ExponentReporter : public benchmark::ConsoleReporter {
       const auto counter = run.counters.find(dimension);
       const auto step = run.counters.find("step_cpu_us");
       if (counter == run.counters.end() || step == run.counters.end()) continue;
-      points_[dimension][counter->second.value] = step->second.value;
+      const double size = counter->second.value;
+      if (median || medians_[dimension].count(size) == 0) {
+        points_[dimension][size] = step->second.value;
+      }
+      if (median) medians_[dimension].insert(size);
     }
   }
 
@@ -318,6 +325,7 @@ class ExponentReporter : public benchmark::ConsoleReporter {
 
  private:
   std::map<std::string, std::map<double, double>> points_;
+  std::map<std::string, std::set<double>> medians_;
 };
 
 }  // namespace
