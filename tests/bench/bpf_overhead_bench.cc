@@ -3,7 +3,9 @@
 // the nictune probes attached (the default set, and every program), and with libbpf-tools
 // hardirqs + softirqs attached, rounds alternated to cancel drift, ratios taken within a round
 // and reported as medians; then each nictune program's mean cost per event from
-// kernel.bpf_stats (run_time_ns / run_cnt), with the sysctl restored afterwards.
+// kernel.bpf_stats (run_time_ns / run_cnt), with the sysctl restored afterwards. The softirq
+// programs time a sample of the softirqs (driver/bpf/README.md); the default set is also run with
+// every softirq timed, and each cost phase prints the sampling NET_RX got.
 // Prints Markdown tables; it reports figures and never passes or fails on a time.
 //
 //   sudo build/tests/bench/bpf_overhead_bench [rounds] [seconds_per_round]
@@ -26,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "agent/model/softirq_time.h"
 #include "driver/probe_source.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
@@ -83,7 +86,7 @@ class ScopedSysctl {
   std::string original_;
 };
 
-enum class Attached { kNothing, kNictune, kNictuneAll, kBccTools };
+enum class Attached { kNothing, kNictune, kNictuneEverySoftirqTimed, kNictuneAll, kBccTools };
 
 // Every program, the per-packet and opt-in ones included.
 driver::ProbeOptions AllPrograms() {
@@ -93,12 +96,20 @@ driver::ProbeOptions AllPrograms() {
   return options;
 }
 
+// The softirq programs as they were before sampling: both clock reads on every softirq.
+driver::ProbeOptions EverySoftirqTimed(driver::ProbeOptions options) {
+  options.softirq_max_sample_shift = 0;
+  return options;
+}
+
 std::string Name(Attached attached) {
   switch (attached) {
     case Attached::kNothing:
       return "nothing attached";
     case Attached::kNictune:
       return "nictune probes (default: per-packet off, no softirq_raise)";
+    case Attached::kNictuneEverySoftirqTimed:
+      return "nictune probes (default), every softirq timed (softirq_max_sample_shift 0)";
     case Attached::kNictuneAll:
       return "nictune probes, all (per-packet on, softirq_raise on)";
     case Attached::kBccTools:
@@ -124,9 +135,12 @@ absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Du
     case Attached::kNothing:
       return MeasurePps(hosts, duration);
     case Attached::kNictune:
+    case Attached::kNictuneEverySoftirqTimed:
     case Attached::kNictuneAll: {
-      absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(
-          attached == Attached::kNictuneAll ? AllPrograms() : driver::ProbeOptions{});
+      driver::ProbeOptions options;
+      if (attached == Attached::kNictuneAll) options = AllPrograms();
+      if (attached == Attached::kNictuneEverySoftirqTimed) options = EverySoftirqTimed(options);
+      absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(options);
       if (!probes.ok()) return probes.status();
       return MeasurePps(hosts, duration);
     }
@@ -169,6 +183,52 @@ std::string LoadAverage() {
   return absl::StrFormat("%.2f %.2f %.2f", load[0], load[1], load[2]);
 }
 
+struct CostPhase {
+  std::string title;
+  double pps = 0;
+  std::string load_average;
+  std::string net_rx_source;  // how NET_RX's time was measured in the flow, e.g. "bpf, sampled 1/8"
+  std::vector<driver::ProbeCost> costs;
+};
+
+constexpr uint32_t kNetRxVector = 3;  // NET_RX_SOFTIRQ
+
+// NET_RX over every CPU between two readings of the probes, as the agent's window scales it.
+model::SoftirqTimeEstimate NetRxTime(const driver::BpfCounters& before,
+                                     const driver::BpfCounters& after) {
+  std::map<uint32_t, const driver::SoftirqCpuCounter*> earlier;
+  for (const driver::SoftirqCpuCounter& c : before.softirqs) {
+    if (c.vector == kNetRxVector) earlier[c.cpu] = &c;
+  }
+  model::SoftirqTimeEstimate total;
+  for (const driver::SoftirqCpuCounter& c : after.softirqs) {
+    if (c.vector != kNetRxVector) continue;
+    const auto it = earlier.find(c.cpu);
+    model::AddSoftirqTime(model::EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c),
+                          total);
+  }
+  return total;
+}
+
+// One flow with `options` attached (kernel.bpf_stats must be on): each program's cost.
+absl::StatusOr<CostPhase> MeasureCost(const VethHosts& hosts, const driver::ProbeOptions& options,
+                                      absl::Duration duration) {
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(options);
+  if (!probes.ok()) return probes.status();
+  absl::StatusOr<driver::BpfCounters> before = (*probes)->Read();
+  if (!before.ok()) return before.status();
+  absl::StatusOr<double> pps = MeasurePps(hosts, duration);
+  if (!pps.ok()) return pps.status();
+  absl::StatusOr<driver::BpfCounters> after = (*probes)->Read();
+  if (!after.ok()) return after.status();
+  const model::SoftirqTimeEstimate net_rx = NetRxTime(*before, *after);
+  return CostPhase{.pps = *pps,
+                   .load_average = LoadAverage(),
+                   .net_rx_source = absl::StrCat(model::SoftirqTimeSource(net_rx), ", ",
+                                                 net_rx.timed, " of ", net_rx.count, " timed"),
+                   .costs = (*probes)->Cost()};
+}
+
 int Main(int argc, char** argv) {
   int rounds = 5;
   double seconds = 1.0;
@@ -191,7 +251,8 @@ int Main(int argc, char** argv) {
   }
   const absl::Duration duration = absl::Seconds(seconds);
   const std::vector<Attached> order = {Attached::kNothing, Attached::kNictune,
-                                       Attached::kNictuneAll, Attached::kBccTools};
+                                       Attached::kNictuneEverySoftirqTimed, Attached::kNictuneAll,
+                                       Attached::kBccTools};
   std::map<Attached, Series> series;
   // A warm-up round first: the first flow pays for cold caches and page faults.
   if (absl::StatusOr<double> warm = MeasurePps(**hosts, duration); !warm.ok()) {
@@ -242,32 +303,33 @@ int Main(int argc, char** argv) {
     std::cerr << stats.status() << "\n";
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
-      driver::OpenBpfProbes(AllPrograms());
-  if (!probes.ok()) {
-    std::cerr << probes.status() << "\n";
-    return 1;
+  std::vector<CostPhase> phases;
+  for (const auto& [title, options] :
+       {std::pair{"all attached", AllPrograms()},
+        std::pair{"all attached, every softirq timed", EverySoftirqTimed(AllPrograms())}}) {
+    absl::StatusOr<CostPhase> phase = MeasureCost(**hosts, options, duration);
+    if (!phase.ok()) {
+      std::cerr << phase.status() << "\n";
+      return 1;
+    }
+    phase->title = title;
+    phases.push_back(*std::move(phase));
   }
-  absl::StatusOr<double> cost_pps = MeasurePps(**hosts, duration);
-  if (!cost_pps.ok()) {
-    std::cerr << cost_pps.status() << "\n";
-    return 1;
-  }
-  std::vector<driver::ProbeCost> costs = (*probes)->Cost();
-  probes->reset();
   stats->reset();  // restores kernel.bpf_stats_enabled before printing
 
-  std::cout << absl::StrFormat(
-      "\n## Cost per event of each nictune program, all attached (kernel.bpf_stats, one %.1f s "
-      "flow at %.0f pps; load average %s)\n\n",
-      seconds, *cost_pps, LoadAverage());
-  std::cout << "| program | run_cnt | run_time_ns | ns per event |\n|---|---:|---:|---:|\n";
-  for (const driver::ProbeCost& cost : costs) {
-    const double per_event =
-        cost.run_cnt > 0 ? static_cast<double>(cost.run_time_ns) / static_cast<double>(cost.run_cnt)
-                         : 0.0;
-    std::cout << absl::StrFormat("| %s | %d | %d | %.1f |\n", cost.name, cost.run_cnt,
-                                 cost.run_time_ns, per_event);
+  for (const CostPhase& phase : phases) {
+    std::cout << absl::StrFormat(
+        "\n## Cost per event of each nictune program, %s (kernel.bpf_stats, one %.1f s flow at "
+        "%.0f pps; load average %s; NET_RX softirq time: %s)\n\n",
+        phase.title, seconds, phase.pps, phase.load_average, phase.net_rx_source);
+    std::cout << "| program | run_cnt | run_time_ns | ns per event |\n|---|---:|---:|---:|\n";
+    for (const driver::ProbeCost& cost : phase.costs) {
+      const double per_event = cost.run_cnt > 0 ? static_cast<double>(cost.run_time_ns) /
+                                                      static_cast<double>(cost.run_cnt)
+                                                : 0.0;
+      std::cout << absl::StrFormat("| %s | %d | %d | %.1f |\n", cost.name, cost.run_cnt,
+                                   cost.run_time_ns, per_event);
+    }
   }
   return 0;
 }
