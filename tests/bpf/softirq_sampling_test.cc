@@ -1,7 +1,8 @@
 // The softirq probe counts every softirq exactly and times a sample of them
 // (driver/bpf/softirq.bpf.c): its NET_RX counts equal /proc/softirqs' over the same window, a
 // veth flood is sampled while a slow flow is timed whole, and the scaled estimate
-// (agent/model/softirq_time.h) matches a second probe set that times every softirq.
+// (agent/model/softirq_time.h) matches a second probe set that times every softirq, within 3%
+// and the other set's program runs.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -102,9 +103,15 @@ TEST(SoftirqSampling, AFloodIsCountedExactlyAndTimedFromASampleThatAgreesWithTim
   EXPECT_TRUE(flood.sampled) << Describe(flood);
   EXPECT_GE(model::SoftirqSampleEvery(flood), 4.0) << Describe(flood);
   EXPECT_FALSE(whole.sampled) << Describe(whole);
-  // The two probe sets see the same softirqs; each span also holds the other set's program runs
-  // (tens of ns against about a microsecond of NET_RX).
-  EXPECT_NEAR(flood.time_ns, whole.time_ns, 0.05 * whole.time_ns)
+  // The two probe sets see the same softirqs, and programs run in attach order: the sampled
+  // set's span holds the other set's entry program (with its clock read), the other's span only
+  // the sampled set's exit (mostly without one). So the sampled figure reads higher by about the
+  // difference, measured 57-64 ns per softirq of about 1.2 us here; 100 ns is allowed for it.
+  // Below, only the sample's own error: 3%.
+  const double foreign_program_allowance = 100.0 * static_cast<double>(flood.count);
+  EXPECT_GE(flood.time_ns, 0.97 * whole.time_ns)
+      << "sampled: " << Describe(flood) << "; every softirq: " << Describe(whole);
+  EXPECT_LE(flood.time_ns, 1.03 * whole.time_ns + foreign_program_allowance)
       << "sampled: " << Describe(flood) << "; every softirq: " << Describe(whole);
 }
 
