@@ -403,6 +403,7 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
       {.proc_root = absl::GetFlag(FLAGS_proc_root), .sys_root = absl::GetFlag(FLAGS_sys_root)});
   providers.push_back(&kernel_knobs);
   service::EmulatedObservations observations(host_observations, counters_by_device);
+  observations.Start();
 
   metrics::MetricsExporter exporter(
       metrics::ExporterOptions{.max_sockets = absl::GetFlag(FLAGS_metrics_top_sockets)});

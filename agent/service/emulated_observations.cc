@@ -1,6 +1,9 @@
 #include "agent/service/emulated_observations.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "agent/log.h"
 
 namespace nictune::service {
@@ -11,6 +14,11 @@ using driver::emulated::EmulatedNicCounters;
 bool WentBackwards(const EmulatedNicCounters& before, const EmulatedNicCounters& now) {
   return now.interrupts < before.interrupts || now.missed < before.missed ||
          now.delivered < before.delivered;
+}
+
+// `count` over the NIC's span, as a count over the observation's window.
+uint64_t ToWindow(uint64_t count, double window_per_span) {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(count) * window_per_span));
 }
 
 uint32_t Clamp32(int64_t value) {
@@ -35,9 +43,14 @@ void AddEmulatedCounters(const std::string& device, const EmulatedNicCounters& b
   }
   // The emulated NIC has one ring and one "vector": its counts belong to the device's first queue.
   tuner::QueueObservation& queue = *queues.front();
-  queue.interrupts = now.interrupts - before.interrupts;
-  queue.drops.ring = now.missed - before.missed;
-  const uint64_t delivered = now.delivered - before.delivered;
+  const int64_t span_ns = now.elapsed_ns - before.elapsed_ns;
+  const int64_t window_ns = absl::ToInt64Nanoseconds(observation.window);
+  const double window_per_span = span_ns > 0 && window_ns > 0
+                                     ? static_cast<double>(window_ns) / static_cast<double>(span_ns)
+                                     : 1.0;
+  queue.interrupts = ToWindow(now.interrupts - before.interrupts, window_per_span);
+  queue.drops.ring = ToWindow(now.missed - before.missed, window_per_span);
+  const uint64_t delivered = ToWindow(now.delivered - before.delivered, window_per_span);
   if (queue.rx_packets < delivered) queue.rx_packets = delivered;
   tuner::CoalesceState& coalesce = queue.coalesce;
   coalesce.rx_usecs_supported = true;
@@ -47,6 +60,12 @@ void AddEmulatedCounters(const std::string& device, const EmulatedNicCounters& b
   coalesce.rx_frames = Clamp32(now.rx_frames);
   coalesce.adaptive_rx = now.adaptive_rx != 0;
   coalesce.rx_ring_size = Clamp32(now.ring_size);
+}
+
+void EmulatedObservations::Start() {
+  for (const auto& [device, source] : nics_) {
+    if (absl::StatusOr<EmulatedNicCounters> now = source->Read(); now.ok()) previous_[device] = *now;
+  }
 }
 
 absl::StatusOr<tuner::Observation> EmulatedObservations::Observe(const model::Window& window,

@@ -41,10 +41,16 @@ class EmulatedObservations : public ObservationSource {
   EmulatedObservations(ObservationSource& inner, std::map<std::string, NicCountersSource*> nics)
       : inner_(inner), nics_(std::move(nics)) {}
 
+  // Reads each NIC's counters once, as the baseline of the first window: without it the first
+  // tuner window (the one that sees a problem first) has no NIC counts at all. A NIC that cannot
+  // be read yet gets its baseline at the first window instead.
+  void Start();
+
   // The inner observation, with each emulated device's queue (added when the kernel saw none)
-  // carrying the counters' deltas since the previous window. A NIC whose counters cannot be read
-  // keeps the kernel's view and the failure is logged; the first window after start (or after a
-  // NIC restarted and its counters went backwards) has no deltas yet and adds nothing.
+  // carrying the counters' deltas since the previous reading, scaled to the window. A NIC whose
+  // counters cannot be read keeps the kernel's view and the failure is logged; a window without a
+  // baseline (the NIC unreadable before, or restarted so that its counters went backwards) adds
+  // nothing.
   absl::StatusOr<tuner::Observation> Observe(const model::Window& window,
                                              uint32_t samples) override;
 
@@ -54,7 +60,11 @@ class EmulatedObservations : public ObservationSource {
   std::map<std::string, driver::emulated::EmulatedNicCounters> previous_;
 };
 
-// Adds counters `now - before` of `device` to the observation (pure; exposed for tests).
+// Adds counters `now - before` of `device` to the observation (pure; exposed for tests). The
+// counts are scaled by observation.window / (now.elapsed_ns - before.elapsed_ns), the NIC's own
+// clock: the readings are taken when windows close, and the first span (from the agent's start,
+// or across a window restarted when the per-packet probes switched on) is longer than a window,
+// which would overstate every rate the tuner derives from the window's length.
 void AddEmulatedCounters(const std::string& device,
                          const driver::emulated::EmulatedNicCounters& before,
                          const driver::emulated::EmulatedNicCounters& now,

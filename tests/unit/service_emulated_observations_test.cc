@@ -1,7 +1,8 @@
 // The emulated NIC's counters in the tuner's observation: deltas per window on the device's queue
-// (added when the kernel saw none), its moderation settings, nothing for the first window or
-// after its counters went backwards (a restarted NIC), and the kernel's view kept when the
-// control socket cannot be read. --emulated_nic values are parsed strictly.
+// (added when the kernel saw none) scaled to the window by the NIC's clock, its moderation
+// settings, a baseline from Start() for the first window, nothing without a baseline or after its
+// counters went backwards (a restarted NIC), and the kernel's view kept when the control socket
+// cannot be read. --emulated_nic values are parsed strictly.
 #include <deque>
 
 #include "agent/service/emulated_nic_spec.h"
@@ -94,6 +95,62 @@ TEST(EmulatedObservationsTest, CounterDeltasFeedTheDevicesQueue) {
   ASSERT_NE(Queue(*after, "emu0"), nullptr);
   EXPECT_EQ(Queue(*after, "emu0")->interrupts, 20u);
   EXPECT_EQ(Queue(*after, "emu0")->drops.ring, 2u);
+}
+
+EmulatedNicCounters At(absl::Duration elapsed, uint64_t interrupts, uint64_t missed,
+                       uint64_t delivered) {
+  EmulatedNicCounters counters = Counters(interrupts, missed, delivered);
+  counters.elapsed_ns = absl::ToInt64Nanoseconds(elapsed);
+  return counters;
+}
+
+TEST(EmulatedObservationsTest, StartGivesTheFirstWindowABaseline) {
+  KernelView kernel;  // a 1 s window
+  ScriptedCounters emu;
+  emu.readings = {At(absl::Seconds(10), 100, 5, 1000), At(absl::Seconds(11), 400, 15, 11000)};
+  EmulatedObservations observations(kernel, {{"emu0", &emu}});
+  observations.Start();
+  absl::StatusOr<tuner::Observation> first = observations.Observe(model::Window(), 1);
+  ASSERT_TRUE(first.ok());
+  const tuner::QueueObservation* emu0 = Queue(*first, "emu0");
+  ASSERT_NE(emu0, nullptr);
+  EXPECT_EQ(emu0->interrupts, 300u);
+  EXPECT_EQ(emu0->drops.ring, 10u);
+  EXPECT_EQ(emu0->rx_packets, 10000u);
+}
+
+TEST(EmulatedObservationsTest, AnUnreadableNicAtStartGetsItsBaselineAtTheFirstWindow) {
+  KernelView kernel;
+  ScriptedCounters emu;
+  emu.readings = {absl::UnavailableError("connect /run/emu.sock: No such file (errno 2)"),
+                  At(absl::Seconds(1), 10, 0, 100), At(absl::Seconds(2), 30, 0, 300)};
+  EmulatedObservations observations(kernel, {{"emu0", &emu}});
+  observations.Start();
+  EXPECT_EQ(Queue(*observations.Observe(model::Window(), 1), "emu0"), nullptr);
+  absl::StatusOr<tuner::Observation> second = observations.Observe(model::Window(), 1);
+  ASSERT_NE(Queue(*second, "emu0"), nullptr);
+  EXPECT_EQ(Queue(*second, "emu0")->interrupts, 20u);
+}
+
+TEST(EmulatedObservationsTest, CountsAreScaledFromTheNicsSpanToTheWindow) {
+  // Readings 2.5 s apart by the NIC's clock for a 2 s window (the window restarted after the
+  // agent's start): 10000 pps is 20000 packets in the window, not 25000.
+  tuner::Observation observation;
+  observation.window = absl::Seconds(2);
+  AddEmulatedCounters("emu0", At(absl::Seconds(3), 1000, 10, 5000),
+                      At(absl::Milliseconds(5500), 1875, 35, 30000), observation);
+  ASSERT_EQ(observation.queues.size(), 1u);
+  EXPECT_EQ(observation.queues[0].interrupts, 700u);
+  EXPECT_EQ(observation.queues[0].drops.ring, 20u);
+  EXPECT_EQ(observation.queues[0].rx_packets, 20000u);
+
+  // No span by the NIC's clock (an old NIC without elapsed_ns, or the same reading): unscaled.
+  tuner::Observation same;
+  same.window = absl::Seconds(2);
+  AddEmulatedCounters("emu0", At(absl::Seconds(3), 0, 0, 0), At(absl::Seconds(3), 40, 3, 100),
+                      same);
+  EXPECT_EQ(same.queues[0].interrupts, 40u);
+  EXPECT_EQ(same.queues[0].rx_packets, 100u);
 }
 
 TEST(EmulatedObservationsTest, AKernelQueueOfTheDeviceGetsTheCountsInPlace) {
