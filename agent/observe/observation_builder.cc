@@ -190,12 +190,13 @@ const collect::DeviceSettings* SettingsOf(const agent::Topology& topology,
 }  // namespace
 
 tuner::Observation BuildObservation(const model::Window& window, const agent::Topology& topology,
-                                    const tuner::HostKnobs& host,
-                                    const ObservationOptions& options) {
+                                    const tuner::HostKnobs& host, const ObservationOptions& options,
+                                    SocketPlacement* placement) {
   tuner::Observation obs{
       .window = absl::Seconds(window.seconds), .samples = options.samples, .host = host};
   const bool bpf = BpfInUse(window);
-  const SocketPlacement sockets = PlaceSockets(window, host, options.socket_devices);
+  const SocketPlacement sockets =
+      PlaceSockets(window, host, options.socket_devices, options.remembered_socket_devices);
 
   for (const std::string& name : DevicesToObserve(window, topology, sockets, options)) {
     const model::DeviceWindow* device = FindDevice(window, name);
@@ -236,6 +237,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
       obs.queues.push_back(std::move(q));
     }
   }
+  if (placement != nullptr) *placement = sockets;
   return obs;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/model/window.h"
+#include "agent/observe/socket_placement.h"
 #include "agent/topology.h"
 #include "tuner/observation.h"
 
@@ -24,6 +25,8 @@ struct ObservationOptions {
   std::map<std::string, tuner::DeferState> defer;
   // Where the sockets listening on a port receive when no drop record tells: port -> device.
   std::map<uint16_t, std::string> socket_devices;
+  // Where earlier windows placed sockets, by cookie (socket_placement.h).
+  std::map<uint64_t, std::string> remembered_socket_devices;
   // Sockets kept per queue, the worst first (most drops, then highest fill, then most packets).
   size_t max_sockets_per_queue = 8;
   // Devices to observe; empty = every device with mapped rx queues or rx traffic, but lo, and
@@ -34,9 +37,10 @@ struct ObservationOptions {
   uint32_t samples = 1;
 };
 
-// One window's measurements as the tuner's Observation. Host knobs come in already read.
+// One window's measurements as the tuner's Observation. Host knobs come in already read. When
+// `placement` is given it receives where this window's sockets were placed.
 tuner::Observation BuildObservation(const model::Window& window, const agent::Topology& topology,
-                                    const tuner::HostKnobs& host,
-                                    const ObservationOptions& options);
+                                    const tuner::HostKnobs& host, const ObservationOptions& options,
+                                    SocketPlacement* placement = nullptr);
 
 }  // namespace nictune::observe

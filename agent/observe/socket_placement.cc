@@ -63,12 +63,16 @@ std::string DeviceWithMostDrops(const Index& index, const Key& key) {
 }
 
 std::string DeviceOf(const model::SocketWindow& s, const DropIndex& drops,
-                     const std::map<uint16_t, std::string>& port_devices) {
+                     const std::map<uint16_t, std::string>& port_devices,
+                     const std::map<uint64_t, std::string>& remembered) {
   std::string device = DeviceWithMostDrops(drops.by_cookie, s.key.cookie);
   if (!device.empty()) return device;
   if (s.key.local_port != 0) {
     device = DeviceWithMostDrops(drops.by_port, std::pair(s.key.local_port, s.key.protocol));
     if (!device.empty()) return device;
+  }
+  if (const auto earlier = remembered.find(s.key.cookie); earlier != remembered.end()) {
+    return earlier->second;
   }
   const auto configured = port_devices.find(s.key.local_port);
   return configured == port_devices.end() ? std::string() : configured->second;
@@ -92,12 +96,13 @@ uint64_t DropsOf(const model::SocketWindow& s, const DropIndex& drops) {
 }  // namespace
 
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
-                             const std::map<uint16_t, std::string>& port_devices) {
+                             const std::map<uint16_t, std::string>& port_devices,
+                             const std::map<uint64_t, std::string>& remembered) {
   SocketPlacement out;
   const DropIndex drops = IndexDrops(window.drops);
   for (const model::SocketWindow& s : window.sockets) {
     tuner::SocketObservation o{.name = SocketName(s.key)};
-    const std::string device = DeviceOf(s, drops, port_devices);
+    const std::string device = DeviceOf(s, drops, port_devices, remembered);
     if (device.empty()) {
       out.unplaced.push_back(o.name);
       continue;
@@ -120,7 +125,8 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     o.peak_fill = std::clamp(s.peak_fill, 0.0, 1.0);
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
-    out.placed.push_back(PlacedSocket{.device = device, .socket = std::move(o)});
+    out.placed.push_back(
+        PlacedSocket{.device = device, .cookie = s.key.cookie, .socket = std::move(o)});
   }
   return out;
 }

@@ -6,7 +6,9 @@
 // skb->dev): records with the socket's cookie first, else records for its protocol and local
 // port; where they name several devices, the one with the most drops. Else the configured
 // port -> device map. A socket with neither is unplaced: guessing would let it steer the
-// coalescing of a NIC it never received on.
+// coalescing of a NIC it never received on. A socket placed by drops in an earlier window keeps
+// that device while it has no drops (the caller remembers it by cookie): once tuning stopped its
+// drops, losing sight of it would let the tuner relax the very setting that stopped them.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@ namespace nictune::observe {
 
 struct PlacedSocket {
   std::string device;
+  uint64_t cookie = 0;
   tuner::SocketObservation socket;
 };
 
@@ -33,7 +36,10 @@ struct SocketPlacement {
 // truesize histogram; p99 from that histogram (the upper bound of its log2 bucket) when present.
 // rcvbuf_locked is inferred for UDP only: a UDP socket starts with rmem_default, so a different
 // sk_rcvbuf means rmem_default does not apply to it (SO_RCVBUF, or created before a change).
+// `remembered` maps socket cookies to the devices earlier windows placed them on; it ranks after
+// this window's drop records and before `port_devices`.
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
-                             const std::map<uint16_t, std::string>& port_devices);
+                             const std::map<uint16_t, std::string>& port_devices,
+                             const std::map<uint64_t, std::string>& remembered);
 
 }  // namespace nictune::observe

@@ -21,9 +21,15 @@ absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window
   }
   observe::ObservationOptions options;
   options.defer = std::move(defer.states);
-  tuner::Observation observation =
-      observe::BuildObservation(window, topology_.Read(devices), host->knobs, options);
+  options.remembered_socket_devices = std::move(socket_devices_);
+  observe::SocketPlacement placement;
+  tuner::Observation observation = observe::BuildObservation(window, topology_.Read(devices),
+                                                             host->knobs, options, &placement);
   observation.samples = samples;
+  socket_devices_.clear();
+  for (const observe::PlacedSocket& placed : placement.placed) {
+    socket_devices_[placed.cookie] = placed.device;
+  }
   return observation;
 }
 

@@ -2,6 +2,8 @@
 // SQLite store, and the observation builder with the host's knobs read from procfs/sysfs.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,8 @@ class HostObservations : public ObservationSource {
  private:
   collect::CollectorPaths paths_;
   TopologySource& topology_;
+  // Where the previous window placed its sockets, by cookie: only sockets still seen are kept.
+  std::map<uint64_t, std::string> socket_devices_;
 };
 
 }  // namespace nictune::service

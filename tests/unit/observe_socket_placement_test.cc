@@ -1,10 +1,11 @@
 // PlaceSockets: which device each socket of the fill table receives on, and its drops, from the
-// window's drop records; also on a host with as many drop records as sockets, where the records
+// window's drop records, else where an earlier window placed it, else the configured port; also on a host with as many drop records as sockets, where the records
 // are looked up per socket rather than scanned.
 #include <cstdint>
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "agent/observe/socket_placement.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -59,7 +60,7 @@ TEST(PlaceSocketsTest, ItsOwnRecordsWinThenItsPortAndProtocolThenTheConfiguredPo
       // says nothing of any.
       Drop("NO_SOCKET", "eth0", 7004, 0, 9), Drop("SOCKET_RCVBUFF", "", 7003, 4, 9)};
   const SocketPlacement placement =
-      PlaceSockets(window, tuner::HostKnobs{}, {{7003, "eth5"}, {7004, "eth6"}});
+      PlaceSockets(window, tuner::HostKnobs{}, {{7003, "eth5"}, {7004, "eth6"}}, {});
   EXPECT_EQ(DeviceByName(placement),
             (std::map<std::string, std::string>{{"udp port 7000 cookie 1", "eth1"},
                                                 {"udp port 7001 cookie 2", "eth1"},
@@ -67,6 +68,31 @@ TEST(PlaceSocketsTest, ItsOwnRecordsWinThenItsPortAndProtocolThenTheConfiguredPo
                                                 {"udp port 7003 cookie 4", "eth5"},
                                                 {"tcp port 7004 cookie 5", "eth6"}}));
   EXPECT_THAT(placement.unplaced, ElementsAre("udp port 0 cookie 6"));
+}
+
+TEST(PlaceSocketsTest, ASocketWithoutDropsKeepsTheDeviceAnEarlierWindowPlacedItOn) {
+  // The closed loop: a socket placed on emu0@netns 4 by its drops; tuning stopped them, and the
+  // next window has no record naming its device. It stays on emu0@netns 4 (not on the configured
+  // port's device), a socket with fresh records goes where they say, and a socket seen for the
+  // first time without records is placed by the port map or not at all.
+  model::Window window{.seconds = 1};
+  window.sockets = {Socket(1, 9000), Socket(2, 9001), Socket(3, 9002), Socket(4, 9003)};
+  window.drops = {Drop("SOCKET_RCVBUFF", "eth1", 9001, 2, 7)};
+  const std::map<uint64_t, std::string> remembered = {
+      {1, "emu0@netns 4"}, {2, "emu0@netns 4"}, {99, "eth9"}};
+  const SocketPlacement placement =
+      PlaceSockets(window, tuner::HostKnobs{}, {{9000, "eth5"}, {9002, "eth6"}}, remembered);
+  EXPECT_EQ(DeviceByName(placement),
+            (std::map<std::string, std::string>{{"udp port 9000 cookie 1", "emu0@netns 4"},
+                                                {"udp port 9001 cookie 2", "eth1"},
+                                                {"udp port 9002 cookie 3", "eth6"}}));
+  EXPECT_THAT(placement.unplaced, ElementsAre("udp port 9003 cookie 4"));
+  ASSERT_EQ(placement.placed.size(), 3u);
+  for (const PlacedSocket& placed : placement.placed) {
+    EXPECT_EQ(placed.socket.name, absl::StrCat("udp port ", 8999 + placed.cookie, " cookie ",
+                                               placed.cookie));
+  }
+  EXPECT_EQ(placement.placed[0].socket.drops + placement.placed[2].socket.drops, 0u);
 }
 
 TEST(PlaceSocketsTest, DropsAreTheLargerOfItsRcvbuffRecordsAndItsOwnFullQueueCounts) {
@@ -78,7 +104,7 @@ TEST(PlaceSocketsTest, DropsAreTheLargerOfItsRcvbuffRecordsAndItsOwnFullQueueCou
                   Drop("SOCKET_RCVBUFF", "", 7000, 1, 12),   // counted, though it names no device
                   Drop("NO_SOCKET", "eth0", 7000, 1, 1000),  // not a full buffer
                   Drop("SOCKET_RCVBUFF", "eth0", 7001, 2, 20)};
-  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {});
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
   ASSERT_EQ(placement.placed.size(), 2u);
   EXPECT_EQ(placement.placed[0].socket.drops, 42u);
   EXPECT_EQ(placement.placed[0].socket.packets, 1042u);  // enqueued + refused
@@ -95,7 +121,7 @@ TEST(PlaceSocketsTest, TenThousandOverflowingSocketsEachGetTheirOwnDeviceAndDrop
     window.drops.push_back(
         Drop("SOCKET_RCVBUFF", i % 2 == 0 ? "eth0" : "eth1", port, 4096 + i, i + 1));
   }
-  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {});
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
   ASSERT_EQ(placement.placed.size(), kSockets);
   for (uint64_t i = 0; i < kSockets; ++i) {
     const PlacedSocket& p = placement.placed[i];
