@@ -132,6 +132,10 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     st.baseline = health;
     st.changed_at = now;
     st.direction = direction;
+    // A step taken against drops is not undone as soon as a window shows none: that window owes
+    // its calm to the step (the fill math alone would ask for the dropping value again, and the
+    // guard would roll that back: a staircase of drops). Going back waits a cooldown.
+    if (health.drops_per_s > 0) st.last_reversal_at = now;
     actions.push_back(std::move(apply));
   }
   return actions;

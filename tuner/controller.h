@@ -75,6 +75,8 @@ class Controller {
     Health baseline;
     absl::Time parked_until = absl::InfinitePast();
     int direction = 0;  // sign of our last Apply
+    // When the cooldown before reversing `direction` started: at the last reversal, and at an
+    // Apply made while sockets dropped (its direction is what stopped them).
     absl::Time last_reversal_at = absl::InfinitePast();
   };
 

@@ -349,6 +349,51 @@ TEST(ControllerTest, AlternatingLoadGivesAtMostOneReversalPerCooldown) {
   EXPECT_LE(reversals.size(), static_cast<size_t>(absl::Hours(2) / config.cooldown) + 1);
 }
 
+TEST(ControllerTest, AStepTakenAgainstDropsIsNotReversedBeforeACooldown) {
+  // The closed loop on the emulated NIC: drops at 2810 us make the tuner ask for 2529; the next
+  // windows at 2529 drop nothing and the fill math asks for 2813 again. Going back up waits a
+  // cooldown; a further step down (the same direction) does not.
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "emu0", 2810};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{22, 0.12},
+                             {Rec(Knob::kRxUsecs, "emu0", 2810, 2529, 1.0)}));
+  ASSERT_EQ(knob.value, 2529);
+  const absl::Time stepped_down = clock.Now();
+  for (clock.Advance(config.window); clock.Now() - stepped_down < config.cooldown;
+       clock.Advance(config.window)) {
+    EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.12},
+                                {Rec(Knob::kRxUsecs, "emu0", 2529, 2813, 0.1)}),
+                IsEmpty())
+        << clock.Now() - stepped_down << " after the step down";
+  }
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.12},
+                             {Rec(Knob::kRxUsecs, "emu0", 2529, 2813, 0.1)}));
+  EXPECT_EQ(knob.value, 2813);
+
+  // Without drops in its baseline a step down may be reversed at once (the first reversal).
+  Controller calm(config);
+  FakeKnob other{Knob::kRxUsecs, "eth0", 100};
+  other.Carry(calm.Step(clock.Now(), {other.Read()}, Health{0, 0.12},
+                        {Rec(Knob::kRxUsecs, "eth0", 100, 80, 0.5)}));
+  ASSERT_EQ(other.value, 80);
+  clock.Advance(config.guard);
+  other.Carry(calm.Step(clock.Now(), {other.Read()}, Health{0, 0.12},
+                        {Rec(Knob::kRxUsecs, "eth0", 80, 100, 0.5)}));
+  EXPECT_EQ(other.value, 100);
+
+  // Under drops a further step down goes ahead within the cooldown.
+  Controller dropping(config);
+  FakeKnob third{Knob::kRxUsecs, "eth1", 2810};
+  third.Carry(dropping.Step(clock.Now(), {third.Read()}, Health{22, 0.12},
+                            {Rec(Knob::kRxUsecs, "eth1", 2810, 2529, 1.0)}));
+  clock.Advance(config.guard);
+  third.Carry(dropping.Step(clock.Now(), {third.Read()}, Health{9, 0.12},
+                            {Rec(Knob::kRxUsecs, "eth1", 2529, 2276, 1.0)}));
+  EXPECT_EQ(third.value, 2276);
+}
+
 TEST(ControllerTest, FailedWriteIsForgottenAndParked) {
   ControllerConfig config;
   Controller controller(config);
