@@ -30,6 +30,7 @@ void VisitFields(EmulatedNicCounters& counters, Visitor&& visit) {
   visit("elapsed_ns", counters.elapsed_ns);
   visit("late_ns_total", counters.late_ns_total);
   visit("late_ns_max", counters.late_ns_max);
+  visit("stalls", counters.stalls);
   visit("flush_ns_total", counters.flush_ns_total);
 }
 

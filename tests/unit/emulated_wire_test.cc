@@ -89,11 +89,13 @@ TEST(EmulatedCountersTest, FormatParseRoundTripAndMissingFields) {
                                .adaptive_rx = 1,
                                .ring_size = 512,
                                .interval_ns = 64000,
-                               .late_ns_max = 12345};
+                               .late_ns_max = 12345,
+                               .stalls = 2};
   auto parsed = ParseCounters(FormatCounters(counters));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(FormatCounters(*parsed), FormatCounters(counters));
   EXPECT_EQ(parsed->late_ns_max, 12345);
+  EXPECT_EQ(parsed->stalls, 2u);
   const absl::Status missing = ParseCounters("generated=1 delivered=1").status();
   EXPECT_NE(missing.message().find("'missed' missing"), absl::string_view::npos) << missing;
   EXPECT_FALSE(ParseCounters("generated=x").ok());

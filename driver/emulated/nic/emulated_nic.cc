@@ -67,6 +67,7 @@ void EmulatedNic::Fire(int64_t due_ns) {
   const int64_t late_ns = std::max<int64_t>(0, started_ns - due_ns);
   late_ns_total_ += late_ns;
   late_ns_max_ = std::max(late_ns_max_, late_ns);
+  if (late_ns > kStallNs) ++stalls_;
   const std::vector<PendingFrame> burst = engine_->TakeBurst();
   uint64_t bytes = 0;
   for (const PendingFrame& pending : burst) {
@@ -195,6 +196,7 @@ EmulatedNicCounters EmulatedNic::Counters() const {
       .elapsed_ns = NowNs() - start_ns_,
       .late_ns_total = late_ns_total_,
       .late_ns_max = late_ns_max_,
+      .stalls = stalls_,
       .flush_ns_total = flush_ns_total_,
   };
 }

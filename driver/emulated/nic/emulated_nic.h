@@ -73,6 +73,7 @@ class EmulatedNic {
   uint64_t tap_errors_ = 0;
   int64_t late_ns_total_ = 0;
   int64_t late_ns_max_ = 0;
+  uint64_t stalls_ = 0;
   int64_t flush_ns_total_ = 0;
 };
 
