@@ -64,7 +64,8 @@ void AddEmulatedCounters(const std::string& device, const EmulatedNicCounters& b
 
 void EmulatedObservations::Start() {
   for (const auto& [device, source] : nics_) {
-    if (absl::StatusOr<EmulatedNicCounters> now = source->Read(); now.ok()) previous_[device] = *now;
+    if (absl::StatusOr<EmulatedNicCounters> now = source->Read(); now.ok())
+      previous_[device] = *now;
   }
 }
 

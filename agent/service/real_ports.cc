@@ -23,8 +23,8 @@ absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window
   options.defer = std::move(defer.states);
   options.remembered_socket_devices = std::move(socket_devices_);
   observe::SocketPlacement placement;
-  tuner::Observation observation = observe::BuildObservation(window, topology_.Read(devices),
-                                                             host->knobs, options, &placement);
+  tuner::Observation observation =
+      observe::BuildObservation(window, topology_.Read(devices), host->knobs, options, &placement);
   observation.samples = samples;
   socket_devices_.clear();
   for (const observe::PlacedSocket& placed : placement.placed) {

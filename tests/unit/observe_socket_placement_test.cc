@@ -1,6 +1,7 @@
 // PlaceSockets: which device each socket of the fill table receives on, and its drops, from the
-// window's drop records, else where an earlier window placed it, else the configured port; also on a host with as many drop records as sockets, where the records
-// are looked up per socket rather than scanned.
+// window's drop records, else where an earlier window placed it, else the configured port; also on
+// a host with as many drop records as sockets, where the records are looked up per socket rather
+// than scanned.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -89,8 +90,8 @@ TEST(PlaceSocketsTest, ASocketWithoutDropsKeepsTheDeviceAnEarlierWindowPlacedItO
   EXPECT_THAT(placement.unplaced, ElementsAre("udp port 9003 cookie 4"));
   ASSERT_EQ(placement.placed.size(), 3u);
   for (const PlacedSocket& placed : placement.placed) {
-    EXPECT_EQ(placed.socket.name, absl::StrCat("udp port ", 8999 + placed.cookie, " cookie ",
-                                               placed.cookie));
+    EXPECT_EQ(placed.socket.name,
+              absl::StrCat("udp port ", 8999 + placed.cookie, " cookie ", placed.cookie));
   }
   EXPECT_EQ(placement.placed[0].socket.drops + placement.placed[2].socket.drops, 0u);
 }
