@@ -45,6 +45,7 @@ constexpr int kFrameBytes = 128;
 // The socket holds a few tens of datagrams: its fill time at 10k pps is a few milliseconds, so the
 // drop-free rx-usecs is well inside the tuner's range and a start three times above it overflows.
 constexpr int kRcvbufRequestBytes = 12000;
+constexpr int64_t kNicSpinUs = 300;
 constexpr absl::Duration kInterval = absl::Milliseconds(500);
 constexpr absl::Duration kWindow = absl::Seconds(2);
 // One window: a change is judged on the window after it and kept there, so that two halving steps
@@ -90,6 +91,11 @@ struct Span {
   double interrupts_per_s = 0;
   uint64_t socket_drops = 0;
   int64_t rx_usecs = 0;
+  // How late the emulated interrupts fired: a late timer makes a bigger burst, so drops the
+  // model does not predict show here first.
+  double mean_late_us = 0;
+  double max_late_us_so_far = 0;
+  uint64_t nic_stalls = 0;  // interrupts more than 1 ms late (driver/emulated/counters.h)
 };
 
 absl::StatusOr<Span> Measure(EmulatedHost& host, absl::Duration span) {
@@ -103,11 +109,18 @@ absl::StatusOr<Span> Measure(EmulatedHost& host, absl::Duration span) {
   if (!nic_after.ok()) return nic_after.status();
   if (!drops_after.ok()) return drops_after.status();
   const int64_t elapsed_ns = nic_after->elapsed_ns - nic_before->elapsed_ns;
+  const uint64_t interrupts = nic_after->interrupts - nic_before->interrupts;
   return Span{
       .interrupts_per_s = static_cast<double>(nic_after->interrupts - nic_before->interrupts) *
                           1e9 / static_cast<double>(elapsed_ns),
       .socket_drops = *drops_after - *drops_before,
-      .rx_usecs = nic_after->rx_usecs};
+      .rx_usecs = nic_after->rx_usecs,
+      .mean_late_us = interrupts > 0 ? static_cast<double>(nic_after->late_ns_total -
+                                                           nic_before->late_ns_total) /
+                                           1e3 / static_cast<double>(interrupts)
+                                     : 0,
+      .max_late_us_so_far = static_cast<double>(nic_after->late_ns_max) / 1e3,
+      .nic_stalls = nic_after->stalls - nic_before->stalls};
 }
 
 // The rx_usecs rows of the change journal for our device, oldest first.
@@ -120,6 +133,36 @@ absl::StatusOr<std::vector<nlohmann::json>> RxUsecsChanges(uint16_t port) {
     if (change["knob"] == "rx_usecs" && change["target"] == kDevice) rows.push_back(change);
   }
   return rows;
+}
+
+// A row the controller wrote to undo a change that made things worse (the undone change's row
+// quotes that reason too, after "superseded by change N").
+bool IsRollback(const nlohmann::json& row) {
+  const std::string reason = row.value("reason", std::string());
+  return absl::StrContains(reason, "made things worse") &&
+         !absl::StartsWith(reason, "superseded by");
+}
+
+// Returns just after the agent closed its next tuner window (by GET /api/v1/status), so that a
+// load change the caller makes next lies inside one window instead of straddling two: a change
+// judged against a window that was half at the old load looks like a regression.
+absl::Status WaitForNextTunerWindow(uint16_t port) {
+  auto windows = [port]() -> absl::StatusOr<int64_t> {
+    absl::StatusOr<nlohmann::json> status =
+        testing_support::GetJsonLoopback(port, "/api/v1/status");
+    if (!status.ok()) return status.status();
+    return (*status)["sampling"].value("windows", int64_t{0});
+  };
+  absl::StatusOr<int64_t> before = windows();
+  if (!before.ok()) return before.status();
+  const absl::Time give_up = absl::Now() + 2 * kWindow;
+  while (absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(20));
+    absl::StatusOr<int64_t> now = windows();
+    if (!now.ok()) return now.status();
+    if (*now > *before) return absl::OkStatus();
+  }
+  return absl::DeadlineExceededError("no tuner window closed in two windows");
 }
 
 std::string Describe(const std::vector<nlohmann::json>& rows) {
@@ -142,6 +185,9 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
       .rate_pps = kRatePps,
       .frame_bytes = kFrameBytes,
       .rx_usecs = 100,
+      // A NIC's coalescing timer fires on time; a sleeping thread wakes ~100 us late on this VM,
+      // a third of this socket's slack at the optimum, so the emulated NIC spins to its deadline.
+      .nic_spin_us = kNicSpinUs,
       .rcvbuf_bytes = kRcvbufRequestBytes});
   ASSERT_TRUE(host.ok()) << host.status();
   auto memory = (*host)->receiver().memory();
@@ -197,25 +243,42 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   agent_started = absl::Now();
 
   // Drops fall to zero within 5 windows: a whole window without a socket drop, by the socket's
-  // own counter, ending no later than 5 windows after the agent started.
+  // own counter, ending no later than 5 windows after the agent started. A window in which the
+  // emulated NIC itself stalled (an interrupt over 1 ms late: this VM's vCPU was taken away, and
+  // the burst that follows overflows the socket at any setting) tests nothing of the tuner: it
+  // is printed and the deadline moves by one window.
   std::optional<absl::Duration> drop_free_after;
-  while (absl::Now() - agent_started < 5 * kWindow) {
+  absl::Duration deadline = 5 * kWindow;
+  while (absl::Now() - agent_started < deadline && deadline < 10 * kWindow) {
     auto span = Measure(**host, kWindow);
     ASSERT_TRUE(span.ok()) << span.status();
     std::cout << "  t=" << absl::Now() - agent_started << ": rx-usecs " << span->rx_usecs << ", "
               << span->interrupts_per_s << " interrupts/s, " << span->socket_drops
-              << " socket drops\n";
+              << " socket drops, interrupts late by " << span->mean_late_us
+              << " us on average (at most " << span->max_late_us_so_far << " us so far), "
+              << span->nic_stalls << " NIC stalls\n";
+    if (span->nic_stalls > 0 && span->socket_drops > 0) {
+      deadline += kWindow;
+      continue;
+    }
     if (span->socket_drops == 0) {
       drop_free_after = absl::Now() - agent_started;
       break;
     }
   }
   auto changes = RxUsecsChanges(*port);
-  ASSERT_TRUE(changes.ok()) << changes.status();
   auto output = agent->OutputSoFar();
+  ASSERT_TRUE(changes.ok()) << changes.status() << "\nagent log:\n"
+                            << (output.ok() ? *output : output.status().ToString());
+  for (const nlohmann::json& row : *changes) {
+    const absl::Time at = absl::FromUnixNanos(static_cast<int64_t>(row.value("ts", 0.0) * 1e9));
+    std::cout << "  rx-usecs -> " << row.value("new_value", int64_t{0})
+              << " at t=" << at - agent_started << "\n";
+  }
   auto recommendations = testing_support::GetJsonLoopback(*port, "/api/v1/recommendations");
   ASSERT_TRUE(drop_free_after.has_value())
-      << "drops continued for 5 windows; changes:\n"
+      << "drops continued for 5 windows (" << deadline
+      << " with the NIC's stalled windows); changes:\n"
       << Describe(*changes) << "recommendations:\n"
       << (recommendations.ok() ? recommendations->dump(1) : recommendations.status().ToString())
       << "\nagent log:\n"
@@ -229,7 +292,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
     ASSERT_TRUE(first.ok()) << first.status();
     auto second = Measure(**host, kGuard);
     ASSERT_TRUE(second.ok()) << second.status();
-    if (first->rx_usecs == second->rx_usecs) settled = *second;
+    if (first->rx_usecs == second->rx_usecs && second->nic_stalls == 0) settled = *second;
   }
   ASSERT_TRUE(settled.has_value()) << "rx-usecs still moving; changes:\n"
                                    << Describe(*RxUsecsChanges(*port));
@@ -247,6 +310,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   ASSERT_TRUE(journal_before.ok()) << journal_before.status();
   auto before_change = (*host)->RxUsecs();
   ASSERT_TRUE(before_change.ok()) << before_change.status();
+  ASSERT_TRUE(WaitForNextTunerWindow(*port).ok());
   ASSERT_TRUE((*host)->SetRate(1.5 * kRatePps).ok());
   std::optional<nlohmann::json> change;
   const absl::Time rate_raised = absl::Now();
@@ -257,7 +321,8 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
     for (const nlohmann::json& row : *journal) {
       bool seen_before = false;
       for (const nlohmann::json& old : *journal_before) seen_before |= old["id"] == row["id"];
-      if (!seen_before && row["state"] == "applied") change = row;
+      // The controller's own step, whatever became of it since (a rollback is a row too).
+      if (!seen_before && !IsRollback(row)) change = row;
     }
   }
   ASSERT_TRUE(change.has_value()) << "no change after the rate went up 1.5x; changes:\n"
@@ -270,26 +335,31 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   std::cout << "change " << change->dump() << "\nreceiver slowed to 4 datagrams per 20 ms\n";
 
   std::optional<int64_t> rolled_back_to;
-  std::optional<absl::Duration> rolled_back_after;
   while (!rolled_back_to && absl::Now() - changed_at < kGuard + kWindow) {
     absl::SleepFor(absl::Milliseconds(100));
     auto rx_usecs = (*host)->RxUsecs();
     ASSERT_TRUE(rx_usecs.ok()) << rx_usecs.status();
-    if (*rx_usecs != changed_to) {
-      rolled_back_to = *rx_usecs;
-      rolled_back_after = absl::Now() - changed_at;
-    }
+    if (*rx_usecs != changed_to) rolled_back_to = *rx_usecs;
   }
   auto journal = RxUsecsChanges(*port);
   ASSERT_TRUE(journal.ok()) << journal.status();
+  // When, by the agent's clock: the rollback's journal row (this loop polls every 100 ms).
+  std::optional<absl::Duration> rolled_back_after;
+  for (const nlohmann::json& row : *journal) {
+    const absl::Time at = absl::FromUnixNanos(static_cast<int64_t>(row.value("ts", 0.0) * 1e9));
+    if (IsRollback(row) && at > changed_at && !rolled_back_after)
+      rolled_back_after = at - changed_at;
+  }
   auto events = testing_support::GetJsonLoopback(*port, "/api/v1/changes?since=0");
   ASSERT_TRUE(events.ok()) << events.status();
   ASSERT_TRUE(rolled_back_to.has_value())
       << "rx-usecs stayed " << changed_to << " for " << kGuard + kWindow << "; changes:\n"
       << Describe(*journal);
+  ASSERT_TRUE(rolled_back_after.has_value()) << "no rollback row; changes:\n" << Describe(*journal);
   std::cout << "rolled back to rx-usecs " << *rolled_back_to << " after " << *rolled_back_after
             << "\n";
-  EXPECT_LE(*rolled_back_after, kGuard);
+  // The guard ends at the first window close at or after it: up to one sampling interval late.
+  EXPECT_LE(*rolled_back_after, kGuard + kInterval);
   EXPECT_EQ(*rolled_back_to, *before_change) << "not the value before the change";
   // The reason is on the change log: the controller's words, in the journal row or its events.
   bool reason_logged = false;

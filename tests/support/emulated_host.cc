@@ -103,6 +103,7 @@ absl::StatusOr<std::unique_ptr<EmulatedHost>> EmulatedHost::Start(
        "--flows=" + flows, absl::StrCat("--rx_usecs=", options.rx_usecs),
        absl::StrCat("--ring_size=", options.ring_size), absl::StrCat("--cpu=", options.cpu),
        absl::StrCat("--fifo_priority=", options.nic_fifo_priority),
+       absl::StrCat("--spin_us=", options.nic_spin_us),
        absl::StrCat("--duration=", absl::ToInt64Seconds(options.max_run), "s")});
   if (!nic.ok()) return nic.status();
   host->nic_ = std::make_unique<BackgroundProgram>(std::move(*nic));

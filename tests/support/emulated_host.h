@@ -32,6 +32,9 @@ struct EmulatedHostOptions {
   int cpu = 1;  // the NIC's and the receiver's CPU
   int nic_fifo_priority = 10;
   int receiver_fifo_priority = 5;  // below the NIC's: it runs between bursts only
+  // The NIC busy-polls this long before each interrupt instead of sleeping to it: a hardware
+  // timer fires on time, a sleeping thread wakes tens of microseconds late.
+  int64_t nic_spin_us = 0;
   // The NIC stops by itself after this, a bound on the traffic if the owner never gets to stop it.
   absl::Duration max_run = absl::Minutes(3);
   int rcvbuf_bytes = 0;  // the receiver's SO_RCVBUF request (the kernel doubles it)
