@@ -1,5 +1,7 @@
 #include "agent/model/softirq_time.h"
 
+#include <map>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -45,6 +47,22 @@ void AddSoftirqTime(const SoftirqTimeEstimate& part, SoftirqTimeEstimate& total)
   total.timed_weight += part.timed_weight;
   total.time_ns += part.time_ns;
   total.sampled = total.sampled || part.sampled;
+}
+
+SoftirqTimeEstimate VectorSoftirqTime(const std::vector<driver::SoftirqCpuCounter>& before,
+                                      const std::vector<driver::SoftirqCpuCounter>& after,
+                                      uint32_t vector) {
+  std::map<uint32_t, const driver::SoftirqCpuCounter*> earlier;
+  for (const driver::SoftirqCpuCounter& c : before) {
+    if (c.vector == vector) earlier[c.cpu] = &c;
+  }
+  SoftirqTimeEstimate total;
+  for (const driver::SoftirqCpuCounter& c : after) {
+    if (c.vector != vector) continue;
+    const auto it = earlier.find(c.cpu);
+    AddSoftirqTime(EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c), total);
+  }
+  return total;
 }
 
 double SoftirqSampleEvery(const SoftirqTimeEstimate& estimate) {

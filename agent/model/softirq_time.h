@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "driver/probe_source.h"
 
@@ -33,6 +34,12 @@ SoftirqTimeEstimate EstimateSoftirqTime(const driver::SoftirqCpuCounter* before,
 
 // Adds `part` (another vector of the same CPU, say) to `total`.
 void AddSoftirqTime(const SoftirqTimeEstimate& part, SoftirqTimeEstimate& total);
+
+// One vector's time over every CPU between two readings of the probes, each CPU estimated as
+// above (a CPU absent from `before` counts from zero) and the CPUs added up.
+SoftirqTimeEstimate VectorSoftirqTime(const std::vector<driver::SoftirqCpuCounter>& before,
+                                      const std::vector<driver::SoftirqCpuCounter>& after,
+                                      uint32_t vector);
 
 // One in how many softirqs was timed, on average over the timed ones (timed_weight / timed): 8
 // when one in 8 was timed throughout, 1 when all were; 0 when none was timed.

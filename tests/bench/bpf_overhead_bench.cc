@@ -196,18 +196,7 @@ constexpr uint32_t kNetRxVector = 3;  // NET_RX_SOFTIRQ
 // NET_RX over every CPU between two readings of the probes, as the agent's window scales it.
 model::SoftirqTimeEstimate NetRxTime(const driver::BpfCounters& before,
                                      const driver::BpfCounters& after) {
-  std::map<uint32_t, const driver::SoftirqCpuCounter*> earlier;
-  for (const driver::SoftirqCpuCounter& c : before.softirqs) {
-    if (c.vector == kNetRxVector) earlier[c.cpu] = &c;
-  }
-  model::SoftirqTimeEstimate total;
-  for (const driver::SoftirqCpuCounter& c : after.softirqs) {
-    if (c.vector != kNetRxVector) continue;
-    const auto it = earlier.find(c.cpu);
-    model::AddSoftirqTime(model::EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c),
-                          total);
-  }
-  return total;
+  return model::VectorSoftirqTime(before.softirqs, after.softirqs, kNetRxVector);
 }
 
 // One flow with `options` attached (kernel.bpf_stats must be on): each program's cost.

@@ -196,17 +196,8 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
   ASSERT_NE(tool_ns, tool_totals->end()) << "softirqs printed no net_rx line";
   // The probes time a sample of the flood's softirqs; the agent scales it (per CPU, as its
   // windows do) to every softirq counted.
-  std::map<uint32_t, const driver::SoftirqCpuCounter*> earlier;
-  for (const driver::SoftirqCpuCounter& c : before->softirqs) {
-    if (c.vector == kNetRxVector) earlier[c.cpu] = &c;
-  }
-  model::SoftirqTimeEstimate probe;
-  for (const driver::SoftirqCpuCounter& c : after->softirqs) {
-    if (c.vector != kNetRxVector) continue;
-    const auto it = earlier.find(c.cpu);
-    model::AddSoftirqTime(model::EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c),
-                          probe);
-  }
+  const model::SoftirqTimeEstimate probe =
+      model::VectorSoftirqTime(before->softirqs, after->softirqs, kNetRxVector);
   ASSERT_GT(tool_ns->second, 10000000u) << "the flow raised less than 10 ms of NET_RX";
   // The comparison is of the sampled figure: at most about one softirq in 4 was timed (every
   // one would give 1), so this cannot pass by timing everything.

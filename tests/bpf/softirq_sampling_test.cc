@@ -44,18 +44,7 @@ absl::StatusOr<uint64_t> ProcNetRxTotal() {
 // NET_RX over all CPUs between two readings, as the agent's window scales it.
 model::SoftirqTimeEstimate NetRxEstimate(const driver::BpfCounters& before,
                                          const driver::BpfCounters& after) {
-  std::map<uint32_t, const driver::SoftirqCpuCounter*> earlier;
-  for (const driver::SoftirqCpuCounter& c : before.softirqs) {
-    if (c.vector == kNetRxVector) earlier[c.cpu] = &c;
-  }
-  model::SoftirqTimeEstimate total;
-  for (const driver::SoftirqCpuCounter& c : after.softirqs) {
-    if (c.vector != kNetRxVector) continue;
-    const auto it = earlier.find(c.cpu);
-    model::AddSoftirqTime(model::EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c),
-                          total);
-  }
-  return total;
+  return model::VectorSoftirqTime(before.softirqs, after.softirqs, kNetRxVector);
 }
 
 std::string Describe(const model::SoftirqTimeEstimate& e) {

@@ -120,6 +120,22 @@ TEST(SoftirqTimeTest, VectorsOfOneCpuAddUp) {
   EXPECT_EQ(SoftirqTimeSource(total), "bpf, sampled 1/7.36");  // 810 / 110
 }
 
+TEST(SoftirqTimeTest, OneVectorOverEveryCpuPairsEachCpuWithItsOwnEarlierReading) {
+  SoftirqCpuCounter cpu0_before = Counter(100, 100, 100, 10'000);
+  SoftirqCpuCounter cpu0_after = Counter(900, 200, 900, 90'000);  // 800 softirqs, 100 timed x 8
+  SoftirqCpuCounter cpu1_after = Counter(50, 50, 50, 5'000);      // first seen: from zero
+  cpu1_after.cpu = 1;
+  SoftirqCpuCounter other_vector = Counter(7, 7, 7, 700);
+  other_vector.vector = kNetRx + 1;
+  const SoftirqTimeEstimate total = VectorSoftirqTime(
+      {cpu0_before, other_vector}, {cpu1_after, other_vector, cpu0_after}, kNetRx);
+  EXPECT_EQ(total.count, 850u);
+  EXPECT_EQ(total.timed, 150u);
+  EXPECT_EQ(total.timed_weight, 850u);
+  EXPECT_EQ(total.time_ns, 80'000.0 + 5'000.0);
+  EXPECT_EQ(VectorSoftirqTime({}, {other_vector}, kNetRx).count, 0u);
+}
+
 TEST(SoftirqTimeTest, TheWindowScalesSampledTimesAndNamesTheirSource) {
   Snapshot a;
   Snapshot b;
