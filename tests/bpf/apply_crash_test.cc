@@ -64,9 +64,9 @@ constexpr absl::Duration kInterval = absl::Milliseconds(500);
 constexpr absl::Duration kWindow = absl::Seconds(2);
 constexpr absl::Duration kGuard = absl::Seconds(2);
 // Kills land this long after the agent resolved its journal, plus up to kKillSpan: its first write
-// comes some 4 s in (probes, then the first window), the next ones a window or two later, so some
+// comes some 2.5 s in (probes, then the first window), the next ones a window or two later, so some
 // kills land before any write and most after one or two.
-const absl::Duration kKillFrom = absl::Seconds(3);
+const absl::Duration kKillFrom = absl::Seconds(1);
 const absl::Duration kKillSpan = absl::Seconds(6);
 constexpr char kResolvedLine[] = "change journal resolved";
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
