@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,11 +29,18 @@ namespace {
 
 const std::string kNictuned = absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned");
 
-// The kernel's BPF objects of one kind (bpftool's "prog", "map" or "link"): ids and the memory
-// charged for them.
+// The kernel's BPF objects of one kind (bpftool's "prog", "map" or "link"): id -> the memory
+// charged for it (0 for links).
 struct BpfObjects {
-  std::set<int64_t> ids;
-  int64_t memlock_bytes = 0;
+  std::map<int64_t, int64_t> memlock_by_id;
+
+  bool Has(int64_t id) const { return memlock_by_id.count(id) > 0; }
+  size_t size() const { return memlock_by_id.size(); }
+  int64_t MemlockBytes() const {
+    int64_t bytes = 0;
+    for (const auto& [id, memlock] : memlock_by_id) bytes += memlock;
+    return bytes;
+  }
 };
 
 absl::StatusOr<BpfObjects> ListBpf(const std::string& kind) {
@@ -49,17 +57,17 @@ absl::StatusOr<BpfObjects> ListBpf(const std::string& kind) {
   }
   BpfObjects objects;
   for (const nlohmann::json& object : parsed) {
-    objects.ids.insert(object.value("id", int64_t{-1}));
-    objects.memlock_bytes += object.value("bytes_memlock", int64_t{0});
+    objects.memlock_by_id[object.value("id", int64_t{-1})] =
+        object.value("bytes_memlock", int64_t{0});
   }
   return objects;
 }
 
-// The ids in `now` that `before` did not have (their memory: MemlockOf).
+// The objects of `now` that `before` did not have.
 BpfObjects Added(const BpfObjects& before, const BpfObjects& now) {
   BpfObjects added;
-  for (int64_t id : now.ids) {
-    if (before.ids.count(id) == 0) added.ids.insert(id);
+  for (const auto& [id, memlock] : now.memlock_by_id) {
+    if (!before.Has(id)) added.memlock_by_id[id] = memlock;
   }
   return added;
 }
@@ -88,20 +96,6 @@ absl::StatusOr<Snapshot> Take() {
   return s;
 }
 
-// Memory of the objects of `now` with ids in `ids`.
-int64_t MemlockOf(const std::string& kind, const std::set<int64_t>& ids) {
-  absl::StatusOr<testing_support::ProgramOutput> listed =
-      testing_support::RunProgram({"bpftool", "-j", kind, "show"});
-  if (!listed.ok() || listed->exit_code != 0) return -1;
-  int64_t bytes = 0;
-  for (const nlohmann::json& object : nlohmann::json::parse(listed->out, nullptr, false)) {
-    if (ids.count(object.value("id", int64_t{-1})) > 0) {
-      bytes += object.value("bytes_memlock", int64_t{0});
-    }
-  }
-  return bytes;
-}
-
 TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumulate) {
   if (auto why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   const int restarts = RestartCount();
@@ -127,20 +121,20 @@ TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumula
     const BpfObjects programs = Added(baseline->programs, running->programs);
     const BpfObjects maps = Added(baseline->maps, running->maps);
     const BpfObjects links = Added(baseline->links, running->links);
-    const int64_t memlock = MemlockOf("prog", programs.ids) + MemlockOf("map", maps.ids);
-    ASSERT_GT(programs.ids.size(), 0u) << "run " << run << ": nictuned loaded no BPF program";
+    const int64_t memlock = programs.MemlockBytes() + maps.MemlockBytes();
+    ASSERT_GT(programs.size(), 0u) << "run " << run << ": nictuned loaded no BPF program";
     if (run == 0) {
-      first_programs = programs.ids.size();
-      first_maps = maps.ids.size();
-      first_links = links.ids.size();
+      first_programs = programs.size();
+      first_maps = maps.size();
+      first_links = links.size();
       first_memlock = memlock;
       std::cout << "nictuned loads " << first_programs << " programs, " << first_links << " links, "
                 << first_maps << " maps, " << first_memlock << " bytes of BPF memory\n";
     }
     // The same set every run: nothing of an earlier run is still there to be added to.
-    EXPECT_EQ(programs.ids.size(), first_programs) << "run " << run;
-    EXPECT_EQ(maps.ids.size(), first_maps) << "run " << run;
-    EXPECT_EQ(links.ids.size(), first_links) << "run " << run;
+    EXPECT_EQ(programs.size(), first_programs) << "run " << run;
+    EXPECT_EQ(maps.size(), first_maps) << "run " << run;
+    EXPECT_EQ(links.size(), first_links) << "run " << run;
     EXPECT_EQ(memlock, first_memlock) << "run " << run;
 
     ASSERT_TRUE(agent->Signal(SIGKILL).ok());
@@ -158,8 +152,8 @@ TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumula
       for (const auto& [ours, now] : {std::pair{&programs, &after->programs},
                                       {&maps, &after->maps},
                                       {&links, &after->links}}) {
-        for (int64_t id : ours->ids) {
-          if (now->ids.count(id) > 0) left.insert(id);
+        for (const auto& [id, charged] : ours->memlock_by_id) {
+          if (now->Has(id)) left.insert(id);
         }
       }
       if (!left.empty()) absl::SleepFor(absl::Milliseconds(50));
