@@ -5,7 +5,8 @@
 #   deploy/fuzz.sh [SECONDS] [TARGET...]     SECONDS per target, default 60; all targets by default
 #
 # BUILD_DIR (default ./build-fuzz) holds the build, the growing corpora (fuzz-corpus/TARGET) and
-# any crashing inputs (fuzz-artifacts/). Exits non-zero if any target found a crash.
+# any crashing inputs (fuzz-artifacts/). FUZZ_JOBS targets run at once (default: one per CPU; each
+# libFuzzer process uses one). Exits non-zero if any target found a crash.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build-fuzz}
@@ -42,10 +43,10 @@ seed_dirs() {
 }
 
 mkdir -p "$build_dir/fuzz-artifacts"
-failed=()
-summary=()
-for target in "${targets[@]}"; do
-  corpus=$build_dir/fuzz-corpus/$target
+# One target, its verdict in fuzz-artifacts/TARGET.verdict for the summary below.
+fuzz_one() {
+  local target=$1 corpus=$build_dir/fuzz-corpus/$1 log=$build_dir/fuzz-artifacts/$1.log
+  local verdict=$build_dir/fuzz-artifacts/$1.verdict
   mkdir -p "$corpus"
   if [[ $target == procfs_cpu_list_fuzz ]]; then
     printf '0-3,8,10-11\n' >"$corpus/seed-ranges"
@@ -53,27 +54,39 @@ for target in "${targets[@]}"; do
     printf '0-127\n' >"$corpus/seed-wide"
   fi
   if [[ ! -x $build_dir/tests/fuzz/$target ]]; then
-    failed+=("$target")
-    summary+=("$(printf '%-28s NOT BUILT (see the build output above)' "$target")")
-    continue
+    printf '%-28s NOT BUILT (see the build output above)\n' "$target" >"$verdict"
+    return
   fi
+  local seeds
   read -r -a seeds <<<"$(seed_dirs "$target")"
-  log=$build_dir/fuzz-artifacts/$target.log
   echo "fuzz: $target for ${seconds}s"
   if "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 \
     -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$build_dir/fuzz-artifacts/$target-" \
     "$corpus" "${seeds[@]}" >"$log" 2>&1; then
+    local runs
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    summary+=("$(printf '%-28s ok     %10s runs  corpus %s files' "$target" "${runs:-?}" \
-      "$(find "$corpus" -type f | wc -l)")")
+    printf '%-28s ok     %10s runs  corpus %s files\n' "$target" "${runs:-?}" \
+      "$(find "$corpus" -type f | wc -l)" >"$verdict"
   else
-    failed+=("$target")
-    summary+=("$(printf '%-28s CRASH  see %s' "$target" "$log")")
+    printf '%-28s CRASH  see %s\n' "$target" "$log" >"$verdict"
   fi
-done
+}
 
-printf '%s\n' "${summary[@]}"
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+for target in "${targets[@]}"; do
+  rm -f "$build_dir/fuzz-artifacts/$target.verdict"
+  while [[ $(jobs -rp | wc -l) -ge $jobs_max ]]; do wait -n || true; done
+  fuzz_one "$target" &
+done
+wait
+
+failed=()
+for target in "${targets[@]}"; do
+  verdict=$build_dir/fuzz-artifacts/$target.verdict
+  if [[ -f $verdict ]]; then cat "$verdict"; else printf '%-28s NO VERDICT\n' "$target"; fi
+  [[ -f $verdict ]] && grep -q ' ok ' "$verdict" || failed+=("$target")
+done
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz: failed: ${failed[*]}; crashing inputs in $build_dir/fuzz-artifacts/" >&2
   exit 1
