@@ -195,6 +195,37 @@ TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
   EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 28);
 }
 
+TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGivesBack) {
+  // The closed-loop socket again (31.25 packets at 10000 pps: T_fill 3125 us, u_max = 0.9 *
+  // 3125 = 2812.5 us, the margin 312.5 us), now with nothing dropping. Above u_max the current
+  // interval only eats into the margin: a value 0.5 us above it is not worth a write (the
+  // controller acts from 0.05), halfway through the margin is worth half, the fill time itself
+  // or beyond all of it.
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.sockets[0].packets = 10000 * 10;
+  q.sockets[0].truesize_mean_bytes = q.sockets[0].truesize_p99_bytes = 768;
+  q.sockets[0].rcvbuf_bytes = 24000;
+  q.sockets[0].drops = 0;
+  q.sockets[0].peak_fill = 0.9;
+  q.drops.socket = 0;
+  q.rx_packets = q.rx_work = 10000 * 10;
+  q.interrupts = q.polls = 350 * 10;
+  q.coalesce.adaptive_rx = false;
+  q.coalesce.rx_usecs_max = 8192;
+  q.coalesce.rx_ring_size = 4096;
+  const double margin_us = 3125.0 * 0.1;
+  for (const uint32_t current : {2813u, 2969u, 3125u, 4096u}) {
+    q.coalesce.rx_usecs = current;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    EXPECT_EQ(usecs.recommended, 2812) << "current " << current;
+    const double expected = std::min(1.0, (current - 2812.5) / margin_us);
+    EXPECT_NEAR(usecs.expected_gain, expected, 1e-3) << "current " << current;
+  }
+}
+
 TEST(CoalescePolicyTest, RxFramesFollowTheRateWhereTheDriverCountsFrames) {
   Observation obs = Seed001();
   obs.queues[0].coalesce.rx_frames_supported = true;
