@@ -335,11 +335,13 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
   plan.inputs.push_back({"rx_peak_rate", queue_peak, "pps"});
   plan.inputs.push_back({"interrupt_cost", Us(plan.interrupt_cost_s), "us"});
-  absl::StrAppend(&f, f.empty() ? "" : "; ",
-                  absl::StrFormat("cost floor = %.2f us / %.2f = %.2f us (ceiling %.0f ints/s, "
-                                  "cost %s)",
-                                  Us(plan.interrupt_cost_s), config.interrupt_cpu_share, floor_us,
-                                  plan.ceiling.max_rate, cost_source));
+  absl::StrAppend(
+      &f, f.empty() ? "" : "; ",
+      // %g: a share below 0.01 (--tuner_interrupt_cpu_share=0.0004) must not print 0.00.
+      absl::StrFormat("cost floor = %.2f us / %g = %.2f us (ceiling %.0f ints/s, "
+                      "cost %s)",
+                      Us(plan.interrupt_cost_s), config.interrupt_cpu_share, floor_us,
+                      plan.ceiling.max_rate, cost_source));
   if (!plan.unresolved.empty()) {
     absl::StrAppend(&f, "; ", plan.unresolved);
   } else if (plan.constrained && !plan.drop_free) {

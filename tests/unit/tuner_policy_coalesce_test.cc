@@ -100,8 +100,17 @@ TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
   EXPECT_THAT(usecs.formula,
               HasSubstr("C = 212992 B / 2994 B = 71.14 packets; T_fill = 71.14 / 812744 pps = "
                         "87.53 us; u_max = (1 - 0.10) * 87.53 us - 0.00 us = 78.78 us"));
-  EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.00 us / 0.10 = 20.00 us (ceiling 50000"));
+  EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.00 us / 0.1 = 20.00 us (ceiling 50000"));
   EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 78"));
+}
+
+TEST(CoalescePolicyTest, ASmallInterruptCpuShareIsPrintedWithItsDigits) {
+  PolicyConfig config;
+  config.interrupt_cpu_share = 0.0004;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(Seed001(), config);
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_THAT(Find(*recs, Knob::kRxUsecs).formula,
+              HasSubstr("cost floor = 2.00 us / 0.0004 = 5000.00 us (ceiling 200 ints/s"));
 }
 
 // Every number in the formula must be the one a person gets redoing the arithmetic from the
