@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -26,10 +25,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "agent/model/softirq_time.h"
 #include "driver/probe_source.h"
+#include "tests/support/host_sysctls.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
@@ -43,48 +42,6 @@ using testing_support::UdpFlow;
 using testing_support::VethHosts;
 
 constexpr char kBpfStatsSysctl[] = "/proc/sys/kernel/bpf_stats_enabled";
-
-absl::StatusOr<std::string> ReadSysctl(const std::string& path) {
-  FILE* file = std::fopen(path.c_str(), "re");
-  if (file == nullptr) return absl::InternalError(absl::StrCat("open ", path, " failed"));
-  char buffer[64] = {};
-  const bool read = std::fgets(buffer, sizeof(buffer), file) != nullptr;
-  std::fclose(file);
-  if (!read) return absl::InternalError(absl::StrCat("read ", path, " failed"));
-  return std::string(absl::StripAsciiWhitespace(buffer));
-}
-
-absl::Status WriteSysctl(const std::string& path, const std::string& value) {
-  FILE* file = std::fopen(path.c_str(), "we");
-  if (file == nullptr) return absl::InternalError(absl::StrCat("open ", path, " for writing"));
-  const bool written = std::fputs(value.c_str(), file) >= 0;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed) return absl::InternalError(absl::StrCat("write ", value, " to ", path));
-  return absl::OkStatus();
-}
-
-// Sets a host-wide sysctl for its lifetime and puts the original value back.
-class ScopedSysctl {
- public:
-  static absl::StatusOr<std::unique_ptr<ScopedSysctl>> Set(const std::string& path,
-                                                           const std::string& value) {
-    absl::StatusOr<std::string> original = ReadSysctl(path);
-    if (!original.ok()) return original.status();
-    if (absl::Status set = WriteSysctl(path, value); !set.ok()) return set;
-    return std::unique_ptr<ScopedSysctl>(new ScopedSysctl(path, *original));
-  }
-  ~ScopedSysctl() {
-    if (absl::Status restored = WriteSysctl(path_, original_); !restored.ok()) {
-      std::cerr << "could not restore " << path_ << " to " << original_ << ": " << restored << "\n";
-    }
-  }
-
- private:
-  ScopedSysctl(std::string path, std::string original)
-      : path_(std::move(path)), original_(std::move(original)) {}
-  std::string path_;
-  std::string original_;
-};
 
 enum class Attached { kNothing, kNictune, kNictuneEverySoftirqTimed, kNictuneAll, kBccTools };
 
@@ -287,9 +244,11 @@ int Main(int argc, char** argv) {
   }
 
   // Per-program cost: bpf_stats adds two clock reads per run, so it is on only for this phase.
-  absl::StatusOr<std::unique_ptr<ScopedSysctl>> stats = ScopedSysctl::Set(kBpfStatsSysctl, "1");
-  if (!stats.ok()) {
-    std::cerr << stats.status() << "\n";
+  absl::StatusOr<std::unique_ptr<testing_support::SysctlRestorer>> stats =
+      testing_support::SysctlRestorer::Capture({kBpfStatsSysctl});
+  const absl::Status enabled = stats.ok() ? (*stats)->Set(kBpfStatsSysctl, "1") : stats.status();
+  if (!enabled.ok()) {
+    std::cerr << enabled << "\n";
     return 1;
   }
   std::vector<CostPhase> phases;

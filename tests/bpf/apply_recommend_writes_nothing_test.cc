@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/host_sysctls.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
@@ -28,13 +29,6 @@ namespace {
 using testing_support::RunProgram;
 
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-
-// The sysctls of DESIGN.md §4 the tuner recommends (net.core.* and udp_rmem_min).
-const std::vector<std::string> kSysctls = {
-    "/proc/sys/net/core/netdev_budget",      "/proc/sys/net/core/netdev_budget_usecs",
-    "/proc/sys/net/core/dev_weight",         "/proc/sys/net/core/dev_weight_rx_bias",
-    "/proc/sys/net/core/dev_weight_tx_bias", "/proc/sys/net/core/rmem_default",
-    "/proc/sys/net/core/rmem_max",           "/proc/sys/net/ipv4/udp_rmem_min"};
 
 // Every knob file as bytes, read inside the namespace with its own /sys (ip netns exec), each
 // prefixed by its name so that a difference says which knob changed.
@@ -54,7 +48,8 @@ std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
   for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
     device_files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
   }
-  return GrepFiles({}, kSysctls) + GrepFiles({"ip", "netns", "exec", netns}, device_files);
+  return GrepFiles({}, testing_support::TunedHostSysctls()) +
+         GrepFiles({"ip", "netns", "exec", netns}, device_files);
 }
 
 int64_t CountJournalRows(const std::string& db_path) {

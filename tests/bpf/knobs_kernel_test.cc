@@ -31,6 +31,7 @@
 #include "driver/netlink/netdev_netlink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/host_sysctls.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tuner/knob.h"
@@ -353,35 +354,14 @@ TEST_F(KnobsKernelTest, ATapWithNapiTakesTheSysfsKnobsButHasNoAddressableInstanc
   ASSERT_TRUE(ran.ok()) << ran;
 }
 
-// Puts a file's original bytes back when it goes out of scope, also after a failed ASSERT.
-class RestoreFileOnExit {
- public:
-  explicit RestoreFileOnExit(std::string path)
-      : path_(std::move(path)), original_(ReadText(path_)) {}
-  RestoreFileOnExit(const RestoreFileOnExit&) = delete;
-  RestoreFileOnExit& operator=(const RestoreFileOnExit&) = delete;
-  ~RestoreFileOnExit() {
-    if (ReadText(path_) == original_) return;
-    const int fd = open(path_.c_str(), O_WRONLY | O_CLOEXEC);
-    const bool written = fd >= 0 && write(fd, original_.data(), original_.size()) ==
-                                        static_cast<ssize_t>(original_.size());
-    if (fd >= 0) close(fd);
-    EXPECT_TRUE(written) << "could not restore " << path_ << ": " << std::strerror(errno);
-    EXPECT_EQ(ReadText(path_), original_) << path_ << " is not back to its original";
-  }
-  const std::string& original() const { return original_; }
-
- private:
-  std::string path_;
-  std::string original_;
-};
-
 TEST_F(KnobsKernelTest, AHostSysctlIsWrittenAndRestoredByteForByte) {
   const std::string path = "/proc/sys/net/core/netdev_budget";
   std::string original;
   {
-    RestoreFileOnExit guard(path);
-    original = guard.original();
+    // Puts the original back when the block ends, also after a failed ASSERT.
+    auto guard = testing_support::SysctlRestorer::Capture({path});
+    ASSERT_TRUE(guard.ok()) << guard.status();
+    original = ReadText(path);
     KernelKnobProvider provider(KernelPaths{});
     absl::StatusOr<std::unique_ptr<KnobAccess>> budget =
         provider.Open(KnobAddress{.knob = Knob::kNetdevBudget, .target = "host"});

@@ -13,14 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "tests/support/errno_error.h"
 
 namespace nictune::testing_support {
 namespace {
-
-absl::Status ErrnoError(const std::string& what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 absl::StatusOr<std::string> ReadWhole(int fd, const std::string& what) {
   std::string text;

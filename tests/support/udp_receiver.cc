@@ -13,14 +13,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/support/errno_error.h"
 
 namespace nictune::testing_support {
 namespace {
-
-absl::Status ErrnoError(const std::string& what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 // Datagrams larger than this are truncated on read: the tests count datagrams, not bytes.
 constexpr size_t kDatagramBuffer = 2048;

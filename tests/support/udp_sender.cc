@@ -11,16 +11,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/support/errno_error.h"
 
 namespace nictune::testing_support {
-namespace {
-
-absl::Status ErrnoError(const std::string& what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<UdpSender>> UdpSender::Create(const UdpSenderOptions& options) {
   const std::string what = absl::StrCat("UDP sender to ", options.destination, ":", options.port);
