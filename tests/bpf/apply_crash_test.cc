@@ -30,10 +30,10 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "agent/store/change_state.h"
-#include "driver/emulated/control_client.h"
 #include "driver/emulated/control_protocol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/apply_agent.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
@@ -46,14 +46,15 @@
 namespace nictune {
 namespace {
 
-using driver::emulated::ControlClient;
-using driver::emulated::ControlVerb;
+using testing_support::AgentLog;
 using testing_support::BackgroundProgram;
+using testing_support::DescribeKnobs;
 using testing_support::EmulatedHost;
 using testing_support::EmulatedHostOptions;
 using testing_support::JournalFile;
 using testing_support::JournalRow;
 using testing_support::ProgramOutput;
+using testing_support::WaitForJournalResolution;
 
 constexpr char kDevice[] = "emu0";
 constexpr double kRatePps = 10000;
@@ -68,9 +69,6 @@ constexpr absl::Duration kGuard = absl::Seconds(2);
 // kills land before any write and most after one or two.
 const absl::Duration kKillFrom = absl::Seconds(1);
 const absl::Duration kKillSpan = absl::Seconds(6);
-constexpr char kResolvedLine[] = "change journal resolved";
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-const std::string kNictune = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
 const std::vector<std::string> kKnobs = {std::string(driver::emulated::kKeyRxUsecs),
                                          std::string(driver::emulated::kKeyRxFrames)};
 
@@ -78,40 +76,6 @@ int EnvInt(const char* name, int fallback) {
   const char* text = std::getenv(name);
   int value = 0;
   return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
-}
-
-absl::StatusOr<int64_t> NicKnob(const EmulatedHost& host, const std::string& knob) {
-  absl::StatusOr<std::string> value =
-      ControlClient(host.control_socket()).Call({.verb = ControlVerb::kGet, .key = knob});
-  if (!value.ok()) return value.status();
-  int64_t parsed = 0;
-  if (!absl::SimpleAtoi(*value, &parsed)) {
-    return absl::InternalError(absl::StrCat("GET ", knob, ": not an integer: \"", *value, "\""));
-  }
-  return parsed;
-}
-
-absl::Status SetNicKnob(const EmulatedHost& host, const std::string& knob, int64_t value) {
-  return ControlClient(host.control_socket())
-      .Call({.verb = ControlVerb::kSet, .key = knob, .value = value})
-      .status();
-}
-
-absl::StatusOr<std::map<std::string, int64_t>> NicKnobs(const EmulatedHost& host) {
-  std::map<std::string, int64_t> values;
-  for (const std::string& knob : kKnobs) {
-    absl::StatusOr<int64_t> value = NicKnob(host, knob);
-    if (!value.ok()) return value.status();
-    values[knob] = *value;
-  }
-  return values;
-}
-
-std::string Describe(const std::map<std::string, int64_t>& values) {
-  std::string out;
-  for (const auto& [knob, value] : values)
-    absl::StrAppend(&out, out.empty() ? "" : " ", knob, "=", value);
-  return out;
 }
 
 std::string Describe(const std::vector<JournalRow>& rows) {
@@ -131,40 +95,18 @@ bool IsPending(const JournalRow& row) {
 
 absl::StatusOr<BackgroundProgram> StartAgent(const EmulatedHost& host, const std::string& dir,
                                              const std::string& listen) {
-  return BackgroundProgram::Start(
-      {// The agent logs to stderr; through the shell it lands in stdout, which the test watches.
-       "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", kNictuned, "--mode=apply",
-       absl::StrCat("--emulated_nic=", kDevice, "=", host.control_socket()), "--listen=" + listen,
-       "--state_dir=" + dir, "--socket=" + dir + "/nictune.sock",
-       absl::StrCat("--interval=", absl::FormatDuration(kInterval)),
-       absl::StrCat("--window=", absl::FormatDuration(kWindow)),
-       absl::StrCat("--guard=", absl::FormatDuration(kGuard)), "--on_exit=restore"});
-}
-
-std::string Log(const BackgroundProgram& agent) {
-  absl::StatusOr<std::string> output = agent.OutputSoFar();
-  return output.ok() ? *output : output.status().ToString();
-}
-
-// The resolution line of the agent's log, once it has resolved the journal at start.
-absl::StatusOr<std::string> WaitForResolution(const BackgroundProgram& agent) {
-  if (absl::Status waited = agent.WaitForOutput(kResolvedLine, absl::Seconds(60)); !waited.ok()) {
-    return waited;
-  }
-  const std::string log = Log(agent);
-  const size_t at = log.find(kResolvedLine);
-  if (at == std::string::npos) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("nictuned never logged \"", kResolvedLine, "\"; its log:\n", log));
-  }
-  return log.substr(at, log.find('\n', at) - at);
+  return testing_support::StartApplyAgent(host, {.state_dir = dir,
+                                                 .listen = listen,
+                                                 .interval = kInterval,
+                                                 .window = kWindow,
+                                                 .guard = kGuard});
 }
 
 // Waits until the agent has moved rx_usecs off `original` (a write of its own), within 5 windows.
 absl::StatusOr<int64_t> WaitForAgentWrite(const EmulatedHost& host, int64_t original) {
   const absl::Time until = absl::Now() + 5 * kWindow;
   while (absl::Now() < until) {
-    absl::StatusOr<int64_t> value = NicKnob(host, std::string(driver::emulated::kKeyRxUsecs));
+    absl::StatusOr<int64_t> value = host.RxUsecs();
     if (!value.ok()) return value.status();
     if (*value != original) return *value;
     absl::SleepFor(absl::Milliseconds(50));
@@ -172,25 +114,11 @@ absl::StatusOr<int64_t> WaitForAgentWrite(const EmulatedHost& host, int64_t orig
   return absl::DeadlineExceededError("nictuned did not write rx_usecs within 5 windows");
 }
 
-ProgramOutput Nictune(const std::string& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {kNictune, "--socket=" + dir + "/nictune.sock"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  absl::StatusOr<ProgramOutput> output = testing_support::RunProgram(argv);
+// `nictune restore` through the CLI, once the agent serves its socket.
+ProgramOutput RestoreThroughCli(const std::string& dir) {
+  absl::StatusOr<ProgramOutput> output = testing_support::RestoreThroughCli(dir);
   EXPECT_TRUE(output.ok()) << output.status();
   return output.ok() ? *output : ProgramOutput{};
-}
-
-// `nictune restore`, retried while the agent's socket is not served yet (it serves after the
-// journal is resolved and the probes are loaded).
-ProgramOutput RestoreThroughCli(const std::string& dir) {
-  ProgramOutput output;
-  const absl::Time until = absl::Now() + absl::Seconds(30);
-  do {
-    output = Nictune(dir, {"restore"});
-    if (output.exit_code != 3) return output;  // 3: no agent answered
-    absl::SleepFor(absl::Milliseconds(200));
-  } while (absl::Now() < until);
-  return output;
 }
 
 std::unique_ptr<EmulatedHost> StartHost(absl::Duration max_run) {
@@ -204,7 +132,7 @@ std::unique_ptr<EmulatedHost> StartHost(absl::Duration max_run) {
       .rcvbuf_bytes = kRcvbufRequestBytes});
   EXPECT_TRUE(host.ok()) << host.status();
   if (!host.ok()) return nullptr;
-  absl::Status set = SetNicKnob(**host, std::string(driver::emulated::kKeyRxUsecs), kStartRxUsecs);
+  absl::Status set = (*host)->SetKnob(std::string(driver::emulated::kKeyRxUsecs), kStartRxUsecs);
   EXPECT_TRUE(set.ok()) << set;
   return set.ok() ? *std::move(host) : nullptr;
 }
@@ -245,9 +173,9 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
   std::unique_ptr<EmulatedHost> host =
       StartHost(absl::Seconds(60) + iterations * absl::Seconds(20));
   ASSERT_NE(host, nullptr);
-  auto originals = NicKnobs(*host);
+  auto originals = host->Knobs(kKnobs);
   ASSERT_TRUE(originals.ok()) << originals.status();
-  std::cout << "originals: " << Describe(*originals) << "\n";
+  std::cout << "originals: " << DescribeKnobs(*originals) << "\n";
   auto dir = testing_support::TempDir::Create("nictune_apply_crash_");
   ASSERT_TRUE(dir.ok()) << dir.status();
   const std::string database = dir->path() + "/nictune.db";
@@ -260,7 +188,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
   // Every knob at its original and no row of an earlier agent still pending: what each start must
   // leave after resolving the previous crash (or exit) of this boot.
   auto expect_resolved = [&](const std::string& when) {
-    auto values = NicKnobs(*host);
+    auto values = host->Knobs(kKnobs);
     ASSERT_TRUE(values.ok()) << values.status();
     EXPECT_EQ(*values, *originals) << when << ": the knobs are not back at their originals";
   };
@@ -272,8 +200,8 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
 
     auto agent = StartAgent(*host, dir->path(), "");
     ASSERT_TRUE(agent.ok()) << agent.status();
-    auto resolved = WaitForResolution(*agent);
-    ASSERT_TRUE(resolved.ok()) << resolved.status() << "\n" << Log(*agent);
+    auto resolved = WaitForJournalResolution(*agent, absl::Seconds(60));
+    ASSERT_TRUE(resolved.ok()) << resolved.status() << "\n" << AgentLog(*agent);
     EXPECT_TRUE(absl::StrContains(*resolved, " 0 failed")) << *resolved;
     expect_resolved(absl::StrCat("iteration ", iteration, " after the start resolved the journal"));
     {
@@ -293,7 +221,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
     auto killed = agent->Wait(absl::Seconds(10));
     ASSERT_TRUE(killed.ok()) << killed.status();
 
-    auto values = NicKnobs(*host);
+    auto values = host->Knobs(kKnobs);
     ASSERT_TRUE(values.ok()) << values.status();
     auto journal = testing_support::ReadJournalFile(database);
     ASSERT_TRUE(journal.ok()) << journal.status();
@@ -351,11 +279,11 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
       // A restarted agent resolves the crash, makes a live change, and the CLI undoes it.
       auto restarted = StartAgent(*host, dir->path(), "");
       ASSERT_TRUE(restarted.ok()) << restarted.status();
-      auto resolved_again = WaitForResolution(*restarted);
-      ASSERT_TRUE(resolved_again.ok()) << resolved_again.status() << "\n" << Log(*restarted);
+      auto resolved_again = WaitForJournalResolution(*restarted, absl::Seconds(60));
+      ASSERT_TRUE(resolved_again.ok()) << resolved_again.status() << "\n" << AgentLog(*restarted);
       expect_resolved(absl::StrCat("iteration ", iteration, " restart"));
       auto written = WaitForAgentWrite(*host, originals->at("rx_usecs"));
-      ASSERT_TRUE(written.ok()) << written.status() << "\n" << Log(*restarted);
+      ASSERT_TRUE(written.ok()) << written.status() << "\n" << AgentLog(*restarted);
       const bool by_cli = iteration % 10 == 4;
       if (by_cli) {
         const ProgramOutput restore = RestoreThroughCli(dir->path());
@@ -382,7 +310,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
       ++restores;
       std::cout << "iteration " << iteration << ": restarted, agent wrote rx_usecs " << *written
                 << ", " << (by_cli ? "nictune restore and SIGTERM" : "SIGTERM alone")
-                << " put back " << Describe(*originals) << " (exit " << exit_took << " after "
+                << " put back " << DescribeKnobs(*originals) << " (exit " << exit_took << " after "
                 << "SIGTERM)\n";
     }
     if (::testing::Test::HasFatalFailure() || ::testing::Test::HasFailure()) break;
@@ -403,7 +331,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
 TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) {
   std::unique_ptr<EmulatedHost> host = StartHost(absl::Minutes(2));
   ASSERT_NE(host, nullptr);
-  auto originals = NicKnobs(*host);
+  auto originals = host->Knobs(kKnobs);
   ASSERT_TRUE(originals.ok()) << originals.status();
   auto dir = testing_support::TempDir::Create("nictune_apply_hand_");
   ASSERT_TRUE(dir.ok()) << dir.status();
@@ -411,25 +339,25 @@ TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) 
   ASSERT_TRUE(port.ok()) << port.status();
   auto agent = StartAgent(*host, dir->path(), absl::StrCat("127.0.0.1:", *port));
   ASSERT_TRUE(agent.ok()) << agent.status();
-  auto resolved = WaitForResolution(*agent);
+  auto resolved = WaitForJournalResolution(*agent, absl::Seconds(60));
   ASSERT_TRUE(resolved.ok()) << resolved.status();
 
   const std::string rx_usecs(driver::emulated::kKeyRxUsecs);
   auto written = WaitForAgentWrite(*host, originals->at(rx_usecs));
-  ASSERT_TRUE(written.ok()) << written.status() << "\n" << Log(*agent);
+  ASSERT_TRUE(written.ok()) << written.status() << "\n" << AgentLog(*agent);
   // Not a value the controller's halving and doubling from 8192 can reach.
   const int64_t by_hand = *written == 777 ? 555 : 777;
-  ASSERT_TRUE(SetNicKnob(*host, rx_usecs, by_hand).ok());
+  ASSERT_TRUE(host->SetKnob(rx_usecs, by_hand).ok());
   std::cout << "agent wrote rx_usecs " << *written << "; set " << by_hand << " by hand\n";
 
   // Three windows: the agent reads the knob every window, finds someone else's value, and must
   // never write it again.
   const absl::Time watch_until = absl::Now() + 3 * kWindow;
   while (absl::Now() < watch_until) {
-    auto value = NicKnob(*host, rx_usecs);
+    auto value = host->Knob(rx_usecs);
     ASSERT_TRUE(value.ok()) << value.status();
     ASSERT_EQ(*value, by_hand) << "the agent overwrote a value set by hand; its log:\n"
-                               << Log(*agent);
+                               << AgentLog(*agent);
     absl::SleepFor(absl::Milliseconds(50));
   }
   auto changes = testing_support::GetJsonLoopback(*port, "/api/v1/changes?since=0");
@@ -446,18 +374,18 @@ TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) 
 
   const ProgramOutput restore = RestoreThroughCli(dir->path());
   EXPECT_EQ(restore.exit_code, 0) << restore.out << restore.err;
-  auto after_restore = NicKnobs(*host);
+  auto after_restore = host->Knobs(kKnobs);
   ASSERT_TRUE(after_restore.ok()) << after_restore.status();
   EXPECT_EQ(after_restore->at(rx_usecs), by_hand) << "nictune restore overwrote the hand value";
   // The knob the agent still owned goes back to its original.
   EXPECT_EQ(after_restore->at("rx_frames"), originals->at("rx_frames"));
-  std::cout << "after nictune restore: " << Describe(*after_restore) << "\n";
+  std::cout << "after nictune restore: " << DescribeKnobs(*after_restore) << "\n";
 
   ASSERT_TRUE(agent->Signal(SIGTERM).ok());
   auto stopped = agent->Wait(absl::Seconds(15));
   ASSERT_TRUE(stopped.ok()) << stopped.status();
   EXPECT_EQ(stopped->exit_code, 0) << stopped->out;
-  auto after_exit = NicKnob(*host, rx_usecs);
+  auto after_exit = host->Knob(rx_usecs);
   ASSERT_TRUE(after_exit.ok()) << after_exit.status();
   EXPECT_EQ(*after_exit, by_hand)
       << "the agent's exit (--on_exit=restore) overwrote the hand value";

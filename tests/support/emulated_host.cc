@@ -17,6 +17,7 @@
 #include "driver/emulated/control_client.h"
 #include "driver/emulated/control_protocol.h"
 #include "driver/emulated/counters_reader.h"
+#include "tests/support/errno_error.h"
 #include "tests/support/netns_host.h"
 
 namespace nictune::testing_support {
@@ -33,11 +34,6 @@ bool PathExists(const std::string& path) {
   return lstat(path.c_str(), &unused) == 0;
 }
 
-absl::Status ErrorNumberStatus(const std::string& what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
-
 // Puts the calling thread on one CPU at a SCHED_FIFO priority for as long as it lives, so that
 // the threads it starts inherit both; puts the old settings back at the end.
 class PinnedRealtimeScope {
@@ -47,23 +43,23 @@ class PinnedRealtimeScope {
     if (int rc =
             pthread_getaffinity_np(pthread_self(), sizeof(scope->old_cpus_), &scope->old_cpus_);
         rc != 0) {
-      return ErrorNumberStatus("pthread_getaffinity_np", rc);
+      return ErrnoError("pthread_getaffinity_np", rc);
     }
     if (int rc = pthread_getschedparam(pthread_self(), &scope->old_policy_, &scope->old_param_);
         rc != 0) {
-      return ErrorNumberStatus("pthread_getschedparam", rc);
+      return ErrnoError("pthread_getschedparam", rc);
     }
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(static_cast<size_t>(cpu), &one);
     if (int rc = pthread_setaffinity_np(pthread_self(), sizeof(one), &one); rc != 0) {
-      return ErrorNumberStatus(absl::StrCat("pthread_setaffinity_np CPU ", cpu), rc);
+      return ErrnoError(absl::StrCat("pthread_setaffinity_np CPU ", cpu), rc);
     }
     scope->entered_ = true;
     sched_param param{};
     param.sched_priority = priority;
     if (int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); rc != 0) {
-      return ErrorNumberStatus(absl::StrCat("pthread_setschedparam SCHED_FIFO ", priority), rc);
+      return ErrnoError(absl::StrCat("pthread_setschedparam SCHED_FIFO ", priority), rc);
     }
     return scope;
   }
@@ -180,18 +176,44 @@ absl::Status EmulatedHost::SetRate(double rate_pps) {
       .status();
 }
 
-absl::StatusOr<int64_t> EmulatedHost::RxUsecs() const {
+absl::StatusOr<int64_t> EmulatedHost::Knob(const std::string& key) const {
   absl::StatusOr<std::string> value =
-      ControlClient(control_socket_)
-          .Call(ControlRequest{.verb = ControlVerb::kGet,
-                               .key = std::string(driver::emulated::kKeyRxUsecs)});
+      ControlClient(control_socket_).Call(ControlRequest{.verb = ControlVerb::kGet, .key = key});
   if (!value.ok()) return value.status();
-  int64_t rx_usecs = 0;
-  if (!absl::SimpleAtoi(*value, &rx_usecs)) {
+  int64_t parsed = 0;
+  if (!absl::SimpleAtoi(*value, &parsed)) {
     return absl::InternalError(
-        absl::StrCat("GET rx_usecs on ", control_socket_, ": not an integer: \"", *value, "\""));
+        absl::StrCat("GET ", key, " on ", control_socket_, ": not an integer: \"", *value, "\""));
   }
-  return rx_usecs;
+  return parsed;
+}
+
+absl::Status EmulatedHost::SetKnob(const std::string& key, int64_t value) {
+  return ControlClient(control_socket_)
+      .Call(ControlRequest{.verb = ControlVerb::kSet, .key = key, .value = value})
+      .status();
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> EmulatedHost::Knobs(
+    const std::vector<std::string>& keys) const {
+  std::map<std::string, int64_t> values;
+  for (const std::string& key : keys) {
+    absl::StatusOr<int64_t> value = Knob(key);
+    if (!value.ok()) return value.status();
+    values[key] = *value;
+  }
+  return values;
+}
+
+std::string DescribeKnobs(const std::map<std::string, int64_t>& values) {
+  std::string out;
+  for (const auto& [key, value] : values)
+    absl::StrAppend(&out, out.empty() ? "" : " ", key, "=", value);
+  return out;
+}
+
+absl::StatusOr<int64_t> EmulatedHost::RxUsecs() const {
+  return Knob(std::string(driver::emulated::kKeyRxUsecs));
 }
 
 EmulatedHost::~EmulatedHost() {

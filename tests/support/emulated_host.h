@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -60,6 +62,12 @@ class EmulatedHost {
 
   absl::StatusOr<driver::emulated::EmulatedNicCounters> Counters() const;
   absl::Status SetRate(double rate_pps);
+  // A moderation setting over the control socket (driver/emulated/control_protocol.h's keys:
+  // rx_usecs, rx_frames, adaptive_rx, ring_size), as the agent's knob provider reads and writes it.
+  absl::StatusOr<int64_t> Knob(const std::string& key) const;
+  absl::Status SetKnob(const std::string& key, int64_t value);
+  // Several of them, key -> value.
+  absl::StatusOr<std::map<std::string, int64_t>> Knobs(const std::vector<std::string>& keys) const;
   absl::StatusOr<int64_t> RxUsecs() const;
 
   // Closes the receiver's socket and opens a new one on the same port with another read batch and
@@ -82,5 +90,8 @@ class EmulatedHost {
   std::unique_ptr<SlowReceiver> receiver_;
   int64_t truesize_bytes_ = 0;
 };
+
+// "rx_frames=24 rx_usecs=5000", for test output.
+std::string DescribeKnobs(const std::map<std::string, int64_t>& values);
 
 }  // namespace nictune::testing_support
