@@ -43,6 +43,7 @@
 #include "agent/service/deadline_wait.h"
 #include "agent/service/emulated_nic_spec.h"
 #include "agent/service/emulated_observations.h"
+#include "agent/service/emulated_snapshots.h"
 #include "agent/service/flagfile_reload.h"
 #include "agent/service/health_metrics.h"
 #include "agent/service/real_ports.h"
@@ -381,7 +382,7 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
                                       .sys = absl::GetFlag(FLAGS_sys_root)};
   collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not);
   TopologyReader topology_reader(paths, refresh);
-  service::CollectorSnapshots snapshots(collector);
+  service::CollectorSnapshots collector_snapshots(collector);
   service::ReaderTopology topology(topology_reader);
   std::optional<service::StoreHistory> history;
   if (store) history.emplace(*store);
@@ -404,6 +405,8 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   providers.push_back(&kernel_knobs);
   service::EmulatedObservations observations(host_observations, counters_by_device);
   observations.Start();
+  // Every interval's window carries each emulated NIC's interrupts (a TAP has no irq line).
+  service::EmulatedNicSnapshots snapshots(collector_snapshots, counters_by_device);
 
   metrics::MetricsExporter exporter(
       metrics::ExporterOptions{.max_sockets = absl::GetFlag(FLAGS_metrics_top_sockets)});

@@ -10,6 +10,7 @@ MetricsExporter::MetricsExporter(ExporterOptions options)
     : registry_(std::make_shared<prometheus::Registry>()),
       procfs_(*registry_),
       bpf_(*registry_, options.max_sockets),
+      emulated_nics_(*registry_),
       agent_(*registry_) {}
 
 void MetricsExporter::Update(const model::Snapshot& latest, const model::Window& window,
@@ -17,6 +18,7 @@ void MetricsExporter::Update(const model::Snapshot& latest, const model::Window&
   std::lock_guard lock(mutex_);
   procfs_.Update(latest);
   bpf_.Update(latest, window);
+  emulated_nics_.Update(latest);
   agent_.Update(cost, latest.sources);
 }
 

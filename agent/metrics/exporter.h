@@ -10,6 +10,7 @@
 
 #include "agent/metrics/agent_series.h"
 #include "agent/metrics/bpf_series.h"
+#include "agent/metrics/emulated_nic_series.h"
 #include "agent/metrics/procfs_series.h"
 #include "agent/model/snapshot.h"
 #include "agent/model/window.h"
@@ -40,6 +41,7 @@ class MetricsExporter {
   std::shared_ptr<prometheus::Registry> registry_;
   ProcfsSeries procfs_;
   BpfSeries bpf_;
+  EmulatedNicSeries emulated_nics_;
   AgentSeries agent_;
 };
 

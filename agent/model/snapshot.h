@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "agent/model/source.h"
@@ -13,9 +14,18 @@
 #include "agent/procfs/softirqs.h"
 #include "agent/procfs/softnet_stat.h"
 #include "agent/procfs/stat.h"
+#include "driver/emulated/counters.h"
 #include "driver/probe_source.h"
 
 namespace nictune::model {
+
+// One emulated NIC's counters (driver/emulated, its control socket's GET counters) when the
+// snapshot was taken: a TAP has no /proc/interrupts line, so the NIC's own interrupt counter is
+// the one to read, as a driver's would be.
+struct EmulatedNicReading {
+  std::string device;
+  driver::emulated::EmulatedNicCounters counters;
+};
 
 struct Snapshot {
   uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC: rates divide by differences of this
@@ -30,6 +40,7 @@ struct Snapshot {
   std::optional<procfs::ProcStat> stat;
   std::optional<std::vector<procfs::NetDevice>> devices;
   std::optional<driver::BpfCounters> bpf;
+  std::vector<EmulatedNicReading> emulated_nics;  // those that answered (--emulated_nic)
 
   std::vector<SourceState> sources;
 };

@@ -14,6 +14,8 @@ std::string_view SourceName(Source source) {
       return "ethtool-netlink";
     case Source::kNetdevNetlink:
       return "netdev-netlink";
+    case Source::kEmulatedNic:
+      return "emulated NIC counters";
   }
   return "unknown";
 }

@@ -7,13 +7,14 @@
 
 namespace nictune::model {
 
-enum class Source { kBpf, kProcfs, kSysfs, kEthtoolNetlink, kNetdevNetlink };
+// kEmulatedNic: an emulated NIC's own counters over its control socket (driver/emulated).
+enum class Source { kBpf, kProcfs, kSysfs, kEthtoolNetlink, kNetdevNetlink, kEmulatedNic };
 
 std::string_view SourceName(Source source);
 
 // One input of a snapshot: whether it was read, and if not, why (the error with file and errno).
 struct SourceState {
-  std::string name;    // "bpf", "/proc/interrupts", "/sys/class/net", ...
+  std::string name;  // "bpf", "/proc/interrupts", "/sys/class/net", ...
   Source source = Source::kProcfs;
   bool in_use = false;
   std::string detail;  // why it is not in use, or what it provided

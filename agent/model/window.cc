@@ -34,6 +34,7 @@ absl::StatusOr<Window> ComputeWindow(const Snapshot& before, const Snapshot& aft
   internal::AddProcfsIrqs(before, after, w.seconds, w);
   internal::AddDevices(before, after, w.seconds, w);
   internal::AddProtocols(before, after, w.seconds, w);
+  internal::AddEmulatedNics(before, after, w.seconds, w);
   if (before.bpf && after.bpf) internal::AddBpf(*before.bpf, *after.bpf, w.seconds, w);
   return w;
 }

@@ -50,7 +50,7 @@ struct IrqWindow {
   uint32_t irq = 0;
   std::string actions;  // handler names from /proc/interrupts, e.g. "virtio2-input.0"
   std::string chip;
-  uint64_t count = 0;   // interrupts in the window, all CPUs
+  uint64_t count = 0;  // interrupts in the window, all CPUs
   double per_s = 0;
   std::map<int, double> per_cpu_per_s;  // only CPUs that took any
   Source source = Source::kProcfs;
@@ -65,8 +65,8 @@ struct NapiWindow {
   std::string device;
   uint64_t polls = 0;
   double polls_per_s = 0;
-  double work_per_s = 0;          // packets per second the polls reported
-  double packets_per_poll = 0;    // mean work per poll
+  double work_per_s = 0;                 // packets per second the polls reported
+  double packets_per_poll = 0;           // mean work per poll
   double budget_exhausted_fraction = 0;  // polls that used their whole budget / polls
   uint32_t budget = 0;
   double tx_completions_per_s = 0;
@@ -100,7 +100,7 @@ struct SocketWindow {
   driver::SocketKey key;
   double enqueues_per_s = 0;
   uint32_t rcvbuf = 0;
-  double peak_fill = 0;  // peak rmem_alloc / rcvbuf within the window
+  double peak_fill = 0;                 // peak rmem_alloc / rcvbuf within the window
   std::optional<double> mean_truesize;  // bytes per queued packet, as the kernel charged it
   uint64_t rcvqueue_full = 0;
   uint64_t udp_queue_failures = 0;
@@ -116,6 +116,21 @@ struct TruesizeWindow {
   std::vector<uint64_t> buckets;
 };
 
+// One emulated NIC (driver/emulated) over the window, from its own counters: the interrupts it
+// raised, which no /proc/interrupts line or irq tracepoint sees for a TAP. Rates divide by the
+// NIC's own clock between the two readings (each reading is taken a moment after the snapshot's
+// other sources, so the agent's window length would be off by that much).
+struct EmulatedNicWindow {
+  std::string device;
+  double seconds = 0;  // the NIC's clock between the two readings
+  uint64_t interrupts = 0;
+  double interrupts_per_s = 0;
+  double delivered_per_s = 0;  // frames the TAP took
+  double missed_per_s = 0;     // ring overflows
+  uint64_t stalls = 0;         // interrupts more than 1 ms late (driver/emulated/counters.h)
+  Source source = Source::kEmulatedNic;
+};
+
 struct Window {
   int64_t start_unix_ns = 0;
   int64_t end_unix_ns = 0;
@@ -127,6 +142,7 @@ struct Window {
   std::vector<DropWindow> drops;
   std::vector<SocketWindow> sockets;
   std::vector<TruesizeWindow> truesize;
+  std::vector<EmulatedNicWindow> emulated_nics;
   // Protocol counters per second, keyed "Section.Name" (e.g. "Udp.RcvbufErrors"), from
   // /proc/net/snmp and /proc/net/netstat; only counters that moved.
   std::map<std::string, double> protocol_per_s;

@@ -15,12 +15,9 @@ void Put(json& j, const char* key, const std::optional<T>& value) {
 json CpuToJson(const CpuWindow& c) {
   json j{{"cpu", c.cpu}};
   if (c.split) {
-    j["split"] = {{"source", "procfs"},
-                  {"user", c.split->user},
-                  {"system", c.split->system},
-                  {"hardirq", c.split->hardirq},
-                  {"softirq", c.split->softirq},
-                  {"idle", c.split->idle},
+    j["split"] = {{"source", "procfs"},          {"user", c.split->user},
+                  {"system", c.split->system},   {"hardirq", c.split->hardirq},
+                  {"softirq", c.split->softirq}, {"idle", c.split->idle},
                   {"steal", c.split->steal}};
   }
   if (c.bpf_hardirq_share || c.bpf_softirq_share) {
@@ -52,8 +49,12 @@ json CpuToJson(const CpuWindow& c) {
 json IrqToJson(const IrqWindow& i) {
   json per_cpu = json::object();
   for (const auto& [cpu, rate] : i.per_cpu_per_s) per_cpu[std::to_string(cpu)] = rate;
-  json j{{"irq", i.irq},         {"actions", i.actions}, {"chip", i.chip},
-         {"count", i.count},     {"per_s", i.per_s},     {"per_cpu_per_s", per_cpu},
+  json j{{"irq", i.irq},
+         {"actions", i.actions},
+         {"chip", i.chip},
+         {"count", i.count},
+         {"per_s", i.per_s},
+         {"per_cpu_per_s", per_cpu},
          {"source", SourceName(i.source)}};
   if (i.handler_time_share) {
     j["handler"] = {{"source", "bpf"},
@@ -80,17 +81,22 @@ json NapiToJson(const NapiWindow& n) {
 }
 
 json DeviceToJson(const DeviceWindow& d) {
-  return {{"name", d.name},         {"ifindex", d.ifindex},   {"driver", d.driver},
+  return {{"name", d.name},           {"ifindex", d.ifindex},     {"driver", d.driver},
           {"rx_queues", d.rx_queues}, {"tx_queues", d.tx_queues}, {"source", "sysfs"},
           {"per_s", d.per_s}};
 }
 
 json DropToJson(const DropWindow& d) {
-  return {{"reason", d.reason},       {"reason_name", d.reason_name},
-          {"protocol", d.protocol},   {"l4_protocol", d.l4_protocol},
-          {"ifindex", d.ifindex},     {"device", d.device},
-          {"local_port", d.local_port}, {"socket_cookie", d.socket_cookie},
-          {"count", d.count},         {"per_s", d.per_s},
+  return {{"reason", d.reason},
+          {"reason_name", d.reason_name},
+          {"protocol", d.protocol},
+          {"l4_protocol", d.l4_protocol},
+          {"ifindex", d.ifindex},
+          {"device", d.device},
+          {"local_port", d.local_port},
+          {"socket_cookie", d.socket_cookie},
+          {"count", d.count},
+          {"per_s", d.per_s},
           {"source", "bpf"}};
 }
 
@@ -111,9 +117,20 @@ json SocketToJson(const SocketWindow& s) {
 }
 
 json TruesizeToJson(const TruesizeWindow& t) {
-  return {{"ifindex", t.ifindex},     {"device", t.device},       {"samples", t.samples},
+  return {{"ifindex", t.ifindex},       {"device", t.device},       {"samples", t.samples},
           {"mean_bytes", t.mean_bytes}, {"p50_bytes", t.p50_bytes}, {"p99_bytes", t.p99_bytes},
-          {"log2_buckets", t.buckets}, {"source", "bpf"}};
+          {"log2_buckets", t.buckets},  {"source", "bpf"}};
+}
+
+json EmulatedNicToJson(const EmulatedNicWindow& e) {
+  return {{"device", e.device},
+          {"source", SourceName(e.source)},
+          {"seconds", e.seconds},
+          {"interrupts", e.interrupts},
+          {"interrupts_per_s", e.interrupts_per_s},
+          {"delivered_per_s", e.delivered_per_s},
+          {"missed_per_s", e.missed_per_s},
+          {"stalls", e.stalls}};
 }
 
 template <typename T, typename F>
@@ -144,6 +161,7 @@ nlohmann::json WindowToJson(const Window& w) {
           {"drops", ArrayOf(w.drops, DropToJson)},
           {"sockets", ArrayOf(w.sockets, SocketToJson)},
           {"truesize", ArrayOf(w.truesize, TruesizeToJson)},
+          {"emulated_nics", ArrayOf(w.emulated_nics, EmulatedNicToJson)},
           {"protocol_per_s", {{"source", "procfs"}, {"counters", w.protocol_per_s}}}};
 }
 

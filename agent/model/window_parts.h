@@ -16,6 +16,8 @@ void AddProcfsIrqs(const Snapshot& before, const Snapshot& after, double seconds
 void AddDevices(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // From /proc/net/snmp and /proc/net/netstat.
 void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From the emulated NICs' own counters.
+void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // From the BPF probes: irq and softirq times, NAPI polls, drops, sockets, truesize.
 void AddBpf(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
             Window& out);

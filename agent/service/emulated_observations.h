@@ -12,28 +12,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "agent/service/nic_counters_source.h"
 #include "agent/service/sampler_ports.h"
 #include "driver/emulated/counters.h"
-#include "driver/emulated/counters_reader.h"
 
 namespace nictune::service {
-
-// One emulated NIC's counters (the real one reads its control socket; tests use a fake).
-class NicCountersSource {
- public:
-  virtual ~NicCountersSource() = default;
-  virtual absl::StatusOr<driver::emulated::EmulatedNicCounters> Read() = 0;
-};
-
-// The real one: GET counters over the NIC's control socket.
-class ControlSocketCounters : public NicCountersSource {
- public:
-  explicit ControlSocketCounters(std::string socket_path) : reader_(std::move(socket_path)) {}
-  absl::StatusOr<driver::emulated::EmulatedNicCounters> Read() override { return reader_.Read(); }
-
- private:
-  driver::emulated::EmulatedNicCountersReader reader_;
-};
 
 class EmulatedObservations : public ObservationSource {
  public:

@@ -150,6 +150,16 @@ void AddProtocols(const model::Window& window, SeriesBuilder& out) {
   }
 }
 
+// The emulated NICs' rates under their /metrics names, as every counter's history is kept.
+void AddEmulatedNics(const model::Window& window, SeriesBuilder& out) {
+  for (const model::EmulatedNicWindow& e : window.emulated_nics) {
+    const Labels labels = {{"device", e.device}};
+    out.Add("nictune_emulated_nic_interrupts_total", labels, e.interrupts_per_s);
+    out.Add("nictune_emulated_nic_delivered_packets_total", labels, e.delivered_per_s);
+    out.Add("nictune_emulated_nic_missed_packets_total", labels, e.missed_per_s);
+  }
+}
+
 }  // namespace
 
 std::vector<SeriesSample> WindowSeries(const model::Window& window,
@@ -163,6 +173,7 @@ std::vector<SeriesSample> WindowSeries(const model::Window& window,
   AddSockets(window, options, out);
   AddTruesize(window, out);
   AddProtocols(window, out);
+  AddEmulatedNics(window, out);
   return out.Take();
 }
 

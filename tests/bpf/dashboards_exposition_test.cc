@@ -70,6 +70,9 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
       {"nictune_current_value", "a tuner window"},
       {"nictune_knob_mode", "a tuner window"},
       {"nictune_changes_total", "a change in apply mode"},
+      {"nictune_emulated_nic_interrupts_total", "an emulated NIC (--emulated_nic)"},
+      {"nictune_emulated_nic_delivered_packets_total", "an emulated NIC"},
+      {"nictune_emulated_nic_missed_packets_total", "an emulated NIC"},
   };
   MetricFamilies expected;
   for (const auto& [name, type] : *listed) {

@@ -88,14 +88,17 @@ TEST(MetricsExporterTest, RecordedProcfsTextBecomesNodeExporterLikeCounters) {
 
 TEST(MetricsExporterTest, EveryFamilyIsTypedAndItsHelpNamesItsSource) {
   MetricsExporter exporter;
-  exporter.Update(FromFixtures(), model::Window{}, AgentCost{});
+  model::Snapshot snapshot = FromFixtures();
+  snapshot.emulated_nics = {{.device = "emu0"}};
+  exporter.Update(snapshot, model::Window{}, AgentCost{});
   int families = 0;
   for (const auto& line : Lines(exporter.Text())) {
     if (!absl::StartsWith(line, "# HELP ")) continue;
     ++families;
     EXPECT_TRUE(absl::StrContains(line, "bpf") || absl::StrContains(line, "procfs") ||
                 absl::StrContains(line, "sysfs") || absl::StrContains(line, "getrusage") ||
-                absl::StrContains(line, "nictuned"))
+                absl::StrContains(line, "nictuned") ||
+                absl::StrContains(line, "emulated NIC counters"))
         << line;
     EXPECT_TRUE(absl::StartsWith(line, "# HELP nictune_")) << line;
   }
@@ -152,6 +155,27 @@ TEST(MetricsExporterTest, SeriesOfVanishedIrqsDevicesAndSourcesAreRemoved) {
   EXPECT_THAT(text, Not(HasSubstr("veth0")));
   EXPECT_TRUE(Samples(text, "nictune_irq_handler_calls_total{").empty());
   EXPECT_TRUE(Samples(text, "nictune_softirqs_total{").empty());
+}
+
+TEST(MetricsExporterTest, EmulatedNicCountersPerDeviceVanishWithTheNic) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  driver::emulated::EmulatedNicCounters counters;
+  counters.interrupts = 324;
+  counters.delivered = 9000;
+  counters.missed = 7;
+  s.emulated_nics = {{.device = "emu0", .counters = counters}};
+  exporter.Update(s, {}, {});
+  const std::string text = exporter.Text();
+  EXPECT_THAT(Lines(text), Contains("nictune_emulated_nic_interrupts_total{device=\"emu0\"} 324"));
+  EXPECT_THAT(Lines(text),
+              Contains("nictune_emulated_nic_delivered_packets_total{device=\"emu0\"} 9000"));
+  EXPECT_THAT(Lines(text),
+              Contains("nictune_emulated_nic_missed_packets_total{device=\"emu0\"} 7"));
+  // The NIC stopped answering: its series go rather than repeat the last count.
+  s.emulated_nics.clear();
+  exporter.Update(s, {}, {});
+  EXPECT_TRUE(Samples(exporter.Text(), "nictune_emulated_nic_").empty()) << exporter.Text();
 }
 
 model::SocketWindow SocketInWindow(uint64_t cookie, uint64_t full, double fill) {

@@ -252,6 +252,58 @@ TEST(ComputeWindowTest, TruesizeQuantilesFromLog2Buckets) {
   EXPECT_DOUBLE_EQ(w->truesize[0].mean_bytes, (98 * 2304 + 2 * 9000) / 100.0);
 }
 
+TEST(ComputeWindowTest, EmulatedNicRatesFollowTheNicsOwnClock) {
+  // The agent's window is 2 s; the NIC's readings, taken a moment after each snapshot, span
+  // 2.5 s of its clock: 500 interrupts over 2.5 s are 200/s, not 250/s.
+  Snapshot a = At(10), b = At(12);
+  driver::emulated::EmulatedNicCounters before;
+  before.elapsed_ns = 1'000'000'000;
+  before.interrupts = 1000;
+  before.delivered = 40000;
+  before.missed = 5;
+  before.stalls = 2;
+  driver::emulated::EmulatedNicCounters after = before;
+  after.elapsed_ns = 3'500'000'000;
+  after.interrupts = 1500;
+  after.delivered = 65000;
+  after.missed = 30;
+  after.stalls = 3;
+  a.emulated_nics = {{.device = "emu0", .counters = before},
+                     {.device = "emu1", .counters = before}};
+  // emu1 was started again (its counters went back) and emu2 has no baseline: neither has a rate.
+  driver::emulated::EmulatedNicCounters restarted;
+  restarted.elapsed_ns = 500'000'000;
+  restarted.interrupts = 10;
+  b.emulated_nics = {{.device = "emu0", .counters = after},
+                     {.device = "emu1", .counters = restarted},
+                     {.device = "emu2", .counters = after}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->emulated_nics.size(), 1u);
+  const EmulatedNicWindow& e = w->emulated_nics[0];
+  EXPECT_EQ(e.device, "emu0");
+  EXPECT_DOUBLE_EQ(e.seconds, 2.5);
+  EXPECT_EQ(e.interrupts, 500u);
+  EXPECT_DOUBLE_EQ(e.interrupts_per_s, 200.0);
+  EXPECT_DOUBLE_EQ(e.delivered_per_s, 10000.0);
+  EXPECT_DOUBLE_EQ(e.missed_per_s, 10.0);
+  EXPECT_EQ(e.stalls, 1u);
+}
+
+TEST(ComputeWindowTest, EmulatedNicWithoutTrafficYetUsesTheWindowsLength) {
+  Snapshot a = At(0), b = At(4);
+  driver::emulated::EmulatedNicCounters idle;  // the NIC's clock starts with its traffic
+  driver::emulated::EmulatedNicCounters later = idle;
+  later.interrupts = 8;
+  a.emulated_nics = {{.device = "emu0", .counters = idle}};
+  b.emulated_nics = {{.device = "emu0", .counters = later}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->emulated_nics.size(), 1u);
+  EXPECT_DOUBLE_EQ(w->emulated_nics[0].seconds, 4.0);
+  EXPECT_DOUBLE_EQ(w->emulated_nics[0].interrupts_per_s, 2.0);
+}
+
 TEST(WindowJsonTest, EveryGroupNamesItsSource) {
   Snapshot a = At(0), b = At(1);
   a.softnet = {{procfs::SoftnetRow{.cpu = 0, .processed = 1}}};
@@ -268,6 +320,25 @@ TEST(WindowJsonTest, EveryGroupNamesItsSource) {
   EXPECT_EQ(j["sources"][0]["name"], "bpf");
   EXPECT_EQ(j["sources"][0]["in_use"], false);
   EXPECT_THAT(j["sources"][0]["detail"].get<std::string>(), HasSubstr("errno 1"));
+}
+
+TEST(WindowJsonTest, EmulatedNicInterruptsNameTheNicsCounters) {
+  Snapshot a = At(0), b = At(1);
+  driver::emulated::EmulatedNicCounters before;
+  before.elapsed_ns = 1'000'000'000;
+  driver::emulated::EmulatedNicCounters after = before;
+  after.elapsed_ns = 2'000'000'000;
+  after.interrupts = 224;
+  a.emulated_nics = {{.device = "emu0", .counters = before}};
+  b.emulated_nics = {{.device = "emu0", .counters = after}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const nlohmann::json j = WindowToJson(*w);
+  ASSERT_EQ(j["emulated_nics"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["emulated_nics"][0]["device"], "emu0");
+  EXPECT_EQ(j["emulated_nics"][0]["source"], "emulated NIC counters");
+  EXPECT_EQ(j["emulated_nics"][0]["interrupts"], 224);
+  EXPECT_EQ(j["emulated_nics"][0]["interrupts_per_s"], 224.0);
 }
 
 }  // namespace

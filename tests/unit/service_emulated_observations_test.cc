@@ -3,12 +3,11 @@
 // settings, a baseline from Start() for the first window, nothing without a baseline or after its
 // counters went backwards (a restarted NIC), and the kernel's view kept when the control socket
 // cannot be read. --emulated_nic values are parsed strictly.
-#include <deque>
-
 #include "agent/service/emulated_nic_spec.h"
 #include "agent/service/emulated_observations.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/emulated_nic_fakes.h"
 
 namespace nictune::service {
 namespace {
@@ -27,16 +26,6 @@ class KernelView : public ObservationSource {
     observation.queues.push_back(eth0);
     return observation;
   }
-};
-
-class ScriptedCounters : public NicCountersSource {
- public:
-  absl::StatusOr<EmulatedNicCounters> Read() override {
-    absl::StatusOr<EmulatedNicCounters> next = readings.front();
-    readings.pop_front();
-    return next;
-  }
-  std::deque<absl::StatusOr<EmulatedNicCounters>> readings;
 };
 
 EmulatedNicCounters Counters(uint64_t interrupts, uint64_t missed, uint64_t delivered) {

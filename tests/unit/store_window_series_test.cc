@@ -113,6 +113,25 @@ TEST_F(StoreWindowSeriesTest, CountersBecomeRatesUnderTheExportersNames) {
   }
 }
 
+TEST_F(StoreWindowSeriesTest, EmulatedNicInterruptsAreKeptPerSecondPerDevice) {
+  driver::emulated::EmulatedNicCounters start;
+  start.elapsed_ns = 5 * static_cast<int64_t>(kSecond);
+  start.interrupts = 1000;
+  driver::emulated::EmulatedNicCounters end = start;
+  end.elapsed_ns += 2 * static_cast<int64_t>(kSecond);
+  end.interrupts += 448;
+  end.delivered += 40000;
+  before_.emulated_nics = {{.device = "emu0", .counters = start}};
+  after_.emulated_nics = {{.device = "emu0", .counters = end}};
+  const std::vector<SeriesSample> series = Series();
+  EXPECT_THAT(Value(series, "nictune_emulated_nic_interrupts_total", {{"device", "emu0"}}),
+              Optional(DoubleEq(224.0)));
+  EXPECT_THAT(Value(series, "nictune_emulated_nic_delivered_packets_total", {{"device", "emu0"}}),
+              Optional(DoubleEq(20000.0)));
+  EXPECT_THAT(Value(series, "nictune_emulated_nic_missed_packets_total", {{"device", "emu0"}}),
+              Optional(DoubleEq(0.0)));
+}
+
 TEST_F(StoreWindowSeriesTest, CpuTicksBecomeSharesPerMode) {
   // 2 s at 100 Hz on CPU1: 200 ticks, 50 in softirq and 150 idle.
   for (auto& cpu : after_.stat->cpus) {
