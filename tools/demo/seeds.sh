@@ -7,8 +7,10 @@
 #   seed 001: a UDP stream into a socket of rmem_default 212992, in netperf's UDP_STREAM format,
 #             before and after nictune raises the interrupt rate to the fill-time floor;
 #   seed 000: polls per interrupt and the rx vs tx share of the polls, measured live;
-#   seed 003: interrupts per second sampled each second, first and last samples dropped, the
-#             NIC's own counter beside nictune's per-second figure.
+#   seed 003: interrupts per second sampled each second, first and last samples dropped: the
+#             NIC's own counter, read as each of nictune's intervals closes (a TAP has no
+#             /proc/interrupts line), beside nictune's figure for that interval (GET
+#             /api/v1/snapshot emulated_nics).
 # Bounded: about 2 minutes of traffic; everything it starts is stopped on exit, also on Ctrl-C.
 set -euo pipefail
 
@@ -143,6 +145,11 @@ EOF
 echo
 
 echo "== seed 003: interrupts per second, sampled each second (first and last dropped) =="
+echo "NIC counter: this script reads the emulated NIC's own interrupt counter (GET counters) as each"
+echo "  of nictune's 1 s intervals closes: the /proc/interrupts sampler's analogue, since a TAP has no"
+echo "  /proc/interrupts line (the interrupt is the emulated part)."
+echo "nictune: its per-second figure for the same interval, GET /api/v1/snapshot emulated_nics[emu0]"
+echo "  interrupts_per_s (also nictune_emulated_nic_interrupts_total on /metrics)."
 PYTHONPATH="$HERE" python3 - "$HTTP_PORT" "$CONTROL" <<'EOF'
 import json, sys, time, urllib.request
 from nic_control import counters
@@ -150,26 +157,44 @@ port, control = sys.argv[1], sys.argv[2]
 def nic_interrupts():
     c = counters(control)
     return c["interrupts"], c["elapsed_ns"]
-def nictune_rate():
+def nictune_interval():
+    """(end of nictune's latest interval, its emu0 interrupts/s, the figure's source)"""
     snap = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/snapshot", timeout=5))
-    for d in snap.get("devices", []):
-        if d.get("name") == "emu0" and "interrupts" in d.get("per_s", {}):
-            return d["per_s"]["interrupts"]
-    return None
-rows = []
+    for nic in snap.get("emulated_nics", []):
+        if nic.get("device") == "emu0":
+            return snap["end_unix_ns"], nic["interrupts_per_s"], nic["source"]
+    return snap.get("end_unix_ns"), None, None
+def next_interval(after_end):
+    """Waits (up to 3 s) until nictune closes its next interval, so both columns cover ~1 s."""
+    deadline = time.monotonic() + 3
+    while True:
+        end, ours, source = nictune_interval()
+        if end != after_end or time.monotonic() > deadline:
+            return end, ours, source
+        time.sleep(0.02)
+rows, sources = [], set()
+end, _, _ = next_interval(None)
+end, _, _ = next_interval(end)
 prev = nic_interrupts()
 for _ in range(12):
-    time.sleep(1.0)
+    end, ours, source = next_interval(end)
     cur = nic_interrupts()
-    rows.append(((cur[0] - prev[0]) * 1e9 / (cur[1] - prev[1]), nictune_rate()))
+    rows.append(((cur[0] - prev[0]) * 1e9 / (cur[1] - prev[1]), ours))
+    if source:
+        sources.add(source)
     prev = cur
 kept = rows[1:-1]
-print(f"{'sample':>6} {'NIC counter':>12} {'nictune':>10}")
+print(f"{'sample':>6} {'NIC counter':>12} {'nictune':>10} {'diff':>7}")
 for i, (nic, ours) in enumerate(rows):
     mark = "" if 0 < i < len(rows) - 1 else "  (dropped)"
-    print(f"{i + 1:>6} {nic:>12.0f} {'n/a' if ours is None else f'{ours:.0f}':>10}{mark}")
+    diff = "" if ours is None or not nic else f"{(ours - nic) / nic:+.1%}"
+    print(f"{i + 1:>6} {nic:>12.0f} {'n/a' if ours is None else f'{ours:.0f}':>10} {diff:>7}{mark}")
 avg = sum(r[0] for r in kept) / len(kept)
 ours = [r[1] for r in kept if r[1] is not None]
-print(f"{len(kept)} samples, {avg:.0f} avg (NIC counter)" +
-      (f", {sum(ours) / len(ours):.0f} avg (nictune)" if ours else ", nictune: no per-second figure for emu0"))
+line = f"{len(kept)} samples: {avg:.0f} avg (NIC counter)"
+if ours:
+    line += f", {sum(ours) / len(ours):.0f} avg (nictune, source: {', '.join(sorted(sources))})"
+else:
+    line += ", nictune: no per-second figure for emu0 (see GET /api/v1/snapshot sources)"
+print(line)
 EOF
