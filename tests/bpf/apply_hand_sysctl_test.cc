@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -118,47 +119,56 @@ std::vector<nlohmann::json> PendingOthers(const nlohmann::json& changes) {
   return rows;
 }
 
-// Polls /api/v1/changes until a row of another knob than rmem_default, newer than `after_id`, is
-// pending and verified: the agent holds a value there and its guard window passed, so no guard
-// rollback can take it back before the test's restore does.
-absl::StatusOr<nlohmann::json> WaitForVerifiedOther(uint16_t port, int64_t after_id,
-                                                    absl::Duration timeout) {
+// Polls /api/v1/changes every `period` until `done` holds for them, for up to `timeout`; returns
+// those changes, or DeadlineExceeded saying what never happened, with the last changes read.
+absl::StatusOr<nlohmann::json> PollChanges(uint16_t port, absl::Duration timeout,
+                                           absl::Duration period, const std::string& awaited,
+                                           const std::function<bool(const nlohmann::json&)>& done) {
   const absl::Time until = absl::Now() + timeout;
   nlohmann::json changes;
   while (absl::Now() < until) {
     absl::StatusOr<nlohmann::json> read = Changes(port);
     if (!read.ok()) return read.status();
     changes = *read;
-    for (const nlohmann::json& row : PendingOthers(changes)) {
-      if (row.value("id", int64_t{0}) > after_id && row.value("state", "") == "verified") {
-        return row;
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(100));
+    if (done(changes)) return changes;
+    absl::SleepFor(period);
   }
-  return absl::DeadlineExceededError(
-      absl::StrCat("no knob of the agent's other than rmem_default pending and verified within ",
-                   absl::FormatDuration(timeout), "; changes:\n", Describe(changes)));
+  return absl::DeadlineExceededError(absl::StrCat(
+      awaited, ": not within ", absl::FormatDuration(timeout), "; changes:\n", Describe(changes)));
 }
 
-// Polls /api/v1/changes until the agent's rmem_default row records `written` (the actuator marks
-// it applied once it has read the value back), for up to `timeout`; returns the changes then.
+// A row of another knob than rmem_default, newer than `after_id`, pending and verified: the agent
+// holds a value there and its guard window passed, so no guard rollback can take it back before
+// the test's restore does.
+std::optional<nlohmann::json> VerifiedOther(const nlohmann::json& changes, int64_t after_id) {
+  for (const nlohmann::json& row : PendingOthers(changes)) {
+    if (row.value("id", int64_t{0}) > after_id && row.value("state", "") == "verified") return row;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<nlohmann::json> WaitForVerifiedOther(uint16_t port, int64_t after_id,
+                                                    absl::Duration timeout) {
+  absl::StatusOr<nlohmann::json> changes = PollChanges(
+      port, timeout, absl::Milliseconds(100),
+      "a knob of the agent's other than rmem_default pending and verified",
+      [after_id](const nlohmann::json& c) { return VerifiedOther(c, after_id).has_value(); });
+  if (!changes.ok()) return changes.status();
+  return *VerifiedOther(*changes, after_id);
+}
+
+// The changes once the agent's rmem_default row records `written` (the actuator marks it applied
+// when it has read the value back).
 absl::StatusOr<nlohmann::json> WaitForRecordedWrite(uint16_t port, int64_t written,
                                                     absl::Duration timeout) {
-  const absl::Time until = absl::Now() + timeout;
-  nlohmann::json changes;
-  while (absl::Now() < until) {
-    absl::StatusOr<nlohmann::json> read = Changes(port);
-    if (!read.ok()) return read.status();
-    changes = *read;
-    for (const nlohmann::json& row : RowsOf(changes, kRmemDefaultKnob)) {
-      if (row["new_value"] == written) return changes;
-    }
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return absl::DeadlineExceededError(
-      absl::StrCat("the agent's rmem_default row never recorded ", written, " within ",
-                   absl::FormatDuration(timeout), "; changes:\n", Describe(changes)));
+  return PollChanges(port, timeout, absl::Milliseconds(5),
+                     absl::StrCat("the agent's rmem_default row recording ", written),
+                     [written](const nlohmann::json& c) {
+                       for (const nlohmann::json& row : RowsOf(c, kRmemDefaultKnob)) {
+                         if (row["new_value"] == written) return true;
+                       }
+                       return false;
+                     });
 }
 
 std::string Dump(const absl::StatusOr<nlohmann::json>& json) {
