@@ -32,6 +32,12 @@ int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted) {
 
 }  // namespace
 
+const Health& ScopedHealth::For(Knob knob, const std::string& target) const {
+  if (ActsOnHost(knob)) return host;
+  auto it = devices.find(target.substr(0, target.find(' ')));  // "eth0 rx 3": its device
+  return it == devices.end() ? host : it->second;
+}
+
 Controller::Controller(ControllerConfig config) : config_(config) {}
 
 // Steps run once per window, whose close jitters by milliseconds: a span of whole windows has
@@ -52,11 +58,12 @@ bool Controller::Regressed(const Health& now, const Health& baseline) const {
 }
 
 std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReading>& readings,
-                                     const Health& health,
+                                     const ScopedHealth& scoped,
                                      const std::vector<Recommendation>& recommendations) {
   std::vector<Action> actions;
   for (const KnobReading& reading : readings) {
     KnobState& st = knobs_[Key(reading.knob, reading.target)];
+    const Health& health = scoped.For(reading.knob, reading.target);
     const std::string name = absl::StrCat(std::string(KnobName(reading.knob)), " ", reading.target);
     if (st.mode == KnobMode::kReleased) continue;
 

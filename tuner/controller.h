@@ -43,10 +43,21 @@ struct KnobReading {
   std::optional<absl::Time> changed_at;  // when, if known
 };
 
-// Health of the scope the controller manages, over the window that just ended.
+// Health of one scope over the window that just ended.
 struct Health {
   double drops_per_s = 0;
-  double cpu_share = 0;  // busy share (hardirq + softirq + user + system) of the CPUs involved
+  // What the receive path costs: the hard IRQ + softirq share of the CPUs involved. Other work on
+  // those CPUs (applications, builds, steal) is not a knob's doing and would roll changes back.
+  double cpu_share = 0;
+};
+
+// Health per scope: a device's knob is judged on its own device (drops and CPU of another device
+// are not its doing), a host-wide knob (ActsOnHost) or a device not listed here on the host's.
+struct ScopedHealth {
+  Health host;
+  absl::flat_hash_map<std::string, Health> devices;  // by device name
+  // The health `knob` at `target` ("eth0", "eth0 rx 3", "host") is judged on.
+  const Health& For(Knob knob, const std::string& target) const;
 };
 
 enum class KnobMode { kIdle, kGuarding, kParked, kReleased };
@@ -57,8 +68,14 @@ class Controller {
 
   // One call per window. Knobs without a reading are left alone.
   std::vector<Action> Step(absl::Time now, const std::vector<KnobReading>& readings,
-                           const Health& health,
+                           const ScopedHealth& health,
                            const std::vector<Recommendation>& recommendations);
+  // The same with one figure for every knob.
+  std::vector<Action> Step(absl::Time now, const std::vector<KnobReading>& readings,
+                           const Health& health,
+                           const std::vector<Recommendation>& recommendations) {
+    return Step(now, readings, ScopedHealth{.host = health, .devices = {}}, recommendations);
+  }
 
   // The actuator could not carry out an Apply or Rollback for this knob: forget that write and
   // park the knob for a cooldown rather than retry every window.

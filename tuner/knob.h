@@ -43,4 +43,21 @@ constexpr bool ZeroMeansOff(Knob knob) {
 }
 std::string_view ScopeName(Scope scope);
 
+// The sysctls: one value for the whole host (net.core.*, net.ipv4.udp_rmem_min).
+constexpr bool ActsOnHost(Knob knob) {
+  switch (knob) {
+    case Knob::kNetdevBudget:
+    case Knob::kNetdevBudgetUsecs:
+    case Knob::kDevWeight:
+    case Knob::kDevWeightRxBias:
+    case Knob::kDevWeightTxBias:
+    case Knob::kRmemDefault:
+    case Knob::kRmemMax:
+    case Knob::kUdpRmemMin:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace nictune::tuner

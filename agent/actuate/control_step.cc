@@ -36,7 +36,7 @@ KnobAddress AddressOf(const tuner::Action& action) {
 
 ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& controller,
                                   const std::vector<tuner::Recommendation>& recommendations,
-                                  const tuner::Health& health, absl::Time now) {
+                                  const tuner::ScopedHealth& health, absl::Time now) {
   ControlStepSummary summary;
   summary.at = now;
   std::vector<KnobAddress> guarding;

@@ -36,7 +36,7 @@ struct ControlStepSummary {
 // written) and those the actuator holds a value in, so a guard window can always see its knob.
 ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& controller,
                                   const std::vector<tuner::Recommendation>& recommendations,
-                                  const tuner::Health& health, absl::Time now);
+                                  const tuner::ScopedHealth& health, absl::Time now);
 
 // One line per step for the log: "control step: 3 knobs read, 1 written, 0 failed; ...".
 std::string DescribeControlStep(const ControlStepSummary& summary);

@@ -1,7 +1,9 @@
 #include "agent/service/tuning.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/actuate/knob_key.h"
@@ -31,22 +33,45 @@ std::optional<metrics::ChangeResult> ChangeResultOf(Outcome outcome) {
 
 }  // namespace
 
-tuner::Health HealthOf(const tuner::Observation& observation) {
-  tuner::Health health;
-  const double seconds = absl::ToDoubleSeconds(observation.window);
-  uint64_t drops = 0;
-  double busy = 0;
-  int with_cpu = 0;
+tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
+  // Per device: drops replicated on each of its queues counted once, CPU summed to a mean.
+  struct DeviceSums {
+    uint64_t device_drops = 0;   // socket, ring, protocol memory: one figure per device
+    uint64_t backlog_drops = 0;  // per queue: its serving CPUs' softnet drops
+    double receive_cpu = 0;
+    int with_cpu = 0;
+  };
+  absl::flat_hash_map<std::string, DeviceSums> devices;
   for (const tuner::QueueObservation& queue : observation.queues) {
-    drops += queue.drops.socket + queue.drops.ring + queue.drops.backlog + queue.drops.proto_mem;
+    DeviceSums& sums = devices[queue.device];
+    const tuner::DropCounts& d = queue.drops;
+    sums.device_drops = std::max(sums.device_drops, d.socket + d.ring + d.proto_mem);
+    sums.backlog_drops += d.backlog;
     const tuner::CpuSplit& cpu = queue.cpu;
     if (cpu.hardirq + cpu.softirq + cpu.user + cpu.idle > 0) {
-      busy += 1 - cpu.idle;
-      ++with_cpu;
+      sums.receive_cpu += cpu.hardirq + cpu.softirq;
+      ++sums.with_cpu;
     }
   }
-  if (seconds > 0) health.drops_per_s = static_cast<double>(drops) / seconds;
-  if (with_cpu > 0) health.cpu_share = busy / with_cpu;
+  const double seconds = absl::ToDoubleSeconds(observation.window);
+  auto per_second = [seconds](uint64_t count) {
+    return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
+  };
+  tuner::ScopedHealth health;
+  uint64_t host_drops = 0;
+  double host_cpu = 0;
+  int host_with_cpu = 0;
+  for (const auto& [device, sums] : devices) {
+    const uint64_t drops = sums.device_drops + sums.backlog_drops;
+    tuner::Health& h = health.devices[device];
+    h.drops_per_s = per_second(drops);
+    if (sums.with_cpu > 0) h.cpu_share = sums.receive_cpu / sums.with_cpu;
+    host_drops += drops;
+    host_cpu += sums.receive_cpu;
+    host_with_cpu += sums.with_cpu;
+  }
+  health.host.drops_per_s = per_second(host_drops);
+  if (host_with_cpu > 0) health.host.cpu_share = host_cpu / host_with_cpu;
   return health;
 }
 

@@ -23,9 +23,12 @@
 
 namespace nictune::service {
 
-// The health the controller guards: drops of every kind per second over the window, and the mean
-// busy share (1 - idle) of the CPUs serving the observed queues.
-tuner::Health HealthOf(const tuner::Observation& observation);
+// The health the controller guards, per device and for the host: drops of every kind per second
+// over the window (a device's socket, ring and protocol-memory drops once, though each of its
+// queues carries them; the backlog drops of each queue's CPUs), and the mean hard IRQ + softirq
+// share of the CPUs serving the queues. The host's sums the devices' drops and averages every
+// queue's CPU.
+tuner::ScopedHealth HealthOf(const tuner::Observation& observation);
 
 class Tuning : public TuningControl, public TunerWindowSink {
  public:
@@ -74,7 +77,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   actuate::PendingPolicy policy_ = actuate::PendingPolicy::kRestore;
   bool resolved_ = false;
   std::optional<std::vector<tuner::Recommendation>> recommendations_;
-  tuner::Health health_;
+  tuner::ScopedHealth health_;
 };
 
 }  // namespace nictune::service

@@ -182,20 +182,29 @@ TEST_F(TuningTest, AValueChangedByHandIsNeverOverwrittenAndSurvivesRestore) {
   EXPECT_EQ(knobs_->Get(kRxUsecs), 50);
 }
 
-TEST(HealthOfTest, DropsPerSecondOfEveryKindAndTheMeanBusyShare) {
+TEST(HealthOfTest, EachDeviceCountsItsDropsOnceAndItsReceiveCpu) {
   tuner::Observation observation;
   observation.window = absl::Seconds(4);
-  tuner::QueueObservation a;
-  a.drops = {.socket = 10, .ring = 6, .backlog = 2, .proto_mem = 2};
-  a.cpu = {.hardirq = 0.1, .softirq = 0.3, .user = 0.2, .idle = 0.4};
-  tuner::QueueObservation b;
-  b.drops.socket = 20;
-  b.cpu = {.hardirq = 0, .softirq = 0.1, .user = 0.1, .idle = 0.8};
-  tuner::QueueObservation unknown_cpu;  // no CPU figures: left out of the mean
-  observation.queues = {a, b, unknown_cpu};
-  const tuner::Health health = HealthOf(observation);
-  EXPECT_DOUBLE_EQ(health.drops_per_s, 10.0);
-  EXPECT_DOUBLE_EQ(health.cpu_share, 0.4);
+  // eth0's two queues both carry the device's socket, ring and protocol-memory drops (the kernel
+  // counts them per device) and each its own CPUs' backlog drops.
+  tuner::QueueObservation eth0_q0{.device = "eth0", .queue = 0};
+  eth0_q0.drops = {.socket = 10, .ring = 6, .backlog = 2, .proto_mem = 2};
+  eth0_q0.cpu = {.hardirq = 0.1, .softirq = 0.3, .user = 0.2, .idle = 0.4};
+  tuner::QueueObservation eth0_q1{.device = "eth0", .queue = 1};
+  eth0_q1.drops = {.socket = 10, .ring = 6, .backlog = 4, .proto_mem = 2};
+  eth0_q1.cpu = {.hardirq = 0, .softirq = 0.2, .user = 0.7, .idle = 0.1};
+  tuner::QueueObservation emu0{.device = "emu0", .queue = -1};
+  emu0.drops.socket = 20;  // no CPU figures: left out of the CPU means
+  observation.queues = {eth0_q0, eth0_q1, emu0};
+  const tuner::ScopedHealth health = HealthOf(observation);
+  ASSERT_EQ(health.devices.size(), 2u);
+  // (10 + 6 + 2) once + 2 + 4 backlog = 24 in 4 s; user time is not the receive path's.
+  EXPECT_DOUBLE_EQ(health.devices.at("eth0").drops_per_s, 6.0);
+  EXPECT_DOUBLE_EQ(health.devices.at("eth0").cpu_share, (0.4 + 0.2) / 2);
+  EXPECT_DOUBLE_EQ(health.devices.at("emu0").drops_per_s, 5.0);
+  EXPECT_DOUBLE_EQ(health.devices.at("emu0").cpu_share, 0.0);
+  EXPECT_DOUBLE_EQ(health.host.drops_per_s, 11.0);
+  EXPECT_DOUBLE_EQ(health.host.cpu_share, 0.3);
 }
 
 }  // namespace

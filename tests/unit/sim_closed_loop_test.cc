@@ -71,9 +71,9 @@ LoopRecord RunLoop(int64_t start_us, absl::Duration length, RateAt rate_at) {
     const double seconds = static_cast<double>(run->duration_ns) * 1e-9;
     const Health health{
         .drops_per_s = static_cast<double>(run->socket_drops + run->ring_drops) / seconds,
-        .cpu_share = static_cast<double>(run->softirq_cpu.hardirq_ns + run->softirq_cpu.softirq_ns +
-                                         run->softirq_cpu.user_ns) /
-                     static_cast<double>(run->duration_ns)};
+        .cpu_share =
+            static_cast<double>(run->softirq_cpu.hardirq_ns + run->softirq_cpu.softirq_ns) /
+            static_cast<double>(run->duration_ns)};
     ++rec.windows;
     if (health.drops_per_s > 0) ++rec.windows_with_drops;
     rec.final_drops = run->socket_drops + run->ring_drops;

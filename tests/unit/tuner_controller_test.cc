@@ -80,6 +80,37 @@ TEST(ControllerTest, StepsAreBoundedAndOnePerWindow) {
   EXPECT_EQ(knob.value, 78);
 }
 
+TEST(ControllerTest, AChangeIsJudgedOnItsOwnDeviceAndASysctlOnTheHost) {
+  // eth0's rx-usecs and the host's netdev_budget both changed; in their guard windows another
+  // device (emu0) starts dropping and the host's drops rise with it. The device knob is judged
+  // on eth0, which stayed calm, and is kept; the sysctl acts on every device and is rolled back.
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob usecs{Knob::kRxUsecs, "eth0", 100};
+  FakeKnob budget{Knob::kNetdevBudget, "host", 300};
+  ScopedHealth calm{.host = {0, 0.2}, .devices = {{"eth0", {0, 0.1}}, {"emu0", {0, 0.1}}}};
+  std::vector<Action> actions = controller.Step(
+      clock.Now(), {usecs.Read(), budget.Read()}, calm,
+      {Rec(Knob::kRxUsecs, "eth0", 100, 80, 0.5), Rec(Knob::kNetdevBudget, "host", 300, 600, 0.5)});
+  ASSERT_THAT(actions, SizeIs(2));
+  usecs.Carry(actions);
+  budget.Carry(actions);
+  ScopedHealth emu0_drops = calm;
+  emu0_drops.devices["emu0"] = {5000, 0.1};
+  emu0_drops.host = {5000, 0.2};
+  clock.Advance(config.window);
+  actions = controller.Step(clock.Now(), {usecs.Read(), budget.Read()}, emu0_drops, {});
+  ASSERT_THAT(actions, SizeIs(1));
+  const auto* rollback = std::get_if<Rollback>(&actions[0]);
+  ASSERT_NE(rollback, nullptr);
+  EXPECT_EQ(rollback->knob, Knob::kNetdevBudget);
+  EXPECT_EQ(rollback->value, 300);
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "eth0"), KnobMode::kGuarding);
+  EXPECT_EQ(ScopedHealth{}.For(Knob::kRxUsecs, "eth9 rx 2").drops_per_s, 0);  // unlisted: host's
+  EXPECT_EQ(emu0_drops.For(Knob::kRxUsecs, "emu0 rx 0").drops_per_s, 5000);   // a queue's device
+}
+
 TEST(ControllerTest, AKnobThatIsOffAtZeroIsSwitchedOnAndOffWithoutSteps) {
   // rx-frames 0 is "no frame limit": 0 -> 2 -> 4 ... would raise the interrupt rate 30-fold on
   // the way to 75, so switching it on goes to the recommendation at once; other knobs still step.
@@ -134,10 +165,10 @@ TEST(ControllerTest, HysteresisIgnoresSmallGains) {
   Controller controller(ControllerConfig{});
   FakeClock clock;
   FakeKnob knob{Knob::kNetdevBudget, "host", 300};
-  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, {},
+  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{},
                               {Rec(Knob::kNetdevBudget, "host", 300, 400, 0.01)}),
               IsEmpty());
-  EXPECT_THAT(controller.Step(clock.Now() + absl::Seconds(10), {knob.Read()}, {},
+  EXPECT_THAT(controller.Step(clock.Now() + absl::Seconds(10), {knob.Read()}, Health{},
                               {Rec(Knob::kNetdevBudget, "host", 300, 400, 0.30)}),
               SizeIs(1));
 }
@@ -264,7 +295,7 @@ TEST(ControllerTest, ManualChangeStopsManagementForGood) {
   Controller controller(config);
   FakeClock clock;
   FakeKnob knob{Knob::kNetdevBudget, "host", 300};
-  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, {},
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{},
                              {Rec(Knob::kNetdevBudget, "host", 300, 600, 0.5)}));
   ASSERT_EQ(knob.value, 600);
 
@@ -301,7 +332,7 @@ TEST(ControllerTest, OtherKnobsStayManagedAfterARelease) {
   FakeKnob budget{Knob::kNetdevBudget, "host", 300};
   FakeKnob usecs{Knob::kRxUsecs, "eth0", 20};
   std::vector<Action> actions = controller.Step(
-      clock.Now(), {budget.Read(), usecs.Read()}, {},
+      clock.Now(), {budget.Read(), usecs.Read()}, Health{},
       {Rec(Knob::kNetdevBudget, "host", 300, 600, 0.5), Rec(Knob::kRxUsecs, "eth0", 20, 40, 0.5)});
   ASSERT_THAT(actions, SizeIs(2));
   budget.Carry(actions);
@@ -309,7 +340,7 @@ TEST(ControllerTest, OtherKnobsStayManagedAfterARelease) {
   budget.value = 1000;  // someone else
   clock.Advance(absl::Minutes(1));
   actions = controller.Step(
-      clock.Now(), {budget.Read(), usecs.Read()}, {},
+      clock.Now(), {budget.Read(), usecs.Read()}, Health{},
       {Rec(Knob::kNetdevBudget, "host", 1000, 600, 0.5), Rec(Knob::kRxUsecs, "eth0", 40, 78, 0.5)});
   ASSERT_THAT(actions, SizeIs(2));
   EXPECT_TRUE(std::holds_alternative<Release>(actions[0]));
@@ -399,16 +430,16 @@ TEST(ControllerTest, FailedWriteIsForgottenAndParked) {
   Controller controller(config);
   FakeClock clock;
   FakeKnob knob{Knob::kRxUsecs, "veth0", 0};
-  std::vector<Action> actions =
-      controller.Step(clock.Now(), {knob.Read()}, {}, {Rec(Knob::kRxUsecs, "veth0", 0, 50, 0.5)});
+  std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, Health{},
+                                                {Rec(Knob::kRxUsecs, "veth0", 0, 50, 0.5)});
   ASSERT_THAT(actions, SizeIs(1));
   EXPECT_EQ(std::get<Apply>(actions[0]).value, 2);               // from 0 the first step is to 2
   controller.WriteFailed(Knob::kRxUsecs, "veth0", clock.Now());  // EOPNOTSUPP
   clock.Advance(config.window);
   // The value did not change, and that is not a person's doing: no release, just parked.
-  EXPECT_THAT(
-      controller.Step(clock.Now(), {knob.Read()}, {}, {Rec(Knob::kRxUsecs, "veth0", 0, 50, 0.5)}),
-      IsEmpty());
+  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{},
+                              {Rec(Knob::kRxUsecs, "veth0", 0, 50, 0.5)}),
+              IsEmpty());
   EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "veth0"), KnobMode::kParked);
 }
 
