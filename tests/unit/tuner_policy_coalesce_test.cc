@@ -182,22 +182,29 @@ TEST(CoalescePolicyTest, DriverGranularityRoundsDown) {
   EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 86);
 }
 
-TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
-  // The closed-loop test's socket: 24000 B of 768 B packets = 31.25, usable 28.12 at margin 0.1.
-  // At the recommended interval, 10000 pps bring 28.1 packets: ceil() would be 29 frames, one
-  // more than the socket takes, so the frame limit would fire only after the overflow.
+// The closed-loop test's socket (tests/bpf/closed_loop_test.cc): 10000 pps into 24000 B of 768 B
+// packets = 31.25, T_fill 3125 us, usable 28.12 at margin 0.1, on a driver that takes rx-usecs up
+// to 8192 and has a 4096-descriptor ring; interrupts per second as given, adaptive-rx off.
+Observation ClosedLoopSocket(uint32_t rx_usecs, uint64_t interrupts_per_s) {
   Observation obs = Seed001();
   QueueObservation& q = obs.queues[0];
   q.sockets[0].packets = 10000 * 10;
   q.sockets[0].truesize_mean_bytes = q.sockets[0].truesize_p99_bytes = 768;
   q.sockets[0].rcvbuf_bytes = 24000;
   q.rx_packets = q.rx_work = 10000 * 10;
-  q.interrupts = q.polls = 120 * 10;
+  q.interrupts = q.polls = interrupts_per_s * 10;
   q.coalesce.adaptive_rx = false;
-  q.coalesce.rx_usecs = 8192;
+  q.coalesce.rx_usecs = rx_usecs;
   q.coalesce.rx_usecs_max = 8192;
   q.coalesce.rx_ring_size = 4096;
-  q.coalesce.rx_frames_supported = true;
+  return obs;
+}
+
+TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
+  // At the recommended interval, 10000 pps bring 28.1 packets: ceil() would be 29 frames, one
+  // more than the socket takes, so the frame limit would fire only after the overflow.
+  Observation obs = ClosedLoopSocket(8192, 120);
+  obs.queues[0].coalesce.rx_frames_supported = true;
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   EXPECT_GE(Find(*recs, Knob::kRxUsecs).recommended, 2800);
@@ -205,24 +212,15 @@ TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
 }
 
 TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGivesBack) {
-  // The closed-loop socket again (31.25 packets at 10000 pps: T_fill 3125 us, u_max = 0.9 *
-  // 3125 = 2812.5 us, the margin 312.5 us), now with nothing dropping. Above u_max the current
-  // interval only eats into the margin: a value 0.5 us above it is not worth a write (the
-  // controller acts from 0.05), halfway through the margin is worth half, the fill time itself
-  // or beyond all of it.
-  Observation obs = Seed001();
+  // The closed-loop socket (u_max = 0.9 * 3125 = 2812.5 us, the margin 312.5 us), now with
+  // nothing dropping. Above u_max the current interval only eats into the margin: a value 0.5 us
+  // above it is not worth a write (the controller acts from 0.05), halfway through the margin is
+  // worth half, the fill time itself or beyond all of it.
+  Observation obs = ClosedLoopSocket(0, 350);
   QueueObservation& q = obs.queues[0];
-  q.sockets[0].packets = 10000 * 10;
-  q.sockets[0].truesize_mean_bytes = q.sockets[0].truesize_p99_bytes = 768;
-  q.sockets[0].rcvbuf_bytes = 24000;
   q.sockets[0].drops = 0;
   q.sockets[0].peak_fill = 0.9;
   q.drops.socket = 0;
-  q.rx_packets = q.rx_work = 10000 * 10;
-  q.interrupts = q.polls = 350 * 10;
-  q.coalesce.adaptive_rx = false;
-  q.coalesce.rx_usecs_max = 8192;
-  q.coalesce.rx_ring_size = 4096;
   const double margin_us = 3125.0 * 0.1;
   for (const uint32_t current : {2813u, 2969u, 3125u, 4096u}) {
     q.coalesce.rx_usecs = current;
