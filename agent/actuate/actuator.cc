@@ -72,6 +72,15 @@ void FileInto(RestoreReport& report, ActuationResult result) {
   }
 }
 
+// One line per knob restored or resolved. A knob left to someone else, or whose device or
+// setting is gone, was logged as a warning where that was found.
+void LogRestoreResult(const ActuationResult& result) {
+  if (result.outcome == Outcome::kReleased || result.outcome == Outcome::kUnsupported) return;
+  agent::Log(
+      result.outcome == Outcome::kFailed ? agent::LogLevel::kError : agent::LogLevel::kNotice,
+      result.message);
+}
+
 std::vector<int64_t> RowIds(const PendingKnob& knob) {
   std::vector<int64_t> ids;
   for (const store::ChangeRecord& row : knob.rows) ids.push_back(row.id);
@@ -478,6 +487,36 @@ ActuationResult Actuator::Release(const tuner::Release& action, absl::Time now) 
                                     it->second.rows, *current, now);
 }
 
+std::optional<ActuationResult> Actuator::ReleaseGone(const KnobAddress& address,
+                                                     const absl::Status& read_error,
+                                                     absl::Time now) {
+  if (read_error.code() != absl::StatusCode::kNotFound) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = managed_.find(KnobKey(address));
+  if (it == managed_.end()) return std::nullopt;
+  const ManagedKnob knob = it->second;
+  const std::string reason = absl::StrFormat(
+      "%s went away with our %d (%s); a device that comes back under the name is another one: "
+      "its original %d is owed to nobody and restore leaves the name alone",
+      DescribeKnob(address), knob.last_written, read_error.message(), knob.original);
+  const std::vector<int64_t> still_open =
+      CloseRowsLocked(knob.rows, ChangeState::kReleased, std::nullopt, reason, now);
+  managed_.erase(it);
+  open_.erase(KnobKey(address));
+  ActuationResult result;
+  result.address = address;
+  result.outcome = Outcome::kReleased;
+  result.before = knob.last_written;
+  result.change_id = knob.rows.empty() ? 0 : knob.rows.back();
+  result.message = reason;
+  result.error = read_error;
+  if (!still_open.empty()) {
+    result.error = absl::InternalError(absl::StrCat(
+        reason, "; journal rows ", absl::StrJoin(still_open, ","), " could not be released"));
+  }
+  return result;
+}
+
 absl::Status Actuator::MarkVerified(const KnobAddress& address, const std::string& reason,
                                     absl::Time now) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -616,9 +655,7 @@ RestoreReport Actuator::RestoreAll(absl::Time now) {
   }
   for (const PendingKnob& knob : grouped.knobs) {
     ActuationResult result = RestorePendingLocked(knob, "restore", now);
-    agent::Log(
-        result.outcome == Outcome::kFailed ? agent::LogLevel::kError : agent::LogLevel::kNotice,
-        result.message);
+    LogRestoreResult(result);
     FileInto(report, std::move(result));
   }
   return report;
@@ -675,9 +712,7 @@ RestoreReport Actuator::ResolveAtStart(PendingPolicy policy, absl::Time now) {
         policy == PendingPolicy::kRestore
             ? RestorePendingLocked(knob, "after a crash of this boot (policy restore)", now)
             : AdoptPendingLocked(knob, now);
-    agent::Log(
-        result.outcome == Outcome::kFailed ? agent::LogLevel::kError : agent::LogLevel::kNotice,
-        result.message);
+    LogRestoreResult(result);
     FileInto(report, std::move(result));
   }
   return report;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,14 @@ class Actuator {
   // The guard window passed: our last write of the knob is kept (journal state verified).
   absl::Status MarkVerified(const driver::knobs::KnobAddress& address, const std::string& reason,
                             absl::Time now);
+
+  // A read of a knob we hold a value in answered NotFound: its device went away (removed, or
+  // renamed: knobs are addressed by name) and took our value with it. A device that later appears
+  // under the name is another one, whose value we never changed, so nothing is owed any more: the
+  // rows are closed released with the reason and the knob forgotten. nullopt when we held no
+  // value in it (or the read does not say NotFound).
+  std::optional<ActuationResult> ReleaseGone(const driver::knobs::KnobAddress& address,
+                                             const absl::Status& read_error, absl::Time now);
 
   // Every pending change of this boot: our value (or a half-written one) is replaced by the
   // original; someone else's value is left and released; an unsupported knob or a missing device

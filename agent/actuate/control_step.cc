@@ -43,6 +43,13 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
   for (const KnobAddress& address : KnobsToRead(actuator, recommendations)) {
     absl::StatusOr<int64_t> value = actuator.Read(address);
     if (!value.ok()) {
+      if (std::optional<ActuationResult> gone =
+              actuator.ReleaseGone(address, value.status(), now)) {
+        // Forgotten, so that a device which comes back under the name is judged afresh, not as
+        // someone else's change of our value.
+        controller.WriteFailed(address.knob, address.target, now);
+        summary.gone.push_back(*std::move(gone));
+      }
       summary.unreadable.push_back({address, value.status()});
       continue;
     }
@@ -108,6 +115,9 @@ std::string DescribeControlStep(const ControlStepSummary& summary) {
   for (const ActuationResult& result : summary.results) {
     parts.push_back(absl::StrCat(DescribeKnob(result.address), " ", OutcomeName(result.outcome),
                                  ": ", result.message));
+  }
+  for (const ActuationResult& result : summary.gone) {
+    parts.push_back(absl::StrCat(DescribeKnob(result.address), " released: ", result.message));
   }
   for (const UnreadableKnob& knob : summary.unreadable) {
     parts.push_back(

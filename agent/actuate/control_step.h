@@ -29,7 +29,10 @@ struct ControlStepSummary {
   std::vector<driver::knobs::KnobAddress> verified;  // guard window passed: change kept
   std::vector<tuner::Action> actions;                // what the controller asked for
   std::vector<ActuationResult> results;              // one per action, in the same order
-  int writes_failed = 0;                             // reported to Controller::WriteFailed
+  // Knobs we held a value in whose device went away this step (Actuator::ReleaseGone); the
+  // controller forgot its write of each (Controller::WriteFailed).
+  std::vector<ActuationResult> gone;
+  int writes_failed = 0;  // reported to Controller::WriteFailed
 };
 
 // The knobs read are those the recommendations name (socket buffers are advice only, never

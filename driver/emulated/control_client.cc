@@ -39,7 +39,12 @@ absl::StatusOr<std::string> ControlClient::Call(const ControlRequest& request) c
     return ErrnoError(socket_path_, "setsockopt(SO_RCVTIMEO/SO_SNDTIMEO)", errno);
   }
   if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
-    return ErrnoError(socket_path_, "connect", errno);
+    const int error_number = errno;
+    absl::Status failed = ErrnoError(socket_path_, "connect", error_number);
+    if (error_number == ENOENT || error_number == ECONNREFUSED) {
+      return absl::NotFoundError(absl::StrCat(failed.message(), ": no emulated NIC serves it"));
+    }
+    return failed;
   }
   const std::string line = FormatControlRequest(request) + "\n";
   size_t sent = 0;

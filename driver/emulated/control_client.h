@@ -16,7 +16,8 @@ class ControlClient {
       : socket_path_(std::move(socket_path)), timeout_(timeout) {}
 
   // The OK response's value, or the status of an ERR response, or an error naming the socket,
-  // the operation and the errno.
+  // the operation and the errno. NotFound when no NIC serves the socket (no file, or nobody
+  // listening on it: the NIC exited), as the kernel answers for a device that went away.
   absl::StatusOr<std::string> Call(const ControlRequest& request) const;
 
   const std::string& socket_path() const { return socket_path_; }

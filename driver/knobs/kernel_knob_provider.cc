@@ -85,7 +85,7 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
   std::string path =
       absl::StrCat(device_dir, "/", absl::string_view(spec.path.data(), spec.path.size()));
   if (absl::Status status = SettingExists(path, address); !status.ok()) return status;
-  return std::make_unique<FileKnob>(address, std::move(path));
+  return std::make_unique<FileKnob>(address, std::move(path), device_dir);
 }
 
 }  // namespace nictune::driver::knobs

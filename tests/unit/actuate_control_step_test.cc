@@ -146,6 +146,41 @@ TEST_F(ControlStepTest, SomeoneElsesValueIsReleasedAndNeverOverwritten) {
   EXPECT_THAT(all[0].reason, HasSubstr("changed by someone else: was 8 (we wrote 16), now 50"));
 }
 
+TEST_F(ControlStepTest, ADeviceThatWentAwayIsReleasedAndOneThatComesBackIsNeverWrittenBack) {
+  ASSERT_THAT(Step(absl::ZeroDuration(), {RxUsecsTo(8, 16)}, 100).results, SizeIs(1));
+  ASSERT_EQ(knobs_->Get(kRxUsecs), 16);
+  knobs_->RemoveDevice(kRxUsecs.target);  // unplugged, or renamed: knobs are found by name
+
+  ControlStepSummary gone = Step(absl::Seconds(10), {RxUsecsTo(16, 32)}, 100);
+  ASSERT_THAT(gone.gone, SizeIs(1));
+  EXPECT_EQ(gone.gone[0].outcome, Outcome::kReleased);
+  EXPECT_THAT(gone.unreadable, SizeIs(1));
+  EXPECT_THAT(gone.actions, SizeIs(0));
+  EXPECT_THAT(DescribeControlStep(gone), HasSubstr("rx_usecs veth1 released: rx_usecs veth1 went "
+                                                   "away with our 16"));
+  EXPECT_THAT(actuator_->ManagedKnobs(), SizeIs(0));
+  EXPECT_THAT(Pending(), SizeIs(0));
+  std::vector<store::ChangeRecord> all = AllChanges();
+  ASSERT_THAT(all, SizeIs(1));
+  EXPECT_EQ(all[0].state, ChangeState::kReleased);
+  EXPECT_THAT(all[0].reason, HasSubstr("another one"));
+  // Released once: later windows that still cannot read it release nothing more.
+  EXPECT_THAT(Step(absl::Seconds(20), {RxUsecsTo(16, 32)}, 100).gone, SizeIs(0));
+
+  // A device comes back under the name holding the very value we wrote to the old one: it is
+  // another device, so neither the controller (someone else's value?) nor restore touches it.
+  knobs_->AddDeviceBack(kRxUsecs.target);
+  knobs_->Set(kRxUsecs, 16);
+  const size_t writes = knobs_->writes().size();
+  ControlStepSummary back = Step(absl::Seconds(30), {RxUsecsTo(16, 16)}, 0);
+  EXPECT_THAT(back.readings, SizeIs(1));
+  EXPECT_THAT(back.actions, SizeIs(0));
+  RestoreReport restore = actuator_->RestoreAll(kT0 + absl::Seconds(40));
+  EXPECT_THAT(restore.restored, SizeIs(0));
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 16);
+  EXPECT_EQ(knobs_->writes().size(), writes);
+}
+
 TEST_F(ControlStepTest, AnUnsupportedKnobIsLeftOutOfTheReadings) {
   knobs_->MakeUnsupported(kRxUsecs);
   ControlStepSummary step = Step(absl::ZeroDuration(), {RxUsecsTo(8, 16)}, 100);

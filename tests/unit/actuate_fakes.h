@@ -76,6 +76,8 @@ class FileKnobs : public driver::knobs::KnobProvider {
     tick_[actuate::KnobKey(address)] = tick;
   }
   void RemoveDevice(const std::string& target) { removed_.insert(target); }
+  // A device of the same name appears again (a driver reload, a NIC that restarted).
+  void AddDeviceBack(const std::string& target) { removed_.erase(target); }
 
   // Every Read, Write, and the moment after each Write, is one kernel event; at event number
   // `event` (1-based) the process exits on the spot, as if SIGKILLed: no destructor runs.

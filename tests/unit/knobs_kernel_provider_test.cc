@@ -217,13 +217,31 @@ TEST_F(KernelKnobProviderTest, ASettingTheKernelLacksIsUnsupported) {
                           "gro_flush_timeout");
   knob = Open(Knob::kGroFlushTimeout, kDevice);
   EXPECT_TRUE(IsUnsupported(knob.status())) << knob.status();
-  // A file that goes away after the knob was opened (the device was unplugged) is unsupported
-  // on read too, not a crash.
+  // A file that goes away after the knob was opened while its device stays is unsupported on
+  // read too, not a crash.
   absl::StatusOr<std::unique_ptr<KnobAccess>> defer = Open(Knob::kNapiDeferHardIrqs, kDevice);
   ASSERT_TRUE(defer.ok()) << defer.status();
   std::filesystem::remove(std::filesystem::path(root_) / "sys/class/net" / kDevice /
                           "napi_defer_hard_irqs");
   EXPECT_TRUE(IsUnsupported((*defer)->Read().status()));
+}
+
+TEST_F(KernelKnobProviderTest, ADeviceThatGoesAwayAfterOpenIsNotFoundNotUnsupported) {
+  absl::StatusOr<std::unique_ptr<KnobAccess>> defer = Open(Knob::kNapiDeferHardIrqs, kDevice);
+  ASSERT_TRUE(defer.ok()) << defer.status();
+  // Unplugged, or renamed: either way SYS_ROOT/class/net/DEV is gone with its files.
+  std::filesystem::remove_all(std::filesystem::path(root_) / "sys/class/net" / kDevice);
+  const absl::Status read = (*defer)->Read().status();
+  EXPECT_EQ(read.code(), absl::StatusCode::kNotFound) << read;
+  EXPECT_THAT(std::string(read.message()),
+              HasSubstr("napi_defer_hard_irqs on fakenic0: the device is gone"));
+  const absl::Status write = (*defer)->Write(2);
+  EXPECT_EQ(write.code(), absl::StatusCode::kNotFound) << write;
+  // The host's sysctls have no device: a missing one stays unsupported.
+  absl::StatusOr<std::unique_ptr<KnobAccess>> budget = Open(Knob::kNetdevBudget, "host");
+  ASSERT_TRUE(budget.ok()) << budget.status();
+  std::filesystem::remove(std::filesystem::path(root_) / "proc/sys/net/core/netdev_budget");
+  EXPECT_TRUE(IsUnsupported((*budget)->Read().status()));
 }
 
 TEST_F(KernelKnobProviderTest, TargetsThatCouldEscapeTheTreeAreRefused) {
