@@ -39,6 +39,7 @@
 #include "agent/metrics/exporter.h"
 #include "agent/metrics/tuning_series.h"
 #include "agent/model/window.h"
+#include "agent/rate_limited_log.h"
 #include "agent/service/apply_self_test.h"
 #include "agent/service/deadline_wait.h"
 #include "agent/service/emulated_nic_spec.h"
@@ -513,6 +514,9 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   std::optional<timespec> next_watchdog;
   if (notifier.watchdog_ping_every()) next_watchdog = deadline;
   bool ready = false;
+  // A loop held off the CPU misses deadlines again and again: once a minute in the log at most
+  // (every missed interval is counted in status and /metrics).
+  RateLimitedLog loop_problems;
   sampler.Step(absl::Now());  // the starting snapshot
   service::AdvanceDeadline(deadline, service::MonotonicNow(), settings.interval);
   while (true) {
@@ -546,8 +550,10 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
         service::AdvanceDeadline(deadline, service::MonotonicNow(), settings.interval);
     if (missed > 0) {
       sampler.NoteMissed(missed);
-      LogWarning(absl::StrCat("sampling fell behind: skipped ", missed, " interval(s) of ",
-                              absl::FormatDuration(settings.interval)));
+      loop_problems.Log(LogLevel::kWarning, "missed intervals",
+                        absl::StrCat("sampling fell behind: skipped ", missed, " interval(s) of ",
+                                     absl::FormatDuration(settings.interval)),
+                        absl::Now());
     }
   }
 }

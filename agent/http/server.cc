@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "agent/http/bearer_token.h"
 #include "agent/http/http_message.h"
 #include "agent/log.h"
@@ -39,11 +40,6 @@ void* LowerServerThreadPriority(const mg_context*, int) {
                                    " (errno ", error_number, ")"));
   }
   return nullptr;
-}
-
-int LogCivetwebMessage(const mg_connection*, const char* message) {
-  agent::LogWarning(absl::StrCat("http: ", message));
-  return 1;  // logged here; CivetWeb does not print it again
 }
 
 // Reads the body up to limit + 1 bytes, so a body without Content-Length that is too large is
@@ -90,7 +86,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(ServerOptions opti
                                  "no",
                                  nullptr};
   mg_callbacks callbacks{};
-  callbacks.log_message = LogCivetwebMessage;
+  callbacks.log_message = &HttpServer::LogMessage;
   callbacks.init_thread = LowerServerThreadPriority;
   mg_init_data init{};
   init.callbacks = &callbacks;
@@ -117,6 +113,23 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(ServerOptions opti
 
 HttpServer::~HttpServer() {
   if (context_ != nullptr) mg_stop(context_);
+}
+
+int HttpServer::LogMessage(const mg_connection* connection, const char* message) {
+  const std::string line = absl::StrCat("http: ", message);
+  const mg_context* context = connection != nullptr ? mg_get_context(connection) : nullptr;
+  auto* server = context != nullptr ? static_cast<HttpServer*>(mg_get_user_data(context)) : nullptr;
+  if (server == nullptr) {
+    agent::LogWarning(line);
+    return 1;
+  }
+  // One kind of message, whatever the client's address, port or byte counts in it.
+  std::string kind;
+  for (const char c : line) {
+    if (c < '0' || c > '9') kind.push_back(c);
+  }
+  server->problems_.Log(agent::LogLevel::kWarning, kind, line, absl::Now());
+  return 1;  // logged here; CivetWeb does not print it again
 }
 
 int HttpServer::HandleRequest(mg_connection* connection, void* server) {

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "agent/http/router.h"
+#include "agent/rate_limited_log.h"
 
 struct mg_context;
 struct mg_connection;
@@ -46,10 +47,14 @@ class HttpServer {
       : options_(std::move(options)), router_(std::move(router)) {}
 
   static int HandleRequest(mg_connection* connection, void* server);
+  static int LogMessage(const mg_connection* connection, const char* message);
   Response Serve(mg_connection* connection) const;
 
   ServerOptions options_;
   Router router_;
+  // CivetWeb's complaints (a client that reset, a full queue) come once per connection: under a
+  // flood of clients, one line a minute per kind of message.
+  agent::RateLimitedLog problems_;
   mg_context* context_ = nullptr;
   int port_ = 0;
 };

@@ -75,12 +75,15 @@ absl::StatusOr<tuner::Observation> EmulatedObservations::Observe(const model::Wi
   if (!observation.ok()) return observation;
   for (const auto& [device, source] : nics_) {
     absl::StatusOr<EmulatedNicCounters> now = source->Read();
+    const std::string problem = absl::StrCat("counters of emulated NIC ", device);
     if (!now.ok()) {
-      agent::LogWarning(absl::StrCat("emulated NIC ", device,
-                                     ": counters: ", now.status().message(),
-                                     "; the kernel's view of it is used this window"));
+      problems_.Log(agent::LogLevel::kWarning, problem,
+                    absl::StrCat("emulated NIC ", device, ": counters: ", now.status().message(),
+                                 "; the kernel's view of it is used until they can be read"),
+                    absl::Now());
       continue;
     }
+    problems_.Clear(problem);
     auto previous = previous_.find(device);
     if (previous != previous_.end() && !WentBackwards(previous->second, *now)) {
       AddEmulatedCounters(device, previous->second, *now, *observation);

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "agent/service/nic_counters_source.h"
+#include "agent/rate_limited_log.h"
 #include "agent/service/sampler_ports.h"
 #include "driver/emulated/counters.h"
 
@@ -31,7 +32,8 @@ class EmulatedObservations : public ObservationSource {
 
   // The inner observation, with each emulated device's queue (added when the kernel saw none)
   // carrying the counters' deltas since the previous reading, scaled to the window. A NIC whose
-  // counters cannot be read keeps the kernel's view and the failure is logged; a window without a
+  // counters cannot be read keeps the kernel's view and the failure is logged (once a minute at
+  // most: a NIC that is gone fails every window); a window without a
   // baseline (the NIC unreadable before, or restarted so that its counters went backwards) adds
   // nothing.
   absl::StatusOr<tuner::Observation> Observe(const model::Window& window,
@@ -41,6 +43,7 @@ class EmulatedObservations : public ObservationSource {
   ObservationSource& inner_;
   std::map<std::string, NicCountersSource*> nics_;
   std::map<std::string, driver::emulated::EmulatedNicCounters> previous_;
+  agent::RateLimitedLog problems_;
 };
 
 // Adds counters `now - before` of `device` to the observation (pure; exposed for tests). The

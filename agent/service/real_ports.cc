@@ -1,7 +1,6 @@
 #include "agent/service/real_ports.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "agent/log.h"
 #include "agent/observe/defer_reader.h"
 #include "agent/observe/host_knobs_reader.h"
@@ -16,8 +15,9 @@ absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window
   if (!host.ok()) return host.status();
   const std::vector<std::string> devices = agent::DeviceNames(window);
   observe::DeferReading defer = observe::ReadDeferStates(paths_.sys, devices);
-  if (!defer.errors.empty()) {
-    agent::LogWarning(absl::StrCat("deferral settings: ", absl::StrJoin(defer.errors, "; ")));
+  for (const std::string& error : defer.errors) {
+    problems_.Log(agent::LogLevel::kWarning, error, absl::StrCat("deferral settings: ", error),
+                  absl::Now());
   }
   observe::ObservationOptions options;
   options.defer = std::move(defer.states);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/collect/snapshot_collector.h"
+#include "agent/rate_limited_log.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/store/store.h"
 #include "agent/topology.h"
@@ -67,6 +68,8 @@ class HostObservations : public ObservationSource {
   TopologySource& topology_;
   // Where the previous window placed its sockets, by cookie: only sockets still seen are kept.
   std::map<uint64_t, std::string> socket_devices_;
+  // A device that went away between listing and reading fails the same way every window.
+  agent::RateLimitedLog problems_;
 };
 
 }  // namespace nictune::service

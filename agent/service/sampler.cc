@@ -88,7 +88,8 @@ StepOutcome Sampler::Step(absl::Time now) {
   if (!window.ok()) {
     ++sampling_.failed_samples;
     sampling_.last_error = window.status().ToString();
-    agent::LogError(absl::StrCat("sampling: ", sampling_.last_error));
+    problems_.Log(agent::LogLevel::kError, "sampling",
+                  absl::StrCat("sampling: ", sampling_.last_error), now);
     // Start over from this snapshot: the previous one is what the clock disagreed with.
     aggregator_.Start(current);
     previous_ = std::move(current);
@@ -96,6 +97,7 @@ StepOutcome Sampler::Step(absl::Time now) {
     return outcome;
   }
 
+  problems_.Clear("sampling");
   metrics::AgentCost cost{.sampling_seconds = sampling_.last_sampling_seconds};
   if (auto usage = metrics::ReadProcessUsage(); usage.ok()) cost.process = *usage;
   if (ports_.probes != nullptr) cost.probes = ports_.probes->Cost();

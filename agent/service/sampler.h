@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent/metrics/exporter.h"
+#include "agent/rate_limited_log.h"
 #include "agent/service/health_metrics.h"
 #include "agent/service/per_packet_switch.h"
 #include "agent/service/sampler_ports.h"
@@ -93,6 +94,8 @@ class Sampler {
   std::optional<absl::Time> last_store_log_;
   uint64_t store_errors_not_logged_ = 0;
   bool store_failing_ = false;
+  // Snapshots the clock disagrees with can come every interval: logged once a minute at most.
+  agent::RateLimitedLog problems_;
 };
 
 }  // namespace nictune::service

@@ -111,8 +111,31 @@ void Tuning::OnTunerWindow(const tuner::Observation& observation,
   if (mode_.load() != Mode::kApply) return;
   EnsureResolvedLocked(now);
   const actuate::ControlStepSummary summary = StepLocked(recommendations, now);
-  if (!summary.actions.empty() || !summary.unreadable.empty()) {
+  // Actions are events, one line each window that has some; a knob that stays unreadable is a
+  // problem that would repeat every window.
+  if (!summary.actions.empty() || !summary.gone.empty()) {
     agent::LogInfo(actuate::DescribeControlStep(summary));
+  }
+  LogUnreadableLocked(summary, now);
+}
+
+void Tuning::LogUnreadableLocked(const actuate::ControlStepSummary& summary, absl::Time now) {
+  for (const tuner::KnobReading& reading : summary.readings) {
+    problems_.Clear(absl::StrCat("unreadable ", actuate::KnobKey({reading.knob, reading.target})));
+  }
+  for (const actuate::UnreadableKnob& knob : summary.unreadable) {
+    if (driver::knobs::IsUnsupported(knob.status)) continue;
+    const bool released_now = std::any_of(
+        summary.gone.begin(), summary.gone.end(), [&](const actuate::ActuationResult& gone) {
+          return actuate::KnobKey(gone.address) == actuate::KnobKey(knob.address);
+        });
+    if (released_now) continue;  // the control step's line says so
+    problems_.Log(agent::LogLevel::kWarning,
+                  absl::StrCat("unreadable ", actuate::KnobKey(knob.address)),
+                  absl::StrCat("apply mode: ", actuate::DescribeKnob(knob.address),
+                               " cannot be read: ", knob.status.message(),
+                               "; left out of the controller's readings until it can be"),
+                  now);
   }
 }
 

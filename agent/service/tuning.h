@@ -14,6 +14,7 @@
 
 #include "agent/actuate/actuator.h"
 #include "agent/metrics/tuning_series.h"
+#include "agent/rate_limited_log.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/service/tuning_control.h"
 #include "agent/store/store.h"
@@ -66,6 +67,9 @@ class Tuning : public TuningControl, public TunerWindowSink {
   // cooldown), so that it does not mistake our own rollback for a person's change.
   void ForgetLocked(const actuate::ActuationResult& result, absl::Time now);
   void CountLocked(const actuate::ActuationResult& result);
+  // A knob that cannot be read (its device renamed or gone) is seen again every window: logged
+  // once a minute at most. Unsupported knobs are left to the actuator, which logs them once.
+  void LogUnreadableLocked(const actuate::ControlStepSummary& summary, absl::Time now);
 
   actuate::Actuator& actuator_;
   store::Store& store_;
@@ -78,6 +82,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   bool resolved_ = false;
   std::optional<std::vector<tuner::Recommendation>> recommendations_;
   tuner::ScopedHealth health_;
+  agent::RateLimitedLog problems_;
 };
 
 }  // namespace nictune::service

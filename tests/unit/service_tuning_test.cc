@@ -2,6 +2,8 @@
 // nothing however many windows pass, apply mode carries a recommendation out bounded by the
 // controller, the REST actions (apply now, rollback, restore) go through the same actuator, and a
 // rollback or restore is not mistaken for a person's change at the next window.
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "agent/metrics/tuning_series.h"
 #include "agent/service/tuning.h"
 #include "gmock/gmock.h"
@@ -180,6 +182,34 @@ TEST_F(TuningTest, AValueChangedByHandIsNeverOverwrittenAndSurvivesRestore) {
   tuning.RestoreAll(kT0 + 9 * kWindow);
   EXPECT_EQ(knobs_->writes().size(), writes);
   EXPECT_EQ(knobs_->Get(kRxUsecs), 50);
+}
+
+TEST_F(TuningTest, ADeviceThatWentAwayIsLoggedOnceAMinuteNotEveryWindow) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 16)}, kT0);
+  ASSERT_EQ(knobs_->Get(kRxUsecs), 16);
+  knobs_->RemoveDevice(kRxUsecs.target);
+
+  // Ten minutes of windows whose recommendation still names the device.
+  ::testing::internal::CaptureStderr();
+  for (int i = 1; i <= 60; ++i) {
+    tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(16, 32)}, kT0 + i * kWindow);
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  int released = 0;
+  int unreadable = 0;
+  for (const std::string& line : lines) {
+    released += absl::StrContains(line, "went away") ? 1 : 0;
+    unreadable += absl::StrContains(line, "cannot be read") ? 1 : 0;
+  }
+  EXPECT_EQ(released, 1) << log;
+  // One a minute: at 20 s (the window after the release), 80 s, ... 560 s.
+  EXPECT_EQ(unreadable, 10) << log;
+  EXPECT_EQ(lines.size(), 11u) << log;
+  EXPECT_THAT(log, HasSubstr("5 more time(s) since the last report"));
+  EXPECT_TRUE(Pending().empty());
 }
 
 TEST(HealthOfTest, EachDeviceCountsItsDropsOnceAndItsReceiveCpu) {
