@@ -26,21 +26,9 @@
 namespace nictune {
 namespace {
 
-using testing_support::RunProgram;
 
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
 
-// Every knob file as bytes, read inside the namespace with its own /sys (ip netns exec), each
-// prefixed by its name so that a difference says which knob changed.
-std::string GrepFiles(std::vector<std::string> argv, const std::vector<std::string>& files) {
-  argv.insert(argv.end(), {"grep", "-H", ""});
-  argv.insert(argv.end(), files.begin(), files.end());
-  absl::StatusOr<testing_support::ProgramOutput> out = RunProgram(argv);
-  EXPECT_TRUE(out.ok()) << out.status();
-  if (!out.ok()) return "";
-  EXPECT_EQ(out->exit_code, 0) << out->err;
-  return out->out;
-}
 
 // The net.core budget and weight sysctls exist only in the initial namespace: read the host's.
 std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
@@ -48,8 +36,11 @@ std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
   for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
     device_files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
   }
-  return GrepFiles({}, testing_support::TunedHostSysctls()) +
-         GrepFiles({"ip", "netns", "exec", netns}, device_files);
+  absl::StatusOr<std::string> host = testing_support::ReadFilesIn("", testing_support::TunedHostSysctls());
+  absl::StatusOr<std::string> device_text = testing_support::ReadFilesIn(netns, device_files);
+  EXPECT_TRUE(host.ok()) << host.status();
+  EXPECT_TRUE(device_text.ok()) << device_text.status();
+  return (host.ok() ? *host : "") + (device_text.ok() ? *device_text : "");
 }
 
 int64_t CountJournalRows(const std::string& db_path) {

@@ -87,7 +87,9 @@ absl::StatusOr<std::unique_ptr<EmulatedHost>> EmulatedHost::Start(
   const int id = sequence.fetch_add(1);
   auto host = std::unique_ptr<EmulatedHost>(
       new EmulatedHost(options, absl::StrCat("nt-host-", getpid(), "-", id),
-                       absl::StrCat("/tmp/nictune-host-", getpid(), "-", id, ".sock")));
+                       options.control_socket.empty()
+                           ? absl::StrCat("/tmp/nictune-host-", getpid(), "-", id, ".sock")
+                           : options.control_socket));
   // Flow 0 is the test's, silent until its receiver listens (else the kernel answers with
   // port unreachables); flow 1 feeds the calibration socket.
   const std::string flows = absl::StrCat(

@@ -24,6 +24,9 @@ namespace nictune::testing_support {
 
 struct EmulatedHostOptions {
   std::string nic_binary;  // path of nictune-emulated-nic
+  // Its control socket; empty: a path of its own. A NIC started on the path of one that stopped is
+  // what an agent configured with that path sees as the device coming back.
+  std::string control_socket;
   std::string device = "emu0";
   std::string address = "10.77.0.1";  // the TAP's own address, in the NIC's namespace only
   uint16_t port = 9000;

@@ -17,6 +17,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/support/subprocess.h"
@@ -125,6 +126,21 @@ absl::StatusOr<std::string> ReadProcNetIn(const std::string& name, const std::st
                         absl::StrCat(text.status().message(), " in netns ", name));
   }
   return text;
+}
+
+absl::StatusOr<std::string> ReadFilesIn(const std::string& name,
+                                        const std::vector<std::string>& files) {
+  std::vector<std::string> argv = {"grep", "-H", ""};
+  if (!name.empty()) argv.insert(argv.begin(), {"ip", "netns", "exec", name});
+  argv.insert(argv.end(), files.begin(), files.end());
+  absl::StatusOr<ProgramOutput> out = RunProgram(argv);
+  if (!out.ok()) return out.status();
+  if (out->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("read ", absl::StrJoin(files, " "), " in netns ",
+                                            name.empty() ? "(the test's)" : name, ": grep exit ",
+                                            out->exit_code, ": ", out->err));
+  }
+  return out->out;
 }
 
 absl::Status NetworkNamespace::Ip(const std::vector<std::string>& args) const {

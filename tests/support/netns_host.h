@@ -32,6 +32,13 @@ absl::Status RunInNamedNamespace(const std::string& name, const std::function<vo
 // Reads /proc/net/<file> as the namespace /run/netns/<name> sees it ("snmp", "dev", "netstat").
 absl::StatusOr<std::string> ReadProcNetIn(const std::string& name, const std::string& file);
 
+// The contents of files as the namespace /run/netns/<name> sees them with a sysfs of its own (as
+// `ip netns exec` mounts it): one line "PATH:VALUE" per line of each file, so that a difference
+// between two readings names the file. An empty name reads them in the test's own namespace.
+// Fails naming the files unless every one was read.
+absl::StatusOr<std::string> ReadFilesIn(const std::string& name,
+                                        const std::vector<std::string>& files);
+
 // One named network namespace (`ip netns add`), deleted with `ip netns del` on destruction.
 class NetworkNamespace {
  public:
