@@ -81,17 +81,20 @@ absl::StatusOr<Connection> Connection::Open(const std::string& path, int flags,
   }
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, busy_timeout_ms);
-  return Connection(db, path);
+  return Connection(db, path, busy_timeout_ms);
 }
 
 Connection::Connection(Connection&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      path_(std::move(other.path_)),
+      busy_timeout_ms_(other.busy_timeout_ms_) {}
 
 Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
     Close();
     db_ = std::exchange(other.db_, nullptr);
     path_ = std::move(other.path_);
+    busy_timeout_ms_ = other.busy_timeout_ms_;
   }
   return *this;
 }
@@ -140,6 +143,18 @@ absl::StatusOr<std::string> Connection::QueryText(absl::string_view sql,
   if (!row.ok()) return row.status();
   if (!*row) return std::string();
   return statement->ColumnText(0);
+}
+
+absl::StatusOr<bool> Connection::TryEmptyWal() {
+  sqlite3_busy_timeout(db_, 0);
+  int wal_frames = 0;
+  int copied_frames = 0;
+  const int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, &wal_frames,
+                                           &copied_frames);
+  sqlite3_busy_timeout(db_, busy_timeout_ms_);
+  if (rc == SQLITE_OK) return true;
+  if ((rc & 0xff) == SQLITE_BUSY) return false;
+  return SqliteError(path_, "checkpoint and empty the WAL", rc, db_);
 }
 
 void Connection::KeepFilesOnClose() {

@@ -75,6 +75,11 @@ class Connection {
   // are left as they are.
   void KeepFilesOnClose();
 
+  // Copies every WAL frame into the database and empties the WAL (a TRUNCATE checkpoint), waiting
+  // for nobody: false when a reader's snapshot (or a writer) kept it from finishing, after it
+  // copied what it could. The busy timeout is off for the call and set back after it.
+  absl::StatusOr<bool> TryEmptyWal();
+
   // True outside an explicit transaction (SQLite may end one by itself after an I/O error).
   bool InAutocommit() const;
   int64_t RowsChanged() const;
@@ -82,11 +87,13 @@ class Connection {
   const std::string& path() const { return path_; }
 
  private:
-  Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Connection(sqlite3* db, std::string path, int busy_timeout_ms)
+      : db_(db), path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
   void Close();
 
   sqlite3* db_ = nullptr;
   std::string path_;
+  int busy_timeout_ms_ = 0;
 };
 
 // BEGIN IMMEDIATE on construction succeeds or fails through Begin(); the destructor rolls back

@@ -16,6 +16,7 @@
 #include "agent/store/record_tables.h"
 #include "agent/store/sample_writer.h"
 #include "agent/store/schema.h"
+#include "agent/store/wal_cap.h"
 
 namespace nictune::store {
 namespace {
@@ -122,9 +123,18 @@ absl::Status Store::Note(absl::Status status) {
   return status;
 }
 
+absl::Status Store::WalRoomLocked() {
+  if (WalFileBytes(path_) <= options_.wal_cap_bytes) return absl::OkStatus();
+  // Our own reader out of any snapshot while the checkpoint looks for readers: its queries are
+  // short, so this waits at most for one of them, and they cannot starve the checkpoint.
+  std::lock_guard<std::mutex> lock(read_mutex_);
+  return MakeWalRoom(writer_, options_.wal_cap_bytes);
+}
+
 absl::StatusOr<AppendResult> Store::AppendSamples(absl::Time ts,
                                                   const std::vector<SeriesSample>& samples) {
   std::lock_guard<std::mutex> lock(write_mutex_);
+  if (absl::Status room = WalRoomLocked(); !room.ok()) return Note(room);
   return Note(WriteSamples(writer_, catalog_,
                            absl::ToInt64Milliseconds(options_.resolutions.front().step), ts,
                            samples));
@@ -138,6 +148,7 @@ absl::StatusOr<HistoryResult> Store::QueryHistory(const HistoryQuery& query) {
 absl::Status Store::AppendRecommendations(
     const std::vector<RecommendationRecord>& recommendations) {
   std::lock_guard<std::mutex> lock(write_mutex_);
+  if (absl::Status room = WalRoomLocked(); !room.ok()) return Note(room);
   return Note(WriteRecommendations(writer_, recommendations));
 }
 
@@ -168,6 +179,7 @@ absl::StatusOr<std::vector<ChangeRecord>> Store::ChangesSince(absl::Time since) 
 
 absl::Status Store::AppendEvent(const EventRecord& event) {
   std::lock_guard<std::mutex> lock(write_mutex_);
+  if (absl::Status room = WalRoomLocked(); !room.ok()) return Note(room);
   return Note(WriteEvent(writer_, event));
 }
 
@@ -182,6 +194,7 @@ absl::StatusOr<MaintenanceReport> Store::Maintain(absl::Time now) {
     absl::StatusOr<bool> worked;
     {
       std::lock_guard<std::mutex> lock(write_mutex_);
+      if (absl::Status room = WalRoomLocked(); !room.ok()) return Note(room);
       worked = maintenance_.Step(now, report);
     }
     if (!worked.ok()) return Note(worked.status());

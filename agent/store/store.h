@@ -5,7 +5,9 @@
 // synchronous=NORMAL, a crash may lose the last samples but never corrupts), the journal
 // (synchronous=FULL: a journaled original is on disk when the call returns, see change_journal.h)
 // and a query_only reader (history and stats do not wait for writes). Writes are serialised by
-// one mutex, reads by another. Every method is safe to call from any thread.
+// one mutex, reads by another (taken after the write mutex, never before it). The WAL has a cap
+// (wal_cap.h) that bulk writes respect and the change journal does not. Every method is safe to
+// call from any thread.
 #pragma once
 
 #include <memory>
@@ -66,6 +68,9 @@ class Store {
  private:
   Store(std::string path, StoreOptions options, Connection writer, Connection journal,
         Connection reader);
+
+  // Needs write_mutex_ held; takes read_mutex_ when the WAL is over its cap (wal_cap.h).
+  absl::Status WalRoomLocked();
 
   // Remembers a failure for Stats(), then passes the result through.
   absl::Status Note(absl::Status status);

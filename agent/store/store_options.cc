@@ -33,6 +33,11 @@ absl::Status ValidateStoreOptions(const StoreOptions& options) {
         "store options: disk cap %d bytes is below the 64 KiB an empty database needs",
         options.disk_cap_bytes));
   }
+  if (options.wal_cap_bytes < (int64_t{1} << 20)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "store options: WAL cap %d bytes is below 1 MiB (one window's samples may need that much)",
+        options.wal_cap_bytes));
+  }
   if (options.maintenance_batch_rows < 1 || options.maintenance_batches_per_call < 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "store options: maintenance batch rows %d and batches per call %d must be positive",

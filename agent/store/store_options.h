@@ -25,6 +25,11 @@ struct StoreOptions {
   // Recommendations and events older than this are deleted; the change journal is kept.
   absl::Duration record_retention = absl::Hours(24 * 30);
   int64_t disk_cap_bytes = int64_t{256} << 20;
+  // The WAL file's cap. It stays near 4 MiB by itself (checkpoints every 1000 pages, truncated to
+  // journal_size_limit); only a reader holding a snapshot open keeps checkpoints from resetting
+  // it. Over the cap, samples, records and maintenance are refused until a checkpoint can empty
+  // it (wal_cap.h); the change journal's rows, a few pages each, are still written.
+  int64_t wal_cap_bytes = int64_t{16} << 20;
   // Upper bound on rows one maintenance transaction reads or deletes, so the write lock is short.
   int64_t maintenance_batch_rows = 5000;
   // Transactions one Maintain() call may run; work left over waits for the next call.
