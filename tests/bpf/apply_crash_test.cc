@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -25,7 +24,6 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -42,6 +40,7 @@
 #include "tests/support/serving_nictuned.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_env.h"
 
 namespace nictune {
 namespace {
@@ -51,6 +50,7 @@ using testing_support::BackgroundProgram;
 using testing_support::DescribeKnobs;
 using testing_support::EmulatedHost;
 using testing_support::EmulatedHostOptions;
+using testing_support::EnvInt;
 using testing_support::JournalFile;
 using testing_support::JournalRow;
 using testing_support::ProgramOutput;
@@ -71,12 +71,6 @@ const absl::Duration kKillFrom = absl::Seconds(1);
 const absl::Duration kKillSpan = absl::Seconds(6);
 const std::vector<std::string> kKnobs = {std::string(driver::emulated::kKeyRxUsecs),
                                          std::string(driver::emulated::kKeyRxFrames)};
-
-int EnvInt(const char* name, int fallback) {
-  const char* text = std::getenv(name);
-  int value = 0;
-  return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
-}
 
 std::string Describe(const std::vector<JournalRow>& rows) {
   std::string out;
