@@ -40,10 +40,10 @@ bool RateLimitedLog::Log(LogLevel level, absl::string_view problem, absl::string
   return true;
 }
 
-uint64_t RateLimitedLog::Clear(absl::string_view problem) {
+std::optional<uint64_t> RateLimitedLog::Clear(absl::string_view problem) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = problems_.find(problem);
-  if (it == problems_.end()) return 0;
+  if (it == problems_.end()) return std::nullopt;
   const uint64_t unlogged = it->second.unlogged;
   problems_.erase(it);
   return unlogged;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -27,8 +28,8 @@ class RateLimitedLog {
   bool Log(LogLevel level, absl::string_view problem, absl::string_view message, absl::Time now);
 
   // The problem is over: its next occurrence is logged at once. Returns how many repeats of it
-  // went unlogged since its last line (0 for a problem not being tracked).
-  uint64_t Clear(absl::string_view problem);
+  // went unlogged since its last line; nullopt for a problem not being tracked.
+  std::optional<uint64_t> Clear(absl::string_view problem);
 
   // Problems tracked now: bounded, since those quiet for a period are forgotten.
   size_t tracked() const;

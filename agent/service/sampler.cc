@@ -16,8 +16,6 @@
 namespace nictune::service {
 namespace {
 
-constexpr absl::Duration kStoreLogEvery = absl::Minutes(1);
-
 absl::Time FromUnixNs(int64_t ns) { return absl::FromUnixNanos(ns); }
 
 }  // namespace
@@ -182,30 +180,24 @@ void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
 }
 
 void Sampler::NoteStore(const absl::Status& status, absl::string_view operation, absl::Time now) {
-  state_.NoteStoreResult(status, now);
+  const std::string problem = absl::StrCat("store ", operation);
   if (status.ok()) {
-    if (store_failing_) {
-      agent::LogInfo(absl::StrCat("store: ", operation, " works again after ",
-                                  store_errors_not_logged_, " unlogged failure(s)"));
-      store_failing_ = false;
-      store_errors_not_logged_ = 0;
-      last_store_log_.reset();
+    if (failing_store_operations_.erase(std::string(operation)) > 0) {
+      const std::optional<uint64_t> unlogged = problems_.Clear(problem);
+      agent::LogInfo(absl::StrCat("store: ", operation, " works again after ", unlogged.value_or(0),
+                                  " unlogged failure(s)"));
     }
+    // Healthy only once no operation fails: on a full disk the maintenance that finds nothing to
+    // do succeeds between appends that fail.
+    if (failing_store_operations_.empty()) state_.NoteStoreResult(status, now);
     return;
   }
-  store_failing_ = true;
-  if (last_store_log_ && now - *last_store_log_ < kStoreLogEvery) {
-    ++store_errors_not_logged_;
-    return;
-  }
-  agent::LogError(absl::StrCat(
-      "store: ", operation, ": ", status.ToString(),
-      store_errors_not_logged_ > 0
-          ? absl::StrCat(" (", store_errors_not_logged_, " more failure(s) since the last report)")
-          : std::string(),
-      "; sampling continues, next report in a minute at most"));
-  last_store_log_ = now;
-  store_errors_not_logged_ = 0;
+  state_.NoteStoreResult(status, now);
+  failing_store_operations_.insert(std::string(operation));
+  problems_.Log(agent::LogLevel::kError, problem,
+                absl::StrCat("store: ", operation, ": ", status.ToString(),
+                             "; sampling continues, next report in a minute at most"),
+                now);
 }
 
 void Sampler::NoteMissed(uint64_t count) {

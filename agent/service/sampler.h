@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent/metrics/exporter.h"
@@ -90,11 +91,10 @@ class Sampler {
   WindowAggregator aggregator_;
   SamplingHealth sampling_;
   size_t last_recommendations_ = 0;
-  // Store errors are logged at most once a minute; the ones in between are only counted.
-  std::optional<absl::Time> last_store_log_;
-  uint64_t store_errors_not_logged_ = 0;
-  bool store_failing_ = false;
-  // Snapshots the clock disagrees with can come every interval: logged once a minute at most.
+  // The store's operations failing now ("append samples", "maintenance", ...).
+  absl::flat_hash_set<std::string> failing_store_operations_;
+  // Store errors (per operation) and snapshots the clock disagrees with can come every interval:
+  // each logged once a minute at most, the ones in between only counted.
   agent::RateLimitedLog problems_;
 };
 

@@ -56,7 +56,7 @@ TEST(RateLimitedLogTest, AClearedProblemIsLoggedAtOnceWhenItComesBack) {
   log.Log(LogLevel::kWarning, "a", "a failed", kT0);
   log.Log(LogLevel::kWarning, "a", "a failed", kT0 + absl::Seconds(1));
   EXPECT_EQ(log.Clear("a"), 1u);
-  EXPECT_EQ(log.Clear("a"), 0u);
+  EXPECT_EQ(log.Clear("a"), std::nullopt);
   log.Log(LogLevel::kWarning, "a", "a failed again", kT0 + absl::Seconds(2));
   EXPECT_THAT(Lines(::testing::internal::GetCapturedStderr()),
               ElementsAre("<4>a failed", "<4>a failed again"));

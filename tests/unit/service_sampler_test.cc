@@ -23,6 +23,7 @@ namespace nictune::service {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class RecordingHistory : public HistorySink {
  public:
@@ -34,7 +35,7 @@ class RecordingHistory : public HistorySink {
     return store::AppendResult{.rows_written = static_cast<int64_t>(samples.size())};
   }
   absl::StatusOr<store::MaintenanceReport> Maintain(absl::Time) override {
-    if (!failure.ok()) return failure;
+    if (!failure.ok() && !maintenance_succeeds) return failure;
     ++maintained;
     return store::MaintenanceReport{.caught_up = true};
   }
@@ -46,6 +47,8 @@ class RecordingHistory : public HistorySink {
   }
 
   absl::Status failure;  // every call fails with it unless ok
+  // Maintenance that finds nothing to do writes nothing, and succeeds on a full disk too.
+  bool maintenance_succeeds = false;
   std::vector<absl::Time> append_times;
   std::vector<size_t> append_sizes;
   int maintained = 0;
@@ -210,6 +213,31 @@ TEST_F(SamplerTest, AFullDiskIsCountedAndReportedWhileSamplingGoesOn) {
   text = exporter_.Text();
   EXPECT_THAT(text, HasSubstr("nictune_store_healthy 1\n"));
   EXPECT_THAT(text, HasSubstr("nictune_store_errors_total 4\n"));
+}
+
+TEST_F(SamplerTest, AppendsFailingBetweenMaintenanceThatSucceedsKeepTheStoreUnhealthyAndQuiet) {
+  MakeSampler(Mode::kRecommend);
+  sampler_->Step(now_);
+  history_.failure = absl::ResourceExhaustedError("append samples: database or disk is full");
+  history_.maintenance_succeeds = true;
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 5; ++i) {
+    StepAfterPause();
+    EXPECT_FALSE(state_.Status().store.healthy) << "interval " << i;
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(exporter_.Text(), HasSubstr("nictune_store_healthy 0\n"));
+  // One line for the failing appends, none for the maintenance that kept working.
+  EXPECT_EQ(log.find("<3>store: append samples"), log.rfind("<3>store: append samples")) << log;
+  EXPECT_NE(log.find("<3>store: append samples"), std::string::npos) << log;
+  EXPECT_THAT(log, Not(HasSubstr("works again"))) << log;
+
+  history_.failure = absl::OkStatus();
+  ::testing::internal::CaptureStderr();
+  StepAfterPause();
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("store: append samples works again after 4 unlogged failure(s)"));
+  EXPECT_TRUE(state_.Status().store.healthy);
 }
 
 TEST_F(SamplerTest, ObserveModeClosesWindowsWithoutTheTuner) {
