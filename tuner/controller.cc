@@ -61,6 +61,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
                                      const ScopedHealth& scoped,
                                      const std::vector<Recommendation>& recommendations) {
   std::vector<Action> actions;
+  before_apply_.clear();
   for (const KnobReading& reading : readings) {
     KnobState& st = knobs_[Key(reading.knob, reading.target)];
     const Health& health = scoped.For(reading.knob, reading.target);
@@ -122,6 +123,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     const int direction = value > reading.value ? 1 : -1;
     const bool reversal = st.direction != 0 && direction != st.direction;
     if (reversal && now - st.last_reversal_at < config_.cooldown) continue;
+    before_apply_[Key(reading.knob, reading.target)] = st;
     if (reversal) st.last_reversal_at = now;
 
     Apply apply;
@@ -156,6 +158,13 @@ void Controller::WriteFailed(Knob knob, const std::string& target, absl::Time no
   st.mode = KnobMode::kParked;
   st.parked_until = now + config_.cooldown;
   st.changed_at = now;
+}
+
+void Controller::WriteNotMade(Knob knob, const std::string& target) {
+  auto before = before_apply_.find(Key(knob, target));
+  if (before == before_apply_.end()) return;
+  knobs_[before->first] = before->second;
+  before_apply_.erase(before);
 }
 
 KnobMode Controller::ModeOf(Knob knob, const std::string& target) const {

@@ -81,6 +81,11 @@ class Controller {
   // park the knob for a cooldown rather than retry every window.
   void WriteFailed(Knob knob, const std::string& target, absl::Time now);
 
+  // The actuator made no write for this window's Apply of the knob, for a reason outside the
+  // knob (the change journal could not record its original first): the knob is as if the Apply
+  // had never been asked for, unparked, so the next window asks again. Only for the last Step.
+  void WriteNotMade(Knob knob, const std::string& target);
+
   KnobMode ModeOf(Knob knob, const std::string& target) const;
 
  private:
@@ -102,6 +107,8 @@ class Controller {
 
   ControllerConfig config_;
   absl::flat_hash_map<std::string, KnobState> knobs_;
+  // Each knob the last Step applied, as it was before: what WriteNotMade puts back.
+  absl::flat_hash_map<std::string, KnobState> before_apply_;
 };
 
 }  // namespace nictune::tuner

@@ -34,6 +34,9 @@ struct ActuationResult {
   int64_t change_id = 0;          // the journal row this call created or closed; 0 if none
   std::string message;            // one line saying what happened and why
   absl::Status error;             // set for kFailed (and a write's kUnsupported)
+  // kFailed before the kernel was touched because the original could not be journaled (a full
+  // disk): the knob is as it was, and the write may be asked for again once the journal works.
+  bool not_journaled = false;
 };
 
 // What RestoreAll or the start-up resolution did, knob by knob.

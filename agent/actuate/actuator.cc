@@ -311,10 +311,14 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
   absl::StatusOr<int64_t> id = store_.JournalOriginal(
       {boot_id_, now, KnobNameText(address.knob), address.target, original, reason});
   if (!id.ok()) {
-    return Failed(address,
-                  Annotate(id.status(), absl::StrFormat("journal the original %d of %s before "
-                                                        "writing %d (not written)",
-                                                        original, name, value)));
+    ActuationResult failed =
+        Failed(address, Annotate(id.status(), absl::StrFormat("journal the original %d of %s "
+                                                              "before writing %d (not written)",
+                                                              original, name, value)));
+    failed.before = current;
+    failed.after = current;
+    failed.not_journaled = true;
+    return failed;
   }
   result.change_id = *id;
 

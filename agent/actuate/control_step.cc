@@ -101,7 +101,13 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
     const bool write_failed =
         !std::holds_alternative<tuner::Release>(action) &&
         (result.outcome == Outcome::kFailed || result.outcome == Outcome::kUnsupported);
-    if (write_failed) {
+    if (write_failed && result.not_journaled && std::holds_alternative<tuner::Apply>(action)) {
+      // Not the knob's fault: the knob is untouched and no cooldown is owed. (A rollback that
+      // cannot be journaled still parks the knob: the regression it undoes is not retried.)
+      controller.WriteNotMade(result.address.knob, result.address.target);
+      if (summary.journal_error.ok()) summary.journal_error = result.error;
+      ++summary.not_journaled;
+    } else if (write_failed) {
       controller.WriteFailed(result.address.knob, result.address.target, now);
       ++summary.writes_failed;
     }

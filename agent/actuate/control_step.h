@@ -33,6 +33,10 @@ struct ControlStepSummary {
   // controller forgot its write of each (Controller::WriteFailed).
   std::vector<ActuationResult> gone;
   int writes_failed = 0;  // reported to Controller::WriteFailed
+  // Applies not made because the journal could not record the original (a full disk): the
+  // controller forgot them (Controller::WriteNotMade) and asks again next window. The first error.
+  int not_journaled = 0;
+  absl::Status journal_error;
 };
 
 // The knobs read are those the recommendations name (socket buffers are advice only, never

@@ -111,12 +111,37 @@ void Tuning::OnTunerWindow(const tuner::Observation& observation,
   if (mode_.load() != Mode::kApply) return;
   EnsureResolvedLocked(now);
   const actuate::ControlStepSummary summary = StepLocked(recommendations, now);
-  // Actions are events, one line each window that has some; a knob that stays unreadable is a
-  // problem that would repeat every window.
-  if (!summary.actions.empty() || !summary.gone.empty()) {
-    agent::LogInfo(actuate::DescribeControlStep(summary));
-  }
+  // Actions are events, one line each window that has some; a knob that stays unreadable, or a
+  // journal that cannot be written, is a problem that would repeat every window.
+  const bool acted = summary.not_journaled < static_cast<int>(summary.actions.size());
+  if (acted || !summary.gone.empty()) agent::LogInfo(actuate::DescribeControlStep(summary));
   LogUnreadableLocked(summary, now);
+  NoteJournalLocked(summary, now);
+}
+
+void Tuning::NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now) {
+  constexpr absl::string_view kPaused = "tuning paused";
+  if (!summary.journal_error.ok()) {
+    paused_ = true;
+    problems_.Log(agent::LogLevel::kError, kPaused,
+                  absl::StrCat("tuning paused: ", summary.not_journaled,
+                               " change(s) not made because the change journal cannot record "
+                               "the originals first: ",
+                               summary.journal_error.message(),
+                               "; asked again every window, nothing is written until it can"),
+                  now);
+    return;
+  }
+  const bool journaled = std::any_of(summary.results.begin(), summary.results.end(),
+                                     [](const actuate::ActuationResult& result) {
+                                       return result.outcome == actuate::Outcome::kWritten ||
+                                              result.outcome == actuate::Outcome::kRolledBack;
+                                     });
+  if (!paused_ || !journaled) return;
+  paused_ = false;
+  const std::optional<uint64_t> repeats = problems_.Clear(kPaused);
+  agent::LogInfo(absl::StrCat("tuning resumed: the change journal records originals again (",
+                              repeats.value_or(0), " paused window(s) since the last report)"));
 }
 
 void Tuning::LogUnreadableLocked(const actuate::ControlStepSummary& summary, absl::Time now) {

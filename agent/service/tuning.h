@@ -70,6 +70,9 @@ class Tuning : public TuningControl, public TunerWindowSink {
   // A knob that cannot be read (its device renamed or gone) is seen again every window: logged
   // once a minute at most. Unsupported knobs are left to the actuator, which logs them once.
   void LogUnreadableLocked(const actuate::ControlStepSummary& summary, absl::Time now);
+  // A journal that cannot record originals (a full disk) pauses every change: said once a minute
+  // while it lasts, and once when a change is journaled again.
+  void NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now);
 
   actuate::Actuator& actuator_;
   store::Store& store_;
@@ -83,6 +86,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   std::optional<std::vector<tuner::Recommendation>> recommendations_;
   tuner::ScopedHealth health_;
   agent::RateLimitedLog problems_;
+  bool paused_ = false;  // the last change asked for could not be journaled
 };
 
 }  // namespace nictune::service

@@ -24,17 +24,16 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "agent/http/unix_socket_client.h"
-#include "driver/emulated/control_client.h"
 #include "driver/emulated/control_protocol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/emulated_host.h"
+#include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/namespace_proc_root.h"
 #include "tests/support/netns_host.h"
@@ -46,8 +45,6 @@
 namespace nictune {
 namespace {
 
-using driver::emulated::ControlClient;
-using driver::emulated::ControlVerb;
 using testing_support::BackgroundProgram;
 using testing_support::EmulatedHost;
 using testing_support::JournalRow;
@@ -62,32 +59,7 @@ const std::vector<std::string> kNicKnobs = {std::string(driver::emulated::kKeyRx
 const std::vector<std::string> kDeviceFiles = {"napi_defer_hard_irqs", "gro_flush_timeout"};
 
 absl::StatusOr<std::map<std::string, int64_t>> NicKnobs(const std::string& socket) {
-  std::map<std::string, int64_t> values;
-  for (const std::string& knob : kNicKnobs) {
-    absl::StatusOr<std::string> text =
-        ControlClient(socket).Call({.verb = ControlVerb::kGet, .key = knob});
-    if (!text.ok()) return text.status();
-    if (!absl::SimpleAtoi(*text, &values[knob])) {
-      return absl::InternalError(absl::StrCat("GET ", knob, ": not an integer: ", *text));
-    }
-  }
-  return values;
-}
-
-absl::Status SetNicKnobs(const std::string& socket, const std::map<std::string, int64_t>& values) {
-  for (const auto& [knob, value] : values) {
-    absl::Status set = ControlClient(socket)
-                           .Call({.verb = ControlVerb::kSet, .key = knob, .value = value})
-                           .status();
-    if (!set.ok()) return set;
-  }
-  return absl::OkStatus();
-}
-
-std::string Describe(const std::map<std::string, int64_t>& values) {
-  std::string out;
-  for (const auto& [knob, value] : values) absl::StrAppend(&out, " ", knob, "=", value);
-  return out;
+  return testing_support::ReadNicKnobs(socket, kNicKnobs);
 }
 
 absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& control_socket,
@@ -102,7 +74,8 @@ absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& contro
        .max_run = absl::Minutes(2),
        .rcvbuf_bytes = 12000});
   if (!host.ok()) return host.status();
-  if (absl::Status done = SetNicKnobs((*host)->control_socket(), set); !done.ok()) return done;
+  if (absl::Status done = testing_support::SetNicKnobs((*host)->control_socket(), set); !done.ok())
+    return done;
   return host;
 }
 
@@ -274,7 +247,7 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   }
   // Someone switches adaptive-rx off: at 8192 us each burst overflows the socket, and the agent
   // takes over the interval within a few windows.
-  ASSERT_TRUE(SetNicKnobs(nic_socket, {{"adaptive_rx", 0}}).ok());
+  ASSERT_TRUE(testing_support::SetNicKnobs(nic_socket, {{"adaptive_rx", 0}}).ok());
   std::map<std::string, int64_t> originals = adaptive_on;
   originals["adaptive_rx"] = 0;
   std::map<std::string, int64_t> written = originals;
@@ -294,9 +267,9 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
            << "\nits log:\n"
            << log.All();
   }
-  std::cout << "adaptive-rx on, left alone:" << Describe(adaptive_on)
-            << "; then switched off by hand:" << Describe(originals) << "; the agent wrote"
-            << Describe(written) << "\n";
+  std::cout << "adaptive-rx on, left alone:" << testing_support::DescribeNicKnobs(adaptive_on)
+            << "; then switched off by hand:" << testing_support::DescribeNicKnobs(originals)
+            << "; the agent wrote" << testing_support::DescribeNicKnobs(written) << "\n";
 
   // 1. Renamed mid-apply, with a flow over the veth so that the agent observes it (and finds its
   // coalescing unsupported).

@@ -443,5 +443,32 @@ TEST(ControllerTest, FailedWriteIsForgottenAndParked) {
   EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "veth0"), KnobMode::kParked);
 }
 
+TEST(ControllerTest, AWriteNotMadeIsAskedForAgainNextWindowNeitherParkedNorReleased) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "veth0", 8};
+  std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, Health{},
+                                                {Rec(Knob::kRxUsecs, "veth0", 8, 16, 0.5)});
+  ASSERT_THAT(actions, SizeIs(1));
+  // The journal could not record the original (a full disk): the kernel was never touched.
+  controller.WriteNotMade(Knob::kRxUsecs, "veth0");
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "veth0"), KnobMode::kIdle);
+  clock.Advance(config.window);
+  actions = controller.Step(clock.Now(), {knob.Read()}, Health{},
+                            {Rec(Knob::kRxUsecs, "veth0", 8, 16, 0.5)});
+  ASSERT_THAT(actions, SizeIs(1)) << "asked again, not parked and not taken for a person's change";
+  ASSERT_TRUE(std::holds_alternative<Apply>(actions[0]));
+  EXPECT_EQ(std::get<Apply>(actions[0]).value, 16);
+  knob.Carry(actions);
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "veth0"), KnobMode::kGuarding);
+  // Only the last Step's Apply can be taken back: a later call changes nothing.
+  clock.Advance(config.window);
+  controller.Step(clock.Now(), {knob.Read()}, Health{},
+                  {Rec(Knob::kRxUsecs, "veth0", 16, 16, 0.5)});
+  controller.WriteNotMade(Knob::kRxUsecs, "veth0");
+  EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "veth0"), KnobMode::kGuarding);
+}
+
 }  // namespace
 }  // namespace nictune::tuner
