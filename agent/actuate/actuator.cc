@@ -441,6 +441,18 @@ ActuationResult Actuator::RollbackToOriginal(const KnobAddress& address, const s
                                              absl::Time now) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = managed_.find(KnobKey(address));
+  if (it == managed_.end() && !resolved_ && !released_.contains(KnobKey(address))) {
+    // The journal was never resolved (recommend or observe mode): what this boot owes is in its
+    // rows alone, as restore finds it (a crashed apply-mode agent's changes).
+    absl::StatusOr<std::vector<store::ChangeRecord>> pending = store_.PendingChanges(boot_id_);
+    if (!pending.ok()) {
+      return Failed(address, Annotate(pending.status(), "rollback: read the pending changes"));
+    }
+    for (const PendingKnob& knob : GroupPendingByKnob(*pending).knobs) {
+      if (KnobKey(knob.address) != KnobKey(address)) continue;
+      return RestorePendingLocked(knob, reason, now, ChangeState::kRolledBack);
+    }
+  }
   if (it == managed_.end()) {
     ActuationResult result;
     result.address = address;
@@ -538,7 +550,7 @@ absl::Status Actuator::MarkVerified(const KnobAddress& address, const std::strin
 }
 
 ActuationResult Actuator::RestorePendingLocked(const PendingKnob& knob, const std::string& why,
-                                               absl::Time now) {
+                                               absl::Time now, ChangeState final_state) {
   const std::vector<int64_t> ids = RowIds(knob);
   absl::StatusOr<int64_t> current = ReadLocked(knob.address);
   if (!current.ok()) {
@@ -561,7 +573,7 @@ ActuationResult Actuator::RestorePendingLocked(const PendingKnob& knob, const st
     case KernelHolds::kOurValue:
     case KernelHolds::kHalfWritten:
       return PutBackOriginalLocked(
-          knob.address, knob.original, ids, *current, ChangeState::kRestored,
+          knob.address, knob.original, ids, *current, final_state,
           absl::StrFormat("%s: the kernel held %d, put back the original %d", why, *current,
                           knob.original),
           now);

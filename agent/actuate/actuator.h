@@ -67,7 +67,9 @@ class Actuator {
   // rows are closed rolled_back, otherwise a new row owes the original for the value written.
   ActuationResult Rollback(const tuner::Rollback& action, absl::Time now);
 
-  // Puts back the original of one knob (POST rollback): the rows are closed rolled_back.
+  // Puts back the original of one knob (POST rollback): the rows are closed rolled_back. Before
+  // the journal is resolved (outside apply mode) the knob's pending rows of this boot say what is
+  // owed, as for RestoreAll.
   ActuationResult RollbackToOriginal(const driver::knobs::KnobAddress& address,
                                      const std::string& reason, absl::Time now);
 
@@ -138,8 +140,11 @@ class Actuator {
   std::optional<ActuationResult> CheckOwnershipLocked(const driver::knobs::KnobAddress& address,
                                                       int64_t expected_current, absl::Time now,
                                                       int64_t* current);
-  ActuationResult RestorePendingLocked(const PendingKnob& knob, const std::string& why,
-                                       absl::Time now);
+  // final_state: how the rows close when the original is put back (restored, or rolled_back
+  // for a REST rollback).
+  ActuationResult RestorePendingLocked(
+      const PendingKnob& knob, const std::string& why, absl::Time now,
+      store::ChangeState final_state = store::ChangeState::kRestored);
   ActuationResult AdoptPendingLocked(const PendingKnob& knob, absl::Time now);
   // Closes rows, logging each failure; returns the ids that could not be closed (still pending).
   std::vector<int64_t> CloseRowsLocked(const std::vector<int64_t>& rows, store::ChangeState state,

@@ -320,6 +320,23 @@ TEST_F(ActuatorTest, GuardPassedMarksTheChangeVerified) {
   EXPECT_EQ(actuator_->MarkVerified(kRxUsecs, "x", kT0).code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(ActuatorTest, ARollbackOutsideApplyModePutsBackWhatThisBootsJournalOwes) {
+  ASSERT_EQ(actuator_->Apply(ApplyOf(kRxUsecs, 8, 16), kT0).outcome, Outcome::kWritten);
+  // The apply-mode agent is gone (killed); a recommend-mode one never resolves the journal.
+  Actuator unresolved({knobs_.get()}, *store_, kBoot);
+  ActuationResult result = unresolved.RollbackToOriginal(kRxUsecs, "rollback by REST", kT0);
+  EXPECT_EQ(result.outcome, Outcome::kRolledBack) << result.message;
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_THAT(Pending(), SizeIs(0));
+  std::vector<store::ChangeRecord> all = AllChanges();
+  ASSERT_THAT(all, SizeIs(1));
+  EXPECT_EQ(all[0].state, ChangeState::kRolledBack);
+  // A knob this boot owes nothing is left alone.
+  EXPECT_EQ(unresolved.RollbackToOriginal(kBudget, "rollback by REST", kT0).outcome,
+            Outcome::kUnchanged);
+  EXPECT_EQ(knobs_->Get(kBudget), 300);
+}
+
 TEST_F(ActuatorTest, AJournalFromAnotherBootIsNeverReplayed) {
   absl::StatusOr<int64_t> stale =
       store_->JournalOriginal({"boot-before-reboot", kT0, "netdev_budget", "host", 200, "old"});
