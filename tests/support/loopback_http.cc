@@ -38,7 +38,13 @@ class SocketCloser {
 
 absl::StatusOr<HttpReply> HttpGetLoopback(uint16_t port, const std::string& target,
                                           absl::Duration timeout) {
-  const std::string where = absl::StrCat("GET http://127.0.0.1:", port, target);
+  return HttpRequestLoopback(port, {.method = "GET", .target = target}, timeout);
+}
+
+absl::StatusOr<HttpReply> HttpRequestLoopback(uint16_t port, const HttpRequestSpec& spec,
+                                              absl::Duration timeout) {
+  const std::string& target = spec.target;
+  const std::string where = absl::StrCat(spec.method, " http://127.0.0.1:", port, target);
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return ErrnoError(absl::StrCat(where, ": socket"), errno);
   SocketCloser closer(fd);
@@ -52,8 +58,13 @@ absl::StatusOr<HttpReply> HttpGetLoopback(uint16_t port, const std::string& targ
   if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
     return ErrnoError(absl::StrCat(where, ": connect"), errno);
   }
-  const std::string request =
-      absl::StrCat("GET ", target, " HTTP/1.0\r\nHost: 127.0.0.1:", port, "\r\n\r\n");
+  std::string request =
+      absl::StrCat(spec.method, " ", target, " HTTP/1.0\r\nHost: 127.0.0.1:", port, "\r\n");
+  if (!spec.authorization.empty()) {
+    absl::StrAppend(&request, "Authorization: ", spec.authorization, "\r\n");
+  }
+  if (spec.method != "GET") absl::StrAppend(&request, "Content-Length: ", spec.body.size(), "\r\n");
+  absl::StrAppend(&request, "\r\n", spec.body);
   size_t written = 0;
   while (written < request.size()) {
     const ssize_t n = write(fd, request.data() + written, request.size() - written);

@@ -1,4 +1,4 @@
-// A minimal HTTP/1.0 GET client for servers a test runs on 127.0.0.1 (nictuned, Prometheus):
+// A minimal HTTP/1.0 client for servers a test runs on 127.0.0.1 (nictuned, Prometheus):
 // HTTP/1.0 so that the server closes the connection after an unchunked body.
 #pragma once
 
@@ -20,6 +20,17 @@ struct HttpReply {
 // reply, not on a non-2xx status.
 absl::StatusOr<HttpReply> HttpGetLoopback(uint16_t port, const std::string& target,
                                           absl::Duration timeout);
+
+struct HttpRequestSpec {
+  std::string method = "GET";
+  std::string target;
+  std::string authorization;  // the Authorization header's value; empty: none
+  std::string body;           // sent with Content-Length for every method but GET
+};
+
+// As HttpGetLoopback, for any method, with an optional Authorization header and a body.
+absl::StatusOr<HttpReply> HttpRequestLoopback(uint16_t port, const HttpRequestSpec& spec,
+                                              absl::Duration timeout);
 
 // Percent-encodes everything but RFC 3986's unreserved characters, for query parameters.
 std::string UrlEncode(absl::string_view text);
