@@ -71,6 +71,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(ServerOptions opti
   const ServerOptions& o = server->options_;
   const std::string threads = std::to_string(o.num_threads);
   const std::string queue = std::to_string(o.connection_queue);
+  const std::string backlog = std::to_string(o.listen_backlog);
   const std::string timeout = std::to_string(o.request_timeout_ms);
   const char* configuration[] = {"listening_ports",
                                  o.listen.c_str(),
@@ -78,6 +79,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(ServerOptions opti
                                  threads.c_str(),
                                  "connection_queue",
                                  queue.c_str(),
+                                 "listen_backlog",
+                                 backlog.c_str(),
                                  "request_timeout_ms",
                                  timeout.c_str(),
                                  "enable_keep_alive",

@@ -24,6 +24,12 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:9877";  // HOST:PORT; port 0 picks a free port (see port())
   int num_threads = 4;                    // concurrent connections served; more wait in the queue
   int connection_queue = 16;              // accepted connections waiting for a worker
+  // Connections the kernel completes and holds for accept() (capped by net.core.somaxconn).
+  // Beyond it the kernel drops the handshake's last ACK (tcp_abort_on_overflow=0): the client
+  // believes it is connected and waits seconds for retransmissions with no answer. CivetWeb's 200
+  // left hundreds of a thousand simultaneous scrapes hanging past 10 s; 1024 holds them, each
+  // waiting its turn for a worker (a few KiB of kernel memory each, no descriptor of ours).
+  int listen_backlog = 1024;
   int request_timeout_ms = 10'000;        // for reading a request and writing its response
   size_t max_body_bytes = 64 * 1024;      // larger bodies get 413 without being read
   std::optional<std::string> api_token;   // from --api_token_file; none: mutations refused on TCP

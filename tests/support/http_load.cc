@@ -124,7 +124,8 @@ class LoadLoop {
     if (c.fd < 0) return Finish(index, ErrnoReason("socket", errno), /*restart=*/false);
     if (connect(c.fd, reinterpret_cast<const sockaddr*>(&address_), sizeof address_) != 0 &&
         errno != EINPROGRESS) {
-      return Finish(index, ErrnoReason("connect", errno), /*restart=*/true);
+      const int error = errno;
+      return Finish(index, ErrnoReason("connect", error), /*restart=*/true, Refusal(error));
     }
     epoll_event event{.events = EPOLLOUT, .data = {.u64 = index}};
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &event) != 0) {
@@ -138,7 +139,9 @@ class LoadLoop {
       int error = 0;
       socklen_t length = sizeof error;
       getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &length);
-      if (error != 0) return Finish(index, ErrnoReason("connect", error), /*restart=*/true);
+      if (error != 0) {
+        return Finish(index, ErrnoReason("connect", error), /*restart=*/true, Refusal(error));
+      }
       c.phase = Phase::kWriting;
     }
     if (c.phase == Phase::kWriting) {
@@ -163,11 +166,16 @@ class LoadLoop {
       }
       if (n < 0 && errno == EAGAIN) return;
       if (n < 0) {
+        const int error = errno;
         return Finish(index,
-                      ErrnoReason(absl::StrCat("read after ", c.reply.size(), " bytes"), errno),
-                      /*restart=*/true);
+                      ErrnoReason(absl::StrCat("read after ", c.reply.size(), " bytes"), error),
+                      /*restart=*/true, c.reply.empty() && Refusal(error));
       }
-      return Finish(index, CheckReply(c.reply), /*restart=*/true);
+      if (c.reply.empty()) {
+        return Finish(index, "closed before replying", /*restart=*/true, /*refused=*/true);
+      }
+      const std::string verdict = CheckReply(c.reply);
+      return Finish(index, verdict, /*restart=*/true, verdict == "HTTP 503");
     }
   }
 
@@ -188,12 +196,19 @@ class LoadLoop {
 
   // Records the request's outcome ("" is a good reply), closes it and, when `restart`, has the
   // loop start the client's next request (unless the duration is over).
-  void Finish(size_t index, const std::string& failure, bool restart) {
+  // A connection turned away before anything was said: the server declining, not breaking.
+  static bool Refusal(int error_number) {
+    return error_number == ECONNREFUSED || error_number == ECONNRESET;
+  }
+
+  void Finish(size_t index, const std::string& failure, bool restart, bool refused = false) {
     Client& c = clients_[index];
     TargetLoad& load = result_.targets[c.target];
     if (failure.empty()) {
       ++load.answered;
       load.latencies.push_back(absl::Now() - c.started);
+    } else if (refused) {
+      ++load.refused[failure];
     } else {
       ++load.failures[failure];
     }

@@ -1,8 +1,9 @@
 // Many concurrent HTTP clients against a server on 127.0.0.1, driven by one epoll loop: each
 // client connects, sends one GET with "Connection: close", reads the reply to EOF and connects
 // again, cycling through the targets, until the load's duration is over. Every reply is checked
-// (status line, Content-Length against the body) and every failure kept with its reason, so a
-// test can insist on none and a benchmark can print the latencies.
+// (status line, Content-Length against the body) and every failure kept with its reason, a clean
+// refusal apart from a broken reply, so a test can insist on none and a benchmark can print the
+// latencies.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +26,14 @@ struct HttpLoadOptions {
 
 struct TargetLoad {
   std::string target;
-  uint64_t answered = 0;                     // replies with status 200 and a complete body
-  std::vector<absl::Duration> latencies;     // of those replies, connect() to EOF
-  std::map<std::string, uint64_t> failures;  // reason ("HTTP 503", "connect: ... (errno N)") -> n
+  uint64_t answered = 0;                  // replies with status 200 and a complete body
+  std::vector<absl::Duration> latencies;  // of those replies, connect() to EOF
+  // Requests the server turned away cleanly, before sending any byte of a reply (connection
+  // refused or reset, closed unanswered) or with a whole 503: reason -> n.
+  std::map<std::string, uint64_t> refused;
+  // Everything else that is not a complete 200: a truncated or malformed reply, another status,
+  // a request that timed out: reason -> n.
+  std::map<std::string, uint64_t> failures;
 };
 
 struct HttpLoadResult {
