@@ -29,21 +29,39 @@ absl::StatusOr<std::string> ReadProcFile(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> ResidentBytes(pid_t pid) {
+absl::StatusOr<std::string> StatusField(pid_t pid, absl::string_view field) {
   const std::string path = absl::StrCat("/proc/", pid, "/status");
   absl::StatusOr<std::string> text = ReadProcFile(path);
   if (!text.ok()) return text.status();
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-    if (!absl::ConsumePrefix(&line, "VmRSS:")) continue;
-    line = absl::StripAsciiWhitespace(line);
-    uint64_t kib = 0;
-    if (!absl::ConsumeSuffix(&line, " kB") ||
-        !absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &kib)) {
-      return absl::DataLossError(absl::StrCat(path, ": VmRSS is not \"N kB\": ", line));
-    }
-    return kib * 1024;
+    if (!absl::ConsumePrefix(&line, field) || !absl::ConsumePrefix(&line, ":")) continue;
+    return std::string(absl::StripAsciiWhitespace(line));
   }
-  return absl::NotFoundError(absl::StrCat(path, ": no VmRSS line"));
+  return absl::NotFoundError(absl::StrCat(path, ": no ", field, " line"));
+}
+
+absl::StatusOr<uint64_t> ResidentBytes(pid_t pid) {
+  absl::StatusOr<std::string> field = StatusField(pid, "VmRSS");
+  if (!field.ok()) return field.status();
+  absl::string_view text = *field;
+  uint64_t kib = 0;
+  if (!absl::ConsumeSuffix(&text, " kB") ||
+      !absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &kib)) {
+    return absl::DataLossError(
+        absl::StrCat("/proc/", pid, "/status: VmRSS is not \"N kB\": ", *field));
+  }
+  return kib * 1024;
+}
+
+absl::StatusOr<uint64_t> CapabilitySet(pid_t pid, absl::string_view set) {
+  absl::StatusOr<std::string> field = StatusField(pid, set);
+  if (!field.ok()) return field.status();
+  uint64_t mask = 0;
+  if (!absl::SimpleHexAtoi(*field, &mask)) {
+    return absl::DataLossError(
+        absl::StrCat("/proc/", pid, "/status: ", set, " is not hexadecimal: ", *field));
+  }
+  return mask;
 }
 
 absl::StatusOr<bool> StillRunning(pid_t pid) {
