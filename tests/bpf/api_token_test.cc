@@ -29,6 +29,7 @@
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
+#include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
@@ -61,11 +62,6 @@ std::string Describe(const testing_support::JournalFile& journal) {
   return out;
 }
 
-std::string Log(const BackgroundProgram& agent) {
-  absl::StatusOr<std::string> out = agent.OutputSoFar();
-  return out.ok() ? *out : out.status().ToString();
-}
-
 TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
   if (const std::string why = testing_support::WhyNotPrivileged(); !why.empty()) {
     GTEST_SKIP() << why;
@@ -76,14 +72,8 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
   ASSERT_TRUE(proc_root.ok()) << proc_root.status();
   auto dir = testing_support::TempDir::Create("nictune_api_token_");
   ASSERT_TRUE(dir.ok()) << dir.status();
-  auto nic = testing_support::EmulatedHost::Start(
-      {.nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
-       .device = kDevice,
-       .rate_pps = 10000,
-       .frame_bytes = 128,
-       .rx_usecs = 100,
-       .max_run = absl::Minutes(2),
-       .rcvbuf_bytes = 12000});
+  auto nic = testing_support::EmulatedHost::Start(testing_support::SmallSocketNicOptions(
+      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
   ASSERT_TRUE(nic.ok()) << nic.status();
   const std::string nic_socket = (*nic)->control_socket();
   ASSERT_TRUE(testing_support::SetNicKnob(nic_socket, "rx_usecs", kStartRxUsecs).ok());
@@ -94,11 +84,10 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
 
   // An agent changes the NIC and dies: the journal owes the originals.
   {
-    auto writer = BackgroundProgram::Start(
-        {"ip", "netns", "exec", (*hosts)->b().name(), "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1",
-         kNictuned, "--mode=apply", "--proc_root=" + proc_root->path(),
-         "--state_dir=" + dir->path(), "--socket=" + dir->path() + "/writer.sock",
-         "--listen=", emulated_nic, "--interval=250ms", "--window=1s", "--guard=10s"});
+    auto writer = BackgroundProgram::Start(testing_support::NictunedInNamespace(
+        (*hosts)->b().name(), kNictuned, proc_root->path(),
+        {"--mode=apply", "--state_dir=" + dir->path(), "--socket=" + dir->path() + "/writer.sock",
+         "--listen=", emulated_nic, "--interval=250ms", "--window=1s", "--guard=10s"}));
     ASSERT_TRUE(writer.ok()) << writer.status();
     bool wrote = false;
     for (absl::Time until = absl::Now() + absl::Seconds(20); absl::Now() < until && !wrote;) {
@@ -107,7 +96,8 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
       ASSERT_TRUE(value.ok()) << value.status();
       wrote = *value != kStartRxUsecs;
     }
-    ASSERT_TRUE(wrote) << "the apply-mode agent never changed the NIC:\n" << Log(*writer);
+    ASSERT_TRUE(wrote) << "the apply-mode agent never changed the NIC:\n"
+                       << testing_support::OutputOrWhyNot(*writer);
     ASSERT_TRUE(writer->Signal(SIGKILL).ok());
     ASSERT_TRUE(writer->Wait(absl::Seconds(10)).ok());
   }

@@ -57,9 +57,6 @@ using testing_support::ProgramOutput;
 using testing_support::WaitForJournalResolution;
 
 constexpr char kDevice[] = "emu0";
-constexpr double kRatePps = 10000;
-constexpr int kFrameBytes = 128;
-constexpr int kRcvbufRequestBytes = 12000;
 constexpr int64_t kStartRxUsecs = 8192;
 constexpr absl::Duration kInterval = absl::Milliseconds(500);
 constexpr absl::Duration kWindow = absl::Seconds(2);
@@ -116,14 +113,11 @@ ProgramOutput RestoreThroughCli(const std::string& dir) {
 }
 
 std::unique_ptr<EmulatedHost> StartHost(absl::Duration max_run) {
-  auto host = EmulatedHost::Start(EmulatedHostOptions{
-      .nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
-      .device = kDevice,
-      .rate_pps = kRatePps,
-      .frame_bytes = kFrameBytes,
-      .rx_usecs = 100,
-      .max_run = max_run,
-      .rcvbuf_bytes = kRcvbufRequestBytes});
+  EmulatedHostOptions options = testing_support::SmallSocketNicOptions(
+      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"));
+  options.device = kDevice;
+  options.max_run = max_run;
+  auto host = EmulatedHost::Start(options);
   EXPECT_TRUE(host.ok()) << host.status();
   if (!host.ok()) return nullptr;
   absl::Status set = (*host)->SetKnob(std::string(driver::emulated::kKeyRxUsecs), kStartRxUsecs);

@@ -26,6 +26,7 @@
 #include "tests/support/emulated_host.h"
 #include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
+#include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
@@ -73,11 +74,6 @@ int Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-std::string Log(const BackgroundProgram& agent) {
-  absl::StatusOr<std::string> out = agent.OutputSoFar();
-  return out.ok() ? *out : out.status().ToString();
-}
-
 TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenSpaceFrees) {
   if (const std::string why = testing_support::WhyNotPrivileged(); !why.empty()) {
     GTEST_SKIP() << why;
@@ -92,28 +88,22 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
   auto dir = testing_support::TempDir::Create("nictune_apply_full_");
   ASSERT_TRUE(dir.ok()) << dir.status();
   // The NIC starts at an interval its socket takes: nothing to tune until the test changes it.
-  auto nic = testing_support::EmulatedHost::Start(
-      {.nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
-       .device = kDevice,
-       .rate_pps = 10000,
-       .frame_bytes = 128,
-       .rx_usecs = 100,
-       .max_run = absl::Minutes(2),
-       .rcvbuf_bytes = 12000});
+  auto nic = testing_support::EmulatedHost::Start(testing_support::SmallSocketNicOptions(
+      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
   ASSERT_TRUE(nic.ok()) << nic.status();
   const std::string nic_socket = (*nic)->control_socket();
 
   const std::string state_dir = disk->dir() + "/state";
   const std::string socket = dir->path() + "/nictune.sock";
-  auto agent = BackgroundProgram::Start(
-      {"ip", "netns", "exec", (*hosts)->b().name(), "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1",
-       kNictuned, "--mode=apply", "--proc_root=" + proc_root->path(), "--state_dir=" + state_dir,
-       "--socket=" + socket, "--listen=", absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket),
-       "--interval=250ms", absl::StrCat("--window=", absl::FormatDuration(kWindow)), "--guard=2s",
-       "--on_exit=restore"});
+  auto agent = BackgroundProgram::Start(testing_support::NictunedInNamespace(
+      (*hosts)->b().name(), kNictuned, proc_root->path(),
+      {"--mode=apply", "--state_dir=" + state_dir, "--socket=" + socket,
+       "--listen=", absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket), "--interval=250ms",
+       absl::StrCat("--window=", absl::FormatDuration(kWindow)), "--guard=2s",
+       "--on_exit=restore"}));
   ASSERT_TRUE(agent.ok()) << agent.status();
   ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok())
-      << Log(*agent);
+      << testing_support::OutputOrWhyNot(*agent);
   auto original = testing_support::ReadNicKnob(nic_socket, kRxUsecs);
   ASSERT_TRUE(original.ok()) << original.status();
 
@@ -128,7 +118,8 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
     ASSERT_TRUE(status.ok()) << status.status();
     store_failed = !(*status)["store"].value("healthy", true);
   }
-  ASSERT_TRUE(store_failed) << "the store never failed on the full disk:\n" << Log(*agent);
+  ASSERT_TRUE(store_failed) << "the store never failed on the full disk:\n"
+                            << testing_support::OutputOrWhyNot(*agent);
 
   // Someone sets an interval at which every burst overflows the socket: the agent wants to
   // change it, and cannot journal the original first.
@@ -139,14 +130,14 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
     ASSERT_TRUE(value.ok()) << value.status();
     ASSERT_EQ(*value, kOverflowingRxUsecs)
         << "the agent changed rx_usecs with no journal to record the original:\n"
-        << Log(*agent);
+        << testing_support::OutputOrWhyNot(*agent);
     absl::Status scraped = ScrapeMetrics(socket);
-    ASSERT_TRUE(scraped.ok()) << scraped << "\n" << Log(*agent);
+    ASSERT_TRUE(scraped.ok()) << scraped << "\n" << testing_support::OutputOrWhyNot(*agent);
     ++scrapes;
     ASSERT_TRUE(GetJson(socket, "/api/v1/status").ok());
     absl::SleepFor(absl::Milliseconds(250));
   }
-  const std::string while_full = Log(*agent);
+  const std::string while_full = testing_support::OutputOrWhyNot(*agent);
   EXPECT_EQ(Count(while_full, "tuning paused"), 1) << while_full;
   EXPECT_EQ(Count(while_full, "<3>store: append samples:"), 1) << while_full;
   EXPECT_EQ(Count(while_full, "control step:"), 0) << "a paused window logged its control step:\n"
@@ -166,8 +157,10 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
     if (*resumed != kOverflowingRxUsecs) break;
     absl::SleepFor(absl::Milliseconds(100));
   }
-  ASSERT_NE(*resumed, kOverflowingRxUsecs) << "tuning never resumed:\n" << Log(*agent);
-  ASSERT_TRUE(agent->WaitForOutput("tuning resumed", absl::Seconds(5)).ok()) << Log(*agent);
+  ASSERT_NE(*resumed, kOverflowingRxUsecs) << "tuning never resumed:\n"
+                                           << testing_support::OutputOrWhyNot(*agent);
+  ASSERT_TRUE(agent->WaitForOutput("tuning resumed", absl::Seconds(5)).ok())
+      << testing_support::OutputOrWhyNot(*agent);
   auto journal = testing_support::ReadJournalFile(state_dir + "/nictune.db");
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ(journal->integrity, "ok");

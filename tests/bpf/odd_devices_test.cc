@@ -35,6 +35,7 @@
 #include "tests/support/emulated_host.h"
 #include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
+#include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
@@ -64,15 +65,12 @@ absl::StatusOr<std::map<std::string, int64_t>> NicKnobs(const std::string& socke
 
 absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& control_socket,
                                                        const std::map<std::string, int64_t>& set) {
-  absl::StatusOr<std::unique_ptr<EmulatedHost>> host = EmulatedHost::Start(
-      {.nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
-       .control_socket = control_socket,
-       .device = kDevice,
-       .rate_pps = 10000,
-       .frame_bytes = 128,
-       .rx_usecs = 100,
-       .max_run = absl::Minutes(2),
-       .rcvbuf_bytes = 12000});
+  absl::StatusOr<std::unique_ptr<EmulatedHost>> host = EmulatedHost::Start([&] {
+    testing_support::EmulatedHostOptions options = testing_support::SmallSocketNicOptions(
+        absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"));
+    options.control_socket = control_socket;
+    return options;
+  }());
   if (!host.ok()) return host.status();
   if (absl::Status done = testing_support::SetNicKnobs((*host)->control_socket(), set); !done.ok())
     return done;
@@ -219,13 +217,13 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   const std::string nic_netns = (*nic)->netns();
 
   const std::string socket = dir->path() + "/nictune.sock";
-  auto agent = BackgroundProgram::Start(
-      {"ip", "netns", "exec", netns, "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", kNictuned,
-       "--mode=apply", "--proc_root=" + proc_root->path(), "--state_dir=" + dir->path(),
-       "--socket=" + socket, "--listen=", absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket),
+  auto agent = BackgroundProgram::Start(testing_support::NictunedInNamespace(
+      netns, kNictuned, proc_root->path(),
+      {"--mode=apply", "--state_dir=" + dir->path(), "--socket=" + socket,
+       "--listen=", absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket),
        absl::StrCat("--interval=", absl::FormatDuration(kInterval)),
        absl::StrCat("--window=", absl::FormatDuration(kWindow)), "--guard=2s",
-       "--on_exit=restore"});
+       "--on_exit=restore"}));
   ASSERT_TRUE(agent.ok()) << agent.status();
   LogWatch log(*agent);
   ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok()) << log.All();

@@ -41,6 +41,7 @@
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
+#include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/proc_pid.h"
@@ -134,11 +135,6 @@ std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<st
   return a;
 }
 
-std::string Log(const BackgroundProgram& agent) {
-  absl::StatusOr<std::string> out = agent.OutputSoFar();
-  return out.ok() ? *out : out.status().ToString();
-}
-
 // Every capability set of the process is `mask`, and it is nictuned itself (setpriv exec'd it).
 void ExpectOnly(pid_t pid, uint64_t mask) {
   absl::StatusOr<std::string> name = testing_support::StatusField(pid, "Name");
@@ -193,8 +189,10 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
         {kNictuned, "--mode=apply", absl::StrCat("--listen=127.0.0.1:", *port),
          "--state_dir=" + dir->path() + "/host", "--socket=", "--interval=200ms", "--window=60s"}));
     ASSERT_TRUE(agent.ok()) << agent.status();
-    ASSERT_TRUE(agent->WaitForOutput("nictuned 0", absl::Seconds(30)).ok()) << Log(*agent);
-    EXPECT_THAT(Log(*agent), HasSubstr("change journal resolved")) << "the self-test failed";
+    ASSERT_TRUE(agent->WaitForOutput("nictuned 0", absl::Seconds(30)).ok())
+        << testing_support::OutputOrWhyNot(*agent);
+    EXPECT_THAT(testing_support::OutputOrWhyNot(*agent), HasSubstr("change journal resolved"))
+        << "the self-test failed";
     ExpectOnly(agent->pid(), mask_);
     absl::StatusOr<nlohmann::json> status = absl::UnavailableError("not asked");
     for (absl::Time until = absl::Now() + absl::Seconds(10); absl::Now() < until;) {
@@ -202,7 +200,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
       if (status.ok() && (*status)["sampling"].value("samples", 0) >= 2) break;
       absl::SleepFor(absl::Milliseconds(100));
     }
-    ASSERT_TRUE(status.ok()) << status.status() << "\n" << Log(*agent);
+    ASSERT_TRUE(status.ok()) << status.status() << "\n" << testing_support::OutputOrWhyNot(*agent);
     EXPECT_TRUE((*status)["bpf"].value("in_use", false)) << (*status)["bpf"].dump();
     int attached = 0;
     for (const nlohmann::json& program : (*status)["bpf"]["programs"]) {
@@ -228,28 +226,21 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
     ASSERT_TRUE(hosts.ok()) << hosts.status();
     auto proc_root = testing_support::NamespaceProcRoot::Create();
     ASSERT_TRUE(proc_root.ok()) << proc_root.status();
-    auto nic = testing_support::EmulatedHost::Start(
-        {.nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
-         .device = "emu0",
-         .rate_pps = 10000,
-         .frame_bytes = 128,
-         .rx_usecs = 100,
-         .max_run = absl::Minutes(2),
-         .rcvbuf_bytes = 12000});
+    auto nic = testing_support::EmulatedHost::Start(testing_support::SmallSocketNicOptions(
+        absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
     ASSERT_TRUE(nic.ok()) << nic.status();
     const std::string nic_socket = (*nic)->control_socket();
     ASSERT_TRUE(testing_support::SetNicKnob(nic_socket, "rx_usecs", 8192).ok());
     const std::string state = dir->path() + "/netns";
-    auto agent = BackgroundProgram::Start(Concat(
-        Concat({"ip", "netns", "exec", (*hosts)->b().name(), "/bin/sh", "-c",
-                "exec \"$0\" \"$@\" 2>&1"},
-               setpriv),
-        {kNictuned, "--mode=apply", "--proc_root=" + proc_root->path(), "--state_dir=" + state,
-         "--socket=" + dir->path() + "/agent.sock", "--listen=",
-         "--emulated_nic=emu0=" + nic_socket, "--interval=250ms", "--window=1s", "--guard=10s"}));
+    auto agent = BackgroundProgram::Start(testing_support::NictunedInNamespace(
+        (*hosts)->b().name(), kNictuned, proc_root->path(),
+        {"--mode=apply", "--state_dir=" + state, "--socket=" + dir->path() + "/agent.sock",
+         "--listen=", "--emulated_nic=emu0=" + nic_socket, "--interval=250ms", "--window=1s",
+         "--guard=10s"},
+        setpriv));
     ASSERT_TRUE(agent.ok()) << agent.status();
     ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok())
-        << Log(*agent);
+        << testing_support::OutputOrWhyNot(*agent);
     ExpectOnly(agent->pid(), mask_);
     int64_t written = 8192;
     for (absl::Time until = absl::Now() + absl::Seconds(15); absl::Now() < until;) {
@@ -260,7 +251,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
       absl::SleepFor(absl::Milliseconds(100));
     }
     EXPECT_NE(written, 8192) << "apply mode wrote nothing under the unit's capabilities:\n"
-                             << Log(*agent);
+                             << testing_support::OutputOrWhyNot(*agent);
     ASSERT_TRUE(agent->Signal(SIGTERM).ok());
     auto exited = agent->Wait(absl::Seconds(15));
     ASSERT_TRUE(exited.ok()) << exited.status();
@@ -352,10 +343,11 @@ TEST_F(PrivilegesTest, ApplyModeRefusesToStartOrReloadWhenProcSysIsReadOnly) {
   std::ofstream(flagfile, std::ios::trunc) << "--mode=apply\n";
   ASSERT_TRUE(agent->Signal(SIGHUP).ok());
   ASSERT_TRUE(agent->WaitForOutput("SIGHUP: configuration kept", absl::Seconds(10)).ok())
-      << Log(*agent);
-  EXPECT_THAT(Log(*agent), HasSubstr(absl::StrCat(kSysctl,
-                                                  " is not writable: Read-only file "
-                                                  "system (errno 30)")));
+      << testing_support::OutputOrWhyNot(*agent);
+  EXPECT_THAT(testing_support::OutputOrWhyNot(*agent),
+              HasSubstr(absl::StrCat(kSysctl,
+                                     " is not writable: Read-only file "
+                                     "system (errno 30)")));
   auto status = testing_support::GetJsonLoopback(*port, "/api/v1/status");
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ((*status).value("mode", ""), "recommend");

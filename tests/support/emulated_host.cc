@@ -81,6 +81,16 @@ class PinnedRealtimeScope {
 
 }  // namespace
 
+EmulatedHostOptions SmallSocketNicOptions(const std::string& nic_binary) {
+  return EmulatedHostOptions{.nic_binary = nic_binary,
+                             .device = "emu0",
+                             .rate_pps = 10000,
+                             .frame_bytes = 128,
+                             .rx_usecs = 100,
+                             .max_run = absl::Minutes(2),
+                             .rcvbuf_bytes = 12000};
+}
+
 absl::StatusOr<std::unique_ptr<EmulatedHost>> EmulatedHost::Start(
     const EmulatedHostOptions& options) {
   static std::atomic<int> sequence{0};

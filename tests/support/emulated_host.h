@@ -47,6 +47,12 @@ struct EmulatedHostOptions {
   absl::Duration drain_gap = absl::ZeroDuration();
 };
 
+// The NIC the apply-mode tests tune (the closed-loop test's flow and socket): 10000 pps of 128-byte
+// frames into a receiver whose SO_RCVBUF request of 12000 bytes holds about 31 of them, bounded to
+// two minutes. It starts at rx-usecs 100, where nothing drops; at 8192 us each burst overflows the
+// socket and the tuner asks for about 2800 us.
+EmulatedHostOptions SmallSocketNicOptions(const std::string& nic_binary);
+
 class EmulatedHost {
  public:
   // Starts the NIC, measures the truesize the kernel charges for one of the flow's datagrams on a
