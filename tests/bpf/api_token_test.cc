@@ -24,8 +24,8 @@
 #include "driver/emulated/control_protocol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/apply_agent.h"
 #include "tests/support/emulated_host.h"
-#include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -76,8 +76,8 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
       absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
   ASSERT_TRUE(nic.ok()) << nic.status();
   const std::string nic_socket = (*nic)->control_socket();
-  ASSERT_TRUE(testing_support::SetNicKnob(nic_socket, "rx_usecs", kStartRxUsecs).ok());
-  auto originals = testing_support::ReadNicKnobs(nic_socket, kNicKnobs);
+  ASSERT_TRUE((*nic)->SetKnob("rx_usecs", kStartRxUsecs).ok());
+  auto originals = (*nic)->Knobs(kNicKnobs);
   ASSERT_TRUE(originals.ok()) << originals.status();
   const std::string emulated_nic = absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket);
   const std::string database = dir->path() + "/nictune.db";
@@ -92,16 +92,16 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
     bool wrote = false;
     for (absl::Time until = absl::Now() + absl::Seconds(20); absl::Now() < until && !wrote;) {
       absl::SleepFor(absl::Milliseconds(100));
-      auto value = testing_support::ReadNicKnob(nic_socket, "rx_usecs");
+      auto value = (*nic)->Knob("rx_usecs");
       ASSERT_TRUE(value.ok()) << value.status();
       wrote = *value != kStartRxUsecs;
     }
     ASSERT_TRUE(wrote) << "the apply-mode agent never changed the NIC:\n"
-                       << testing_support::OutputOrWhyNot(*writer);
+                       << testing_support::AgentLog(*writer);
     ASSERT_TRUE(writer->Signal(SIGKILL).ok());
     ASSERT_TRUE(writer->Wait(absl::Seconds(10)).ok());
   }
-  auto changed = testing_support::ReadNicKnobs(nic_socket, kNicKnobs);
+  auto changed = (*nic)->Knobs(kNicKnobs);
   ASSERT_TRUE(changed.ok()) << changed.status();
   auto journal_before = testing_support::ReadJournalFile(database);
   ASSERT_TRUE(journal_before.ok()) << journal_before.status();
@@ -112,8 +112,8 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
     }
   }
   ASSERT_NE(pending_id, 0) << Describe(*journal_before);
-  std::cout << "originals" << testing_support::DescribeNicKnobs(*originals)
-            << "; the killed agent left" << testing_support::DescribeNicKnobs(*changed)
+  std::cout << "originals " << testing_support::DescribeKnobs(*originals)
+            << "; the killed agent left " << testing_support::DescribeKnobs(*changed)
             << ", journal:\n"
             << Describe(*journal_before);
 
@@ -172,7 +172,7 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
       }
     }
     // Nothing reached the kernel (the NIC) or the journal.
-    auto now = testing_support::ReadNicKnobs(nic_socket, kNicKnobs);
+    auto now = (*nic)->Knobs(kNicKnobs);
     ASSERT_TRUE(now.ok()) << now.status();
     EXPECT_EQ(*now, *changed) << "a refused request wrote the NIC";
     auto journal = testing_support::ReadJournalFile(database);
@@ -187,7 +187,7 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
       auto rolled_back = testing_support::HttpRequestLoopback(*port, rollback, absl::Seconds(5));
       ASSERT_TRUE(rolled_back.ok()) << rolled_back.status();
       EXPECT_EQ(rolled_back->status, 200) << rolled_back->body;
-      auto rx_usecs = testing_support::ReadNicKnob(nic_socket, "rx_usecs");
+      auto rx_usecs = (*nic)->Knob("rx_usecs");
       ASSERT_TRUE(rx_usecs.ok()) << rx_usecs.status();
       EXPECT_EQ(*rx_usecs, originals->at("rx_usecs"));
       HttpRequestSpec restore = mutations[4];
@@ -195,14 +195,14 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
       auto restored = testing_support::HttpRequestLoopback(*port, restore, absl::Seconds(5));
       ASSERT_TRUE(restored.ok()) << restored.status();
       EXPECT_EQ(restored->status, 200) << restored->body;
-      auto after = testing_support::ReadNicKnobs(nic_socket, kNicKnobs);
+      auto after = (*nic)->Knobs(kNicKnobs);
       ASSERT_TRUE(after.ok()) << after.status();
       EXPECT_EQ(*after, *originals);
       auto closed = testing_support::ReadJournalFile(database);
       ASSERT_TRUE(closed.ok()) << closed.status();
       EXPECT_NE(Describe(*closed), Describe(*journal_before));
-      std::cout << "with the token: rollback of change " << pending_id << " and restore put back"
-                << testing_support::DescribeNicKnobs(*after) << "; journal:\n"
+      std::cout << "with the token: rollback of change " << pending_id << " and restore put back "
+                << testing_support::DescribeKnobs(*after) << "; journal:\n"
                 << Describe(*closed);
     }
     ASSERT_TRUE(agent->Signal(SIGTERM).ok());

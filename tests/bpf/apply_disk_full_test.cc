@@ -23,8 +23,8 @@
 #include "driver/emulated/control_protocol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/apply_agent.h"
 #include "tests/support/emulated_host.h"
-#include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
@@ -103,8 +103,8 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
        "--on_exit=restore"}));
   ASSERT_TRUE(agent.ok()) << agent.status();
   ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok())
-      << testing_support::OutputOrWhyNot(*agent);
-  auto original = testing_support::ReadNicKnob(nic_socket, kRxUsecs);
+      << testing_support::AgentLog(*agent);
+  auto original = (*nic)->Knob(kRxUsecs);
   ASSERT_TRUE(original.ok()) << original.status();
 
   // Full: the store fails (samples first, within a few intervals).
@@ -119,25 +119,25 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
     store_failed = !(*status)["store"].value("healthy", true);
   }
   ASSERT_TRUE(store_failed) << "the store never failed on the full disk:\n"
-                            << testing_support::OutputOrWhyNot(*agent);
+                            << testing_support::AgentLog(*agent);
 
   // Someone sets an interval at which every burst overflows the socket: the agent wants to
   // change it, and cannot journal the original first.
-  ASSERT_TRUE(testing_support::SetNicKnob(nic_socket, kRxUsecs, kOverflowingRxUsecs).ok());
+  ASSERT_TRUE((*nic)->SetKnob(kRxUsecs, kOverflowingRxUsecs).ok());
   int scrapes = 0;
   for (absl::Time until = absl::Now() + 6 * kWindow; absl::Now() < until;) {
-    auto value = testing_support::ReadNicKnob(nic_socket, kRxUsecs);
+    auto value = (*nic)->Knob(kRxUsecs);
     ASSERT_TRUE(value.ok()) << value.status();
     ASSERT_EQ(*value, kOverflowingRxUsecs)
         << "the agent changed rx_usecs with no journal to record the original:\n"
-        << testing_support::OutputOrWhyNot(*agent);
+        << testing_support::AgentLog(*agent);
     absl::Status scraped = ScrapeMetrics(socket);
-    ASSERT_TRUE(scraped.ok()) << scraped << "\n" << testing_support::OutputOrWhyNot(*agent);
+    ASSERT_TRUE(scraped.ok()) << scraped << "\n" << testing_support::AgentLog(*agent);
     ++scrapes;
     ASSERT_TRUE(GetJson(socket, "/api/v1/status").ok());
     absl::SleepFor(absl::Milliseconds(250));
   }
-  const std::string while_full = testing_support::OutputOrWhyNot(*agent);
+  const std::string while_full = testing_support::AgentLog(*agent);
   EXPECT_EQ(Count(while_full, "tuning paused"), 1) << while_full;
   EXPECT_EQ(Count(while_full, "<3>store: append samples:"), 1) << while_full;
   EXPECT_EQ(Count(while_full, "control step:"), 0) << "a paused window logged its control step:\n"
@@ -152,15 +152,15 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
   ASSERT_EQ(unlink(filler.c_str()), 0) << filler;
   absl::StatusOr<int64_t> resumed = absl::DeadlineExceededError("not read");
   for (absl::Time until = absl::Now() + 6 * kWindow; absl::Now() < until;) {
-    resumed = testing_support::ReadNicKnob(nic_socket, kRxUsecs);
+    resumed = (*nic)->Knob(kRxUsecs);
     ASSERT_TRUE(resumed.ok()) << resumed.status();
     if (*resumed != kOverflowingRxUsecs) break;
     absl::SleepFor(absl::Milliseconds(100));
   }
   ASSERT_NE(*resumed, kOverflowingRxUsecs) << "tuning never resumed:\n"
-                                           << testing_support::OutputOrWhyNot(*agent);
+                                           << testing_support::AgentLog(*agent);
   ASSERT_TRUE(agent->WaitForOutput("tuning resumed", absl::Seconds(5)).ok())
-      << testing_support::OutputOrWhyNot(*agent);
+      << testing_support::AgentLog(*agent);
   auto journal = testing_support::ReadJournalFile(state_dir + "/nictune.db");
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ(journal->integrity, "ok");
@@ -174,7 +174,7 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
   auto exited = agent->Wait(absl::Seconds(15));
   ASSERT_TRUE(exited.ok()) << exited.status();
   EXPECT_EQ(exited->exit_code, 0) << exited->out;
-  auto restored = testing_support::ReadNicKnob(nic_socket, kRxUsecs);
+  auto restored = (*nic)->Knob(kRxUsecs);
   ASSERT_TRUE(restored.ok()) << restored.status();
   EXPECT_EQ(*restored, kOverflowingRxUsecs) << "restore did not put the original back";
   std::cout << "rx_usecs " << *original << ", set to " << kOverflowingRxUsecs

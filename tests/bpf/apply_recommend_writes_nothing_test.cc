@@ -26,9 +26,7 @@
 namespace nictune {
 namespace {
 
-
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-
 
 // The net.core budget and weight sysctls exist only in the initial namespace: read the host's.
 std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
@@ -36,7 +34,8 @@ std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
   for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
     device_files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
   }
-  absl::StatusOr<std::string> host = testing_support::ReadFilesIn("", testing_support::TunedHostSysctls());
+  absl::StatusOr<std::string> host =
+      testing_support::ReadFilesIn("", testing_support::TunedHostSysctls());
   absl::StatusOr<std::string> device_text = testing_support::ReadFilesIn(netns, device_files);
   EXPECT_TRUE(host.ok()) << host.status();
   EXPECT_TRUE(device_text.ok()) << device_text.status();

@@ -33,7 +33,6 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/emulated_host.h"
-#include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
@@ -59,10 +58,6 @@ const std::vector<std::string> kNicKnobs = {std::string(driver::emulated::kKeyRx
                                             std::string(driver::emulated::kKeyAdaptiveRx)};
 const std::vector<std::string> kDeviceFiles = {"napi_defer_hard_irqs", "gro_flush_timeout"};
 
-absl::StatusOr<std::map<std::string, int64_t>> NicKnobs(const std::string& socket) {
-  return testing_support::ReadNicKnobs(socket, kNicKnobs);
-}
-
 absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& control_socket,
                                                        const std::map<std::string, int64_t>& set) {
   absl::StatusOr<std::unique_ptr<EmulatedHost>> host = EmulatedHost::Start([&] {
@@ -72,8 +67,9 @@ absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& contro
     return options;
   }());
   if (!host.ok()) return host.status();
-  if (absl::Status done = testing_support::SetNicKnobs((*host)->control_socket(), set); !done.ok())
-    return done;
+  for (const auto& [key, value] : set) {
+    if (absl::Status done = (*host)->SetKnob(key, value); !done.ok()) return done;
+  }
   return host;
 }
 
@@ -234,7 +230,7 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   // overflowing): for three windows the agent must leave every knob of the NIC alone.
   WatchLiveness(socket, 3 * kWindow, "adaptive-rx on", log, polls);
   {
-    auto now = NicKnobs(nic_socket);
+    auto now = (*nic)->Knobs(kNicKnobs);
     ASSERT_TRUE(now.ok()) << now.status();
     EXPECT_EQ(*now, adaptive_on) << "the agent overrode adaptive-rx:\n" << log.All();
     auto journal = testing_support::ReadJournalFile(dir->path() + "/nictune.db");
@@ -245,14 +241,14 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   }
   // Someone switches adaptive-rx off: at 8192 us each burst overflows the socket, and the agent
   // takes over the interval within a few windows.
-  ASSERT_TRUE(testing_support::SetNicKnobs(nic_socket, {{"adaptive_rx", 0}}).ok());
+  ASSERT_TRUE((*nic)->SetKnob("adaptive_rx", 0).ok());
   std::map<std::string, int64_t> originals = adaptive_on;
   originals["adaptive_rx"] = 0;
   std::map<std::string, int64_t> written = originals;
   for (absl::Time until = absl::Now() + 10 * kWindow;
        absl::Now() < until && written == originals;) {
     absl::SleepFor(absl::Milliseconds(100));
-    auto now = NicKnobs(nic_socket);
+    auto now = (*nic)->Knobs(kNicKnobs);
     ASSERT_TRUE(now.ok()) << now.status();
     written = *now;
   }
@@ -265,9 +261,9 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
            << "\nits log:\n"
            << log.All();
   }
-  std::cout << "adaptive-rx on, left alone:" << testing_support::DescribeNicKnobs(adaptive_on)
-            << "; then switched off by hand:" << testing_support::DescribeNicKnobs(originals)
-            << "; the agent wrote" << testing_support::DescribeNicKnobs(written) << "\n";
+  std::cout << "adaptive-rx on, left alone: " << testing_support::DescribeKnobs(adaptive_on)
+            << "; then switched off by hand: " << testing_support::DescribeKnobs(originals)
+            << "; the agent wrote " << testing_support::DescribeKnobs(written) << "\n";
 
   // 1. Renamed mid-apply, with a flow over the veth so that the agent observes it (and finds its
   // coalescing unsupported).
@@ -299,7 +295,7 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   auto second = StartNic(nic_socket, newcomer);
   ASSERT_TRUE(second.ok()) << second.status();
   WatchLiveness(socket, 4 * kWindow, "after the NIC came back", log, polls);
-  auto untouched = NicKnobs(nic_socket);
+  auto untouched = (*second)->Knobs(kNicKnobs);
   ASSERT_TRUE(untouched.ok()) << untouched.status();
   EXPECT_EQ(*untouched, newcomer) << "the agent wrote to a NIC it never changed:\n" << log.All();
 
@@ -313,7 +309,7 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   EXPECT_LE(absl::Now() - terminated, absl::Seconds(5));
 
   // Restore touched only what the agent changed, and none of that is here any more.
-  auto after_exit = NicKnobs(nic_socket);
+  auto after_exit = (*second)->Knobs(kNicKnobs);
   ASSERT_TRUE(after_exit.ok()) << after_exit.status();
   EXPECT_EQ(*after_exit, newcomer) << "restore wrote to a NIC the agent never changed";
   auto tap_after = testing_support::ReadFilesIn(netns, DeviceFiles(renamed_tap));

@@ -36,8 +36,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/apply_agent.h"
 #include "tests/support/emulated_host.h"
-#include "tests/support/emulated_nic_knobs.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -190,8 +190,8 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
          "--state_dir=" + dir->path() + "/host", "--socket=", "--interval=200ms", "--window=60s"}));
     ASSERT_TRUE(agent.ok()) << agent.status();
     ASSERT_TRUE(agent->WaitForOutput("nictuned 0", absl::Seconds(30)).ok())
-        << testing_support::OutputOrWhyNot(*agent);
-    EXPECT_THAT(testing_support::OutputOrWhyNot(*agent), HasSubstr("change journal resolved"))
+        << testing_support::AgentLog(*agent);
+    EXPECT_THAT(testing_support::AgentLog(*agent), HasSubstr("change journal resolved"))
         << "the self-test failed";
     ExpectOnly(agent->pid(), mask_);
     absl::StatusOr<nlohmann::json> status = absl::UnavailableError("not asked");
@@ -200,7 +200,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
       if (status.ok() && (*status)["sampling"].value("samples", 0) >= 2) break;
       absl::SleepFor(absl::Milliseconds(100));
     }
-    ASSERT_TRUE(status.ok()) << status.status() << "\n" << testing_support::OutputOrWhyNot(*agent);
+    ASSERT_TRUE(status.ok()) << status.status() << "\n" << testing_support::AgentLog(*agent);
     EXPECT_TRUE((*status)["bpf"].value("in_use", false)) << (*status)["bpf"].dump();
     int attached = 0;
     for (const nlohmann::json& program : (*status)["bpf"]["programs"]) {
@@ -230,7 +230,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
         absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
     ASSERT_TRUE(nic.ok()) << nic.status();
     const std::string nic_socket = (*nic)->control_socket();
-    ASSERT_TRUE(testing_support::SetNicKnob(nic_socket, "rx_usecs", 8192).ok());
+    ASSERT_TRUE((*nic)->SetKnob("rx_usecs", 8192).ok());
     const std::string state = dir->path() + "/netns";
     auto agent = BackgroundProgram::Start(testing_support::NictunedInNamespace(
         (*hosts)->b().name(), kNictuned, proc_root->path(),
@@ -240,18 +240,18 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
         setpriv));
     ASSERT_TRUE(agent.ok()) << agent.status();
     ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok())
-        << testing_support::OutputOrWhyNot(*agent);
+        << testing_support::AgentLog(*agent);
     ExpectOnly(agent->pid(), mask_);
     int64_t written = 8192;
     for (absl::Time until = absl::Now() + absl::Seconds(15); absl::Now() < until;) {
-      auto value = testing_support::ReadNicKnob(nic_socket, "rx_usecs");
+      auto value = (*nic)->Knob("rx_usecs");
       ASSERT_TRUE(value.ok()) << value.status();
       written = *value;
       if (written != 8192) break;
       absl::SleepFor(absl::Milliseconds(100));
     }
     EXPECT_NE(written, 8192) << "apply mode wrote nothing under the unit's capabilities:\n"
-                             << testing_support::OutputOrWhyNot(*agent);
+                             << testing_support::AgentLog(*agent);
     ASSERT_TRUE(agent->Signal(SIGTERM).ok());
     auto exited = agent->Wait(absl::Seconds(15));
     ASSERT_TRUE(exited.ok()) << exited.status();
@@ -259,7 +259,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
     auto journal = testing_support::ReadJournalFile(state + "/nictune.db");
     ASSERT_TRUE(journal.ok()) << journal.status();
     EXPECT_FALSE(journal->rows.empty());
-    auto restored = testing_support::ReadNicKnob(nic_socket, "rx_usecs");
+    auto restored = (*nic)->Knob("rx_usecs");
     ASSERT_TRUE(restored.ok()) << restored.status();
     EXPECT_EQ(*restored, 8192) << "SIGTERM did not restore under the unit's capabilities";
     std::cout << "test namespace: apply wrote rx_usecs 8192 -> " << written << " ("
@@ -343,8 +343,8 @@ TEST_F(PrivilegesTest, ApplyModeRefusesToStartOrReloadWhenProcSysIsReadOnly) {
   std::ofstream(flagfile, std::ios::trunc) << "--mode=apply\n";
   ASSERT_TRUE(agent->Signal(SIGHUP).ok());
   ASSERT_TRUE(agent->WaitForOutput("SIGHUP: configuration kept", absl::Seconds(10)).ok())
-      << testing_support::OutputOrWhyNot(*agent);
-  EXPECT_THAT(testing_support::OutputOrWhyNot(*agent),
+      << testing_support::AgentLog(*agent);
+  EXPECT_THAT(testing_support::AgentLog(*agent),
               HasSubstr(absl::StrCat(kSysctl,
                                      " is not writable: Read-only file "
                                      "system (errno 30)")));

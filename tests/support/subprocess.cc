@@ -176,9 +176,4 @@ absl::Status RunChecked(const std::vector<std::string>& argv) {
   return absl::OkStatus();
 }
 
-std::string OutputOrWhyNot(const BackgroundProgram& program) {
-  absl::StatusOr<std::string> output = program.OutputSoFar();
-  return output.ok() ? *output : output.status().ToString();
-}
-
 }  // namespace nictune::testing_support

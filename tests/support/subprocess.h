@@ -62,7 +62,4 @@ class BackgroundProgram {
   int err_fd_ = -1;
 };
 
-// What `program` has written to stdout so far, or why it cannot be read: for failure messages.
-std::string OutputOrWhyNot(const BackgroundProgram& program);
-
 }  // namespace nictune::testing_support
