@@ -30,9 +30,9 @@ struct ServerOptions {
   // left hundreds of a thousand simultaneous scrapes hanging past 10 s; 1024 holds them, each
   // waiting its turn for a worker (a few KiB of kernel memory each, no descriptor of ours).
   int listen_backlog = 1024;
-  int request_timeout_ms = 10'000;        // for reading a request and writing its response
-  size_t max_body_bytes = 64 * 1024;      // larger bodies get 413 without being read
-  std::optional<std::string> api_token;   // from --api_token_file; none: mutations refused on TCP
+  int request_timeout_ms = 10'000;       // for reading a request and writing its response
+  size_t max_body_bytes = 64 * 1024;     // larger bodies get 413 without being read
+  std::optional<std::string> api_token;  // from --api_token_file; none: mutations refused on TCP
 };
 
 class HttpServer {

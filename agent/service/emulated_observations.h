@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "agent/service/nic_counters_source.h"
 #include "agent/rate_limited_log.h"
+#include "agent/service/nic_counters_source.h"
 #include "agent/service/sampler_ports.h"
 #include "driver/emulated/counters.h"
 
