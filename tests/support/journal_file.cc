@@ -59,6 +59,20 @@ absl::StatusOr<JournalFile> ReadJournalFile(const std::string& database_path) {
     return SqliteError(database_path, "PRAGMA integrity_check", database.get());
   }
 
+  // A writer killed inside its first Open can leave a sound file without the schema yet.
+  Statement table;
+  if (absl::Status status =
+          prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'changes'", table);
+      !status.ok()) {
+    return status;
+  }
+  if (sqlite3_step(table.get()) != SQLITE_ROW && file.integrity == "ok") {
+    return absl::NotFoundError(
+        absl::StrCat(database_path,
+                     ": sound (integrity_check ok) but has no changes table: the "
+                     "store had not created its schema"));
+  }
+
   Statement changes;
   if (absl::Status status = prepare(
           "SELECT id, boot_id, knob, target, original, new_value, state, reason FROM changes "

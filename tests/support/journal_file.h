@@ -30,7 +30,8 @@ struct JournalFile {
 };
 
 // Opens `database_path` (read-write so that a WAL left by a killed writer is recovered), checks
-// its integrity and reads every change. The error names the file, the step and SQLite's message.
+// its integrity and reads every change. The error names the file, the step and SQLite's message;
+// NotFound: the file is sound but the store never got to create its tables.
 absl::StatusOr<JournalFile> ReadJournalFile(const std::string& database_path);
 
 }  // namespace nictune::testing_support
