@@ -3,10 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
 #include "tests/support/loopback_http.h"
-#include "tests/support/proc_pid.h"
+#include "tests/support/ready_program.h"
 
 namespace nictune::testing_support {
 
@@ -25,28 +23,19 @@ absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string&
 }
 
 absl::StatusOr<BackgroundProgram> StartServingNictuned(const std::vector<std::string>& argv,
-                                                       uint16_t port, absl::Duration timeout) {
-  absl::StatusOr<BackgroundProgram> agent = BackgroundProgram::Start(argv);
-  if (!agent.ok()) return agent.status();
-  const absl::Time until = absl::Now() + timeout;
-  absl::Status last = absl::DeadlineExceededError("not asked yet");
-  while (absl::Now() < until) {
-    absl::StatusOr<bool> running = StillRunning(agent->pid());
-    if (!running.ok()) return running.status();
-    if (!*running) break;
-    absl::StatusOr<nlohmann::json> status = GetJsonLoopback(port, "/api/v1/status");
-    if (status.ok() &&
-        status->value(nlohmann::json::json_pointer("/sampling/windows"), int64_t{0}) >= 1) {
-      return *std::move(agent);
-    }
-    last = status.ok() ? absl::UnavailableError("no tuner window closed yet") : status.status();
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  absl::StatusOr<ProgramOutput> exited = agent->Wait(absl::Seconds(5));
-  return absl::DeadlineExceededError(absl::StrCat(
-      "`", absl::StrJoin(argv, " "), "` not serving after ", absl::FormatDuration(timeout),
-      " (last: ", last.message(), "); exit ", exited.ok() ? exited->exit_code : -1,
-      ", stderr: ", exited.ok() ? exited->err : exited.status().ToString()));
+                                                       uint16_t port, absl::Duration timeout,
+                                                       NictunedReady ready) {
+  const bool window = ready == NictunedReady::kFirstTunerWindow;
+  const nlohmann::json::json_pointer counter(window ? "/sampling/windows" : "/sampling/samples");
+  return StartWhenReady(
+      argv,
+      [&]() -> absl::Status {
+        absl::StatusOr<nlohmann::json> status = GetJsonLoopback(port, "/api/v1/status");
+        if (!status.ok()) return status.status();
+        if (status->value(counter, int64_t{0}) >= 1) return absl::OkStatus();
+        return absl::UnavailableError(window ? "no tuner window closed yet" : "no interval yet");
+      },
+      timeout);
 }
 
 }  // namespace nictune::testing_support

@@ -13,10 +13,17 @@
 
 namespace nictune::testing_support {
 
+// What "serving" waits for: the first tuner window closed (status, /metrics and
+// recommendations all have data), or only the first interval sampled (probes attached, /metrics
+// published), which at the default --window=10s comes 9 s sooner.
+enum class NictunedReady { kFirstTunerWindow, kFirstSample };
+
 // Starts `argv` (nictuned and its flags, one of them --listen=127.0.0.1:<port>) and waits up to
-// `timeout`. Fails with the agent's stderr when it exits first or does not get there in time.
-absl::StatusOr<BackgroundProgram> StartServingNictuned(const std::vector<std::string>& argv,
-                                                       uint16_t port, absl::Duration timeout);
+// `timeout`, asking /api/v1/status from this thread's network namespace. Fails with the agent's
+// stderr when it exits first or does not get there in time.
+absl::StatusOr<BackgroundProgram> StartServingNictuned(
+    const std::vector<std::string>& argv, uint16_t port, absl::Duration timeout,
+    NictunedReady ready = NictunedReady::kFirstTunerWindow);
 
 // GET http://127.0.0.1:<port><target> answered 200 with a JSON body.
 absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string& target);
