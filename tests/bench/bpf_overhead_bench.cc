@@ -1,14 +1,17 @@
 // Probe overhead, measured as a whole process rather than with Google Benchmark's timing loop:
 // UDP packets per second through a veth pair between two namespaces with nothing attached, with
-// the nictune probes attached (the default set, and every program), and with libbpf-tools
-// hardirqs + softirqs attached, rounds alternated to cancel drift, ratios taken within a round
-// and reported as medians; then each nictune program's mean cost per event from
-// kernel.bpf_stats (run_time_ns / run_cnt), with the sysctl restored afterwards. The softirq
-// programs time a sample of the softirqs (driver/bpf/README.md); the default set is also run with
-// every softirq timed, and each cost phase prints the sampling NET_RX got.
-// Prints Markdown tables; it reports figures and never passes or fails on a time.
+// the nictune probes attached in this process (the default set, and every program), with the
+// dispatch floor (empty programs on the default set's three tracepoints: what any program there
+// costs), with the real nictuned at its defaults, with libbpf-tools hardirqs + softirqs, and with
+// prometheus-node-exporter scraped every second; rounds alternated to cancel drift, ratios taken
+// within a round and reported as medians. Then each nictune program's mean cost per event from
+// kernel.bpf_stats (run_time_ns / run_cnt), and the empty programs', with the sysctl restored
+// afterwards. The softirq programs time a sample of the softirqs (driver/bpf/README.md); the
+// default set is also run with every softirq timed, and each cost phase prints the sampling
+// NET_RX got. Prints Markdown tables; it reports figures and never passes or fails on a time.
 //
 //   sudo build/tests/bench/bpf_overhead_bench [rounds] [seconds_per_round]
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,23 +30,42 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "agent/model/softirq_time.h"
+#include "driver/dispatch_floor.h"
 #include "driver/probe_source.h"
 #include "tests/support/host_sysctls.h"
+#include "tests/support/loopback_port.h"
 #include "tests/support/netns_host.h"
+#include "tests/support/node_exporter.h"
+#include "tests/support/periodic_scrape.h"
 #include "tests/support/privileges.h"
+#include "tests/support/serving_nictuned.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/udp_flow.h"
 
 namespace nictune::bench {
 namespace {
 
 using testing_support::BackgroundProgram;
+using testing_support::PeriodicScrape;
+using testing_support::TempDir;
 using testing_support::UdpFlow;
 using testing_support::VethHosts;
 
+const std::string kNictunedBinary = absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned");
+
 constexpr char kBpfStatsSysctl[] = "/proc/sys/kernel/bpf_stats_enabled";
 
-enum class Attached { kNothing, kNictune, kNictuneEverySoftirqTimed, kNictuneAll, kBccTools };
+enum class Attached {
+  kNothing,
+  kNictune,
+  kNictuneEverySoftirqTimed,
+  kNictuneAll,
+  kDispatchFloor,
+  kNictuned,
+  kBccTools,
+  kNodeExporter,
+};
 
 // Every program, the per-packet and opt-in ones included.
 driver::ProbeOptions AllPrograms() {
@@ -69,8 +91,14 @@ std::string Name(Attached attached) {
       return "nictune probes (default), every softirq timed (softirq_max_sample_shift 0)";
     case Attached::kNictuneAll:
       return "nictune probes, all (per-packet on, softirq_raise on)";
+    case Attached::kDispatchFloor:
+      return "dispatch floor: empty programs on softirq_entry, softirq_exit, napi_poll";
+    case Attached::kNictuned:
+      return "nictuned (the agent at its defaults, 1 s interval)";
     case Attached::kBccTools:
       return "libbpf-tools hardirqs + softirqs";
+    case Attached::kNodeExporter:
+      return "prometheus-node-exporter, scraped every second";
   }
   return "?";
 }
@@ -87,10 +115,101 @@ absl::StatusOr<double> MeasurePps(const VethHosts& hosts, absl::Duration duratio
   return static_cast<double>(result->sent.sent) / absl::ToDoubleSeconds(result->sent.elapsed);
 }
 
-absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Duration duration) {
+// What a configuration attached or started for one round; all of it goes when this does, the
+// scraper first, the programs (killed) before their state directory.
+struct Attachment {
+  std::optional<TempDir> state_dir;
+  uint16_t port = 0;  // nictuned's or node_exporter's HTTP port
+  std::vector<BackgroundProgram> programs;
+  std::unique_ptr<driver::ProbeSource> probes;
+  std::unique_ptr<driver::DispatchFloor> floor;
+  std::unique_ptr<PeriodicScrape> scrape;
+};
+
+// What the rounds of the out-of-process configurations saw besides their pps.
+struct RoundNotes {
+  std::map<int, int> nictuned_concerns_attached;  // concerns attached at a round's end -> rounds
+  testing_support::ScrapeCounts node_exporter;
+};
+
+absl::Status StartBccTools(Attachment& attachment) {
+  for (const char* tool : {"/usr/sbin/hardirqs", "/usr/sbin/softirqs"}) {
+    absl::StatusOr<BackgroundProgram> started =
+        BackgroundProgram::Start({"stdbuf", "-oL", tool, "-N"});
+    if (!started.ok()) return started.status();
+    if (absl::Status attached = started->WaitForOutput("Tracing", absl::Seconds(10));
+        !attached.ok()) {
+      return attached;
+    }
+    attachment.programs.push_back(*std::move(started));
+  }
+  return absl::OkStatus();
+}
+
+// The agent as a host runs it: defaults (1 s interval, 10 s tuner window, recommend mode, the
+// per-packet probes on only while it sees socket pressure), but its own HTTP port, no CLI socket
+// and a state directory of its own, so that another nictuned on this host is not disturbed.
+// The flow starts once it has sampled its first interval (its probes are attached by then).
+absl::Status StartNictuned(Attachment& attachment) {
+  absl::StatusOr<TempDir> dir = TempDir::Create("nictune-overhead-bench-");
+  if (!dir.ok()) return dir.status();
+  attachment.state_dir.emplace(*std::move(dir));
+  absl::StatusOr<uint16_t> port = testing_support::FreeLoopbackPort();
+  if (!port.ok()) return port.status();
+  attachment.port = *port;
+  absl::StatusOr<BackgroundProgram> agent = testing_support::StartServingNictuned(
+      {kNictunedBinary, absl::StrCat("--listen=127.0.0.1:", *port),
+       "--socket=", "--state_dir=" + attachment.state_dir->path()},
+      *port, absl::Seconds(30), testing_support::NictunedReady::kFirstSample);
+  if (!agent.ok()) return agent.status();
+  attachment.programs.push_back(*std::move(agent));
+  return absl::OkStatus();
+}
+
+// Records how many probe concerns the agent had attached at the end of the flow (5 by default,
+// 8 once socket pressure switched the per-packet ones on), then stops it as systemd would.
+absl::Status StopNictuned(Attachment& attachment, RoundNotes& notes) {
+  absl::StatusOr<nlohmann::json> status =
+      testing_support::GetJsonLoopback(attachment.port, "/api/v1/status");
+  if (!status.ok()) return status.status();
+  int attached = 0;
+  for (const nlohmann::json& program :
+       status->value(nlohmann::json::json_pointer("/bpf/programs"), nlohmann::json::array())) {
+    if (program.value("attached", false)) ++attached;
+  }
+  ++notes.nictuned_concerns_attached[attached];
+  BackgroundProgram& agent = attachment.programs.front();
+  if (absl::Status signalled = agent.Signal(SIGTERM); !signalled.ok()) return signalled;
+  absl::StatusOr<testing_support::ProgramOutput> exited = agent.Wait(absl::Seconds(10));
+  if (!exited.ok()) return exited.status();
+  if (exited->exit_code != 0) {
+    return absl::InternalError(
+        absl::StrCat("nictuned exited with ", exited->exit_code, ": ", exited->err));
+  }
+  return absl::OkStatus();
+}
+
+// node_exporter as Debian ships it (its default collectors), less the systemd collector where
+// systemd does not run, on a private port, scraped once a second from this process.
+absl::Status StartNodeExporter(Attachment& attachment) {
+  absl::StatusOr<uint16_t> port = testing_support::FreeLoopbackPort();
+  if (!port.ok()) return port.status();
+  attachment.port = *port;
+  std::vector<std::string> flags;
+  if (access("/run/systemd/private", F_OK) != 0)
+    flags.push_back(testing_support::kNoSystemdCollector);
+  absl::StatusOr<BackgroundProgram> exporter = testing_support::StartNodeExporter(
+      {.port = *port, .flags = std::move(flags)}, absl::Seconds(10));
+  if (!exporter.ok()) return exporter.status();
+  attachment.programs.push_back(*std::move(exporter));
+  attachment.scrape = std::make_unique<PeriodicScrape>(*port, absl::Seconds(1));
+  return absl::OkStatus();
+}
+
+absl::Status Attach(Attached attached, Attachment& attachment) {
   switch (attached) {
     case Attached::kNothing:
-      return MeasurePps(hosts, duration);
+      return absl::OkStatus();
     case Attached::kNictune:
     case Attached::kNictuneEverySoftirqTimed:
     case Attached::kNictuneAll: {
@@ -99,24 +218,42 @@ absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Du
       if (attached == Attached::kNictuneEverySoftirqTimed) options = EverySoftirqTimed(options);
       absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(options);
       if (!probes.ok()) return probes.status();
-      return MeasurePps(hosts, duration);
+      attachment.probes = *std::move(probes);
+      return absl::OkStatus();
     }
-    case Attached::kBccTools: {
-      std::vector<BackgroundProgram> tools;
-      for (const char* tool : {"/usr/sbin/hardirqs", "/usr/sbin/softirqs"}) {
-        absl::StatusOr<BackgroundProgram> started =
-            BackgroundProgram::Start({"stdbuf", "-oL", tool, "-N"});
-        if (!started.ok()) return started.status();
-        if (absl::Status attached_ok = started->WaitForOutput("Tracing", absl::Seconds(10));
-            !attached_ok.ok()) {
-          return attached_ok;
-        }
-        tools.push_back(*std::move(started));
-      }
-      return MeasurePps(hosts, duration);  // the tools are killed when `tools` goes
+    case Attached::kDispatchFloor: {
+      absl::StatusOr<std::unique_ptr<driver::DispatchFloor>> floor = driver::AttachDispatchFloor();
+      if (!floor.ok()) return floor.status();
+      attachment.floor = *std::move(floor);
+      return absl::OkStatus();
     }
+    case Attached::kNictuned:
+      return StartNictuned(attachment);
+    case Attached::kBccTools:
+      return StartBccTools(attachment);
+    case Attached::kNodeExporter:
+      return StartNodeExporter(attachment);
   }
   return absl::InternalError("unknown configuration");
+}
+
+absl::StatusOr<double> Round(const VethHosts& hosts, Attached attached, absl::Duration duration,
+                             RoundNotes& notes) {
+  Attachment attachment;
+  if (absl::Status ready = Attach(attached, attachment); !ready.ok()) return ready;
+  absl::StatusOr<double> pps = MeasurePps(hosts, duration);
+  if (!pps.ok()) return pps;
+  if (attached == Attached::kNictuned) {
+    if (absl::Status stopped = StopNictuned(attachment, notes); !stopped.ok()) return stopped;
+  }
+  if (attachment.scrape != nullptr) {
+    const testing_support::ScrapeCounts counts = attachment.scrape->Stop();
+    notes.node_exporter.scrapes += counts.scrapes;
+    notes.node_exporter.failures += counts.failures;
+    notes.node_exporter.time += counts.time;
+    if (!counts.last_error.empty()) notes.node_exporter.last_error = counts.last_error;
+  }
+  return pps;
 }
 
 struct Series {
@@ -175,6 +312,20 @@ absl::StatusOr<CostPhase> MeasureCost(const VethHosts& hosts, const driver::Prob
                    .costs = (*probes)->Cost()};
 }
 
+// One flow with the dispatch floor attached (kernel.bpf_stats must be on): what an empty program
+// on each of those tracepoints costs per event.
+absl::StatusOr<CostPhase> MeasureFloorCost(const VethHosts& hosts, absl::Duration duration) {
+  absl::StatusOr<std::unique_ptr<driver::DispatchFloor>> floor = driver::AttachDispatchFloor();
+  if (!floor.ok()) return floor.status();
+  absl::StatusOr<double> pps = MeasurePps(hosts, duration);
+  if (!pps.ok()) return pps.status();
+  return CostPhase{.title = "dispatch floor (empty programs)",
+                   .pps = *pps,
+                   .load_average = LoadAverage(),
+                   .net_rx_source = "not timed: the programs do nothing",
+                   .costs = (*floor)->Cost()};
+}
+
 int Main(int argc, char** argv) {
   int rounds = 5;
   double seconds = 1.0;
@@ -196,10 +347,12 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const absl::Duration duration = absl::Seconds(seconds);
-  const std::vector<Attached> order = {Attached::kNothing, Attached::kNictune,
-                                       Attached::kNictuneEverySoftirqTimed, Attached::kNictuneAll,
-                                       Attached::kBccTools};
+  const std::vector<Attached> order = {
+      Attached::kNothing,    Attached::kNictune,       Attached::kNictuneEverySoftirqTimed,
+      Attached::kNictuneAll, Attached::kDispatchFloor, Attached::kNictuned,
+      Attached::kBccTools,   Attached::kNodeExporter};
   std::map<Attached, Series> series;
+  RoundNotes notes;
   // A warm-up round first: the first flow pays for cold caches and page faults.
   if (absl::StatusOr<double> warm = MeasurePps(**hosts, duration); !warm.ok()) {
     std::cerr << warm.status() << "\n";
@@ -211,7 +364,7 @@ int Main(int argc, char** argv) {
     std::map<Attached, double> this_round;
     for (size_t i = 0; i < order.size(); ++i) {
       const Attached attached = order[(i + static_cast<size_t>(round)) % order.size()];
-      absl::StatusOr<double> pps = Round(**hosts, attached, duration);
+      absl::StatusOr<double> pps = Round(**hosts, attached, duration, notes);
       if (!pps.ok()) {
         std::cerr << Name(attached) << ": " << pps.status() << "\n";
         return 1;
@@ -242,6 +395,18 @@ int Main(int argc, char** argv) {
                                  *std::min_element(s.ratios.begin(), s.ratios.end()),
                                  *std::max_element(s.ratios.begin(), s.ratios.end()));
   }
+  std::cout << "\nnictuned: probe concerns attached at the end of a round's flow (5: default set; "
+               "8: per-packet probes switched on by socket pressure):";
+  for (const auto& [concerns, rounds_seen] : notes.nictuned_concerns_attached) {
+    std::cout << absl::StrFormat(" %d in %d round(s);", concerns, rounds_seen);
+  }
+  const testing_support::ScrapeCounts& scrapes = notes.node_exporter;
+  std::cout << absl::StrFormat(
+      "\nnode_exporter: %d scrapes answered (mean %.1f ms), %d failed%s\n", scrapes.scrapes,
+      scrapes.scrapes > 0
+          ? absl::ToDoubleMilliseconds(scrapes.time) / static_cast<double>(scrapes.scrapes)
+          : 0.0,
+      scrapes.failures, scrapes.last_error.empty() ? "" : " (last: " + scrapes.last_error + ")");
 
   // Per-program cost: bpf_stats adds two clock reads per run, so it is on only for this phase.
   absl::StatusOr<std::unique_ptr<testing_support::SysctlRestorer>> stats =
@@ -263,11 +428,17 @@ int Main(int argc, char** argv) {
     phase->title = title;
     phases.push_back(*std::move(phase));
   }
+  absl::StatusOr<CostPhase> floor_phase = MeasureFloorCost(**hosts, duration);
+  if (!floor_phase.ok()) {
+    std::cerr << floor_phase.status() << "\n";
+    return 1;
+  }
+  phases.push_back(*std::move(floor_phase));
   stats->reset();  // restores kernel.bpf_stats_enabled before printing
 
   for (const CostPhase& phase : phases) {
     std::cout << absl::StrFormat(
-        "\n## Cost per event of each nictune program, %s (kernel.bpf_stats, one %.1f s flow at "
+        "\n## Cost per event of each program, %s (kernel.bpf_stats, one %.1f s flow at "
         "%.0f pps; load average %s; NET_RX softirq time: %s)\n\n",
         phase.title, seconds, phase.pps, phase.load_average, phase.net_rx_source);
     std::cout << "| program | run_cnt | run_time_ns | ns per event |\n|---|---:|---:|---:|\n";
