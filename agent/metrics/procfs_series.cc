@@ -5,45 +5,12 @@
 #include "absl/strings/string_view.h"
 #include "agent/metrics/families.h"
 #include "agent/metrics/label_values.h"
+#include "agent/metrics/protocol_counters.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 
 namespace nictune::metrics {
 namespace {
-
-// The counters of /proc/net/snmp and /proc/net/netstat that bear on receive drops and load, with
-// snake_case names (promtool rejects node_exporter's node_netstat_Udp_RcvbufErrors spelling); the
-// rest are left to node_exporter.
-struct ProtocolCounterName {
-  absl::string_view section;
-  absl::string_view name;
-  absl::string_view metric;
-};
-constexpr ProtocolCounterName kProtocolCounters[] = {
-    {"Ip", "InReceives", "ip_in_receives"},
-    {"Ip", "InDiscards", "ip_in_discards"},
-    {"Ip", "InDelivers", "ip_in_delivers"},
-    {"Udp", "InDatagrams", "udp_in_datagrams"},
-    {"Udp", "NoPorts", "udp_no_ports"},
-    {"Udp", "InErrors", "udp_in_errors"},
-    {"Udp", "OutDatagrams", "udp_out_datagrams"},
-    {"Udp", "RcvbufErrors", "udp_rcvbuf_errors"},
-    {"Udp", "SndbufErrors", "udp_sndbuf_errors"},
-    {"Udp", "InCsumErrors", "udp_in_csum_errors"},
-    {"Udp", "MemErrors", "udp_mem_errors"},
-    {"Tcp", "InSegs", "tcp_in_segs"},
-    {"Tcp", "OutSegs", "tcp_out_segs"},
-    {"Tcp", "RetransSegs", "tcp_retrans_segs"},
-    {"Tcp", "InErrs", "tcp_in_errs"},
-    {"TcpExt", "TCPBacklogDrop", "tcpext_backlog_drop"},
-    {"TcpExt", "TCPRcvQDrop", "tcpext_rcvq_drop"},
-    {"TcpExt", "PruneCalled", "tcpext_prune_called"},
-    {"TcpExt", "RcvPruned", "tcpext_rcv_pruned"},
-    {"TcpExt", "OfoPruned", "tcpext_ofo_pruned"},
-    {"TcpExt", "TCPRcvCollapsed", "tcpext_rcv_collapsed"},
-    {"TcpExt", "ListenOverflows", "tcpext_listen_overflows"},
-    {"TcpExt", "ListenDrops", "tcpext_listen_drops"},
-};
 
 // The statistics files every device has (struct rtnl_link_stats64); drivers may add none here.
 constexpr absl::string_view kDeviceStatistics[] = {
@@ -88,15 +55,15 @@ ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
       softnet_backlog_(GaugeFamily(r, "nictune_softnet_backlog_packets",
                                    "Packets waiting in the per-CPU input and process queues when "
                                    "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
-  for (const auto& [section, name, metric] : kProtocolCounters) {
-    const absl::string_view file = section == "TcpExt" ? "/proc/net/netstat" : "/proc/net/snmp";
-    protocols_.push_back(ProtocolCounter{
-        .section = std::string(section),
-        .name = std::string(name),
-        .series = std::make_unique<CounterSeries>(CounterFamily(
-            r, absl::StrCat("nictune_netstat_", metric, "_total"),
-            absl::StrCat(section, " ", name, " since boot (procfs ", file,
-                         "); node_exporter calls it node_netstat_", section, "_", name, ".")))});
+  for (const ProtocolCounterName& counter : kProtocolCounters) {
+    protocols_.push_back(
+        ProtocolCounter{.section = std::string(counter.section),
+                        .name = std::string(counter.name),
+                        .series = std::make_unique<CounterSeries>(CounterFamily(
+                            r, ProtocolCounterMetric(counter),
+                            absl::StrCat(counter.section, " ", counter.name, " since boot (procfs ",
+                                         ProtocolCounterFile(counter), "); node_exporter calls it ",
+                                         NodeExporterProtocolCounterMetric(counter), ".")))});
   }
   for (const absl::string_view file : kDeviceStatistics) {
     device_statistics_.push_back(DeviceStatistic{
