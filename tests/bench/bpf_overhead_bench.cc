@@ -277,6 +277,23 @@ std::string LoadAverage() {
   return absl::StrFormat("%.2f %.2f %.2f", load[0], load[1], load[2]);
 }
 
+// BPF links to tracepoints that others hold (another nictuned, a tracing tool): each runs on the
+// hooks in every configuration, "nothing attached" included, so the figures are read beside it.
+std::string ForeignTracepointLinks() {
+  absl::StatusOr<testing_support::ProgramOutput> listed =
+      testing_support::RunProgram({"bpftool", "-j", "link", "show"});
+  if (!listed.ok()) return listed.status().ToString();
+  if (listed->exit_code != 0) return absl::StrCat("bpftool link show: exit ", listed->exit_code);
+  const nlohmann::json links = nlohmann::json::parse(listed->out, nullptr, false);
+  if (!links.is_array()) return "bpftool link show: not a JSON array";
+  int count = 0;
+  for (const nlohmann::json& link : links) {
+    const std::string type = link.value("type", "");
+    if (type == "raw_tracepoint" || type == "tracing") ++count;
+  }
+  return absl::StrCat(count);
+}
+
 struct CostPhase {
   std::string title;
   double pps = 0;
@@ -359,6 +376,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const std::string load_before = LoadAverage();
+  const std::string links_before = ForeignTracepointLinks();
   for (int round = 0; round < rounds; ++round) {
     // Rotate the starting configuration so that none always runs first or last.
     std::map<Attached, double> this_round;
@@ -381,8 +399,9 @@ int Main(int argc, char** argv) {
   std::cout << absl::StrFormat(
       "## UDP through veth (64-byte payload, sendmmsg flat out, NAPI on the receiving veth)\n\n"
       "%d rounds x %.1f s per configuration, alternated; nproc %ld; load average %s before, %s "
-      "after\n\n",
-      rounds, seconds, sysconf(_SC_NPROCESSORS_ONLN), load_before, LoadAverage());
+      "after; BPF tracepoint links held by other processes %s before, %s after\n\n",
+      rounds, seconds, sysconf(_SC_NPROCESSORS_ONLN), load_before, LoadAverage(), links_before,
+      ForeignTracepointLinks());
   std::cout << "| configuration | median pps | min pps | max pps | median ratio to nothing "
                "attached (same round) | min ratio | max ratio |\n"
                "|---|---:|---:|---:|---:|---:|---:|\n";
