@@ -33,6 +33,7 @@
 #include "driver/dispatch_floor.h"
 #include "driver/probe_source.h"
 #include "tests/support/host_sysctls.h"
+#include "tests/support/load_average.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/node_exporter.h"
@@ -47,6 +48,7 @@ namespace nictune::bench {
 namespace {
 
 using testing_support::BackgroundProgram;
+using testing_support::LoadAverage;
 using testing_support::PeriodicScrape;
 using testing_support::TempDir;
 using testing_support::UdpFlow;
@@ -268,13 +270,6 @@ double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const size_t middle = values.size() / 2;
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
-// The 1-minute load average, printed beside the figures: pps ratios move with the host's load.
-std::string LoadAverage() {
-  double load[3] = {};
-  if (getloadavg(load, 3) != 3) return "unknown";
-  return absl::StrFormat("%.2f %.2f %.2f", load[0], load[1], load[2]);
 }
 
 // BPF links to tracepoints that others hold (another nictuned, a tracing tool): each runs on the

@@ -40,6 +40,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/exposition_samples.h"
+#include "tests/support/load_average.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/netns_host.h"
@@ -501,10 +502,11 @@ TEST(NodeExporterAgreement, SoftnetNetstatAndInterruptCountersAreTheKernelsAtEac
   PrintIncrements(*before, *after);
   std::cout << absl::StrFormat(
       "\nflow: %d datagrams sent in %.2f s, %d read by the receiver, %d dropped by its socket; "
-      "the mid-flow scrape came %.2f s after the flow started, %.2f s before it ended\n",
+      "the mid-flow scrape came %.2f s after the flow started, %.2f s before it ended; load "
+      "average %s\n",
       result->sent.sent, absl::ToDoubleSeconds(result->sent.elapsed), result->received.received,
       result->received.kernel_drops, absl::ToDoubleSeconds(during->node_read - flow_start),
-      absl::ToDoubleSeconds(flow_end - during->node_read));
+      absl::ToDoubleSeconds(flow_end - during->node_read), testing_support::LoadAverage());
 
   // The flow is in the compared counters, and the private namespace's UDP counters, which only
   // the flow moves, come out the same on both, as the receiver's own socket counted them.
