@@ -33,6 +33,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
 #include "tests/support/emulated_host.h"
+#include "tests/support/host_sysctls.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -129,7 +130,13 @@ class ApplyCrashTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+    // The agent runs in the host's namespace, where the tuner may also write net.core sysctls:
+    // its own restore must put them back, and the restorer does if it did not.
+    auto captured = testing_support::SysctlRestorer::Capture(testing_support::TunedHostSysctls());
+    ASSERT_TRUE(captured.ok()) << captured.status();
+    host_sysctls_ = *std::move(captured);
   }
+  std::unique_ptr<testing_support::SysctlRestorer> host_sysctls_;
 };
 
 // Where a kill landed, from the journal rows the killed agent wrote and the NIC's values.

@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/emulated_host.h"
+#include "tests/support/host_sysctls.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
@@ -179,7 +180,13 @@ class ClosedLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+    // The agent runs in the host's namespace, where the tuner may also write net.core sysctls:
+    // its own restore must put them back, and the restorer does if it did not.
+    auto captured = testing_support::SysctlRestorer::Capture(testing_support::TunedHostSysctls());
+    ASSERT_TRUE(captured.ok()) << captured.status();
+    host_sysctls_ = *std::move(captured);
   }
+  std::unique_ptr<testing_support::SysctlRestorer> host_sysctls_;
 };
 
 TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression) {
@@ -390,6 +397,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   auto stopped = agent->Wait(absl::Seconds(10));
   ASSERT_TRUE(stopped.ok()) << stopped.status();
   EXPECT_EQ(stopped->exit_code, 0) << stopped->err;
+  EXPECT_EQ(host_sysctls_->Differences(), "") << "--on_exit=restore left host sysctls changed";
 }
 
 }  // namespace
