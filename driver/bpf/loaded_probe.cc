@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -128,12 +129,13 @@ LoadedProbe::LoadedProbe(std::string concern) { status_.name = std::move(concern
 LoadedProbe::~LoadedProbe() { Detach(); }
 
 void LoadedProbe::DestroyLinks() {
-  for (bpf_link* link : links_) bpf_link__destroy(link);
+  for (const ProgramLink& attached : links_) bpf_link__destroy(attached.link);
   links_.clear();
 }
 
 void LoadedProbe::Detach() {
   DestroyLinks();
+  taken_over_.clear();
   if (opened_.destroy) opened_.destroy();
   opened_ = OpenedObject{};
   loaded_ = false;
@@ -158,7 +160,7 @@ absl::Status LoadedProbe::Resume() {
   if (status_.attached) return absl::OkStatus();
   bpf_program* program = nullptr;
   bpf_object__for_each_program(program, opened_.object) {
-    if (!bpf_program__autoload(program)) continue;
+    if (!bpf_program__autoload(program) || taken_over_.contains(program)) continue;
     bpf_link* link = bpf_program__attach(program);
     if (link == nullptr) {
       const int error_number = errno;
@@ -166,7 +168,7 @@ absl::Status LoadedProbe::Resume() {
       return absl::InternalError(absl::StrCat(
           "BPF ", status_.name, ": attach ", TracepointOf(program), ": ", ErrnoText(error_number)));
     }
-    links_.push_back(link);
+    links_.push_back({program, link});
   }
   status_.attached = true;
   status_.reason = attach_notes_;
@@ -239,7 +241,7 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
         all_attached = false;
         break;
       }
-      probe->links_.push_back(link);
+      probe->links_.push_back({program, link});
       (flavor == Flavor::kRawTp ? any_raw : any_btf) = true;
     }
     if (!all_attached) continue;
@@ -255,6 +257,36 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
   status.reason =
       absl::StrCat("gave up after repeated load failures: ", absl::StrJoin(notes, "; "));
   return probe;
+}
+
+absl::StatusOr<std::vector<HandlerLink>> LoadedProbe::TakeOverHandlers(
+    const std::vector<std::string>& handlers) {
+  if (!status_.attached) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("BPF ", status_.name, ": take over handlers: not attached: ", status_.reason));
+  }
+  std::vector<size_t> indices;
+  for (const std::string& handler : handlers) {
+    const auto found = std::find_if(links_.begin(), links_.end(), [&](const ProgramLink& l) {
+      return HandlerOf(bpf_program__name(l.program)).first == handler;
+    });
+    if (found == links_.end()) {
+      return absl::NotFoundError(absl::StrCat("BPF ", status_.name, ": take over handler ", handler,
+                                              ": not an attached program"));
+    }
+    indices.push_back(static_cast<size_t>(found - links_.begin()));
+  }
+  std::vector<HandlerLink> taken;
+  for (size_t i = 0; i < handlers.size(); ++i) {
+    const ProgramLink& attached = links_[indices[i]];
+    taken.push_back({.handler = handlers[i],
+                     .tracepoint = TracepointOf(attached.program),
+                     .program = attached.program,
+                     .link = attached.link});
+    taken_over_.insert(attached.program);
+  }
+  std::erase_if(links_, [this](const ProgramLink& l) { return taken_over_.contains(l.program); });
+  return taken;
 }
 
 absl::StatusOr<int> LoadedProbe::MapFd(const char* map_name) const {

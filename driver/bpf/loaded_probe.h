@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ ObjectOpener SkeletonOpener(const char* concern, std::function<void(Skeleton&)> 
 
 class LoadedProbe;
 
+// One handler's loaded program and the link that attaches it (null while detached), held by
+// whoever took the handler over from its LoadedProbe (TakeOverHandlers).
+struct HandlerLink {
+  std::string handler;     // e.g. "on_softirq_entry"
+  std::string tracepoint;  // e.g. "softirq_entry"
+  bpf_program* program = nullptr;
+  bpf_link* link = nullptr;
+};
+
 // A map that an object takes over from another, already attached concern (same name in both).
 struct SharedMap {
   const LoadedProbe* owner;
@@ -81,6 +91,13 @@ class LoadedProbe {
   // tracepoint and the errno.
   absl::Status Resume();
 
+  // Moves the attached links of `handlers` (names without the _btf/_raw suffix) to the caller,
+  // who attaches and detaches them from then on and destroys them before this probe goes: Pause
+  // and Resume leave them alone. Costs() still reports them. Fails, changing nothing, unless the
+  // probe is attached and every handler is one of its attached programs.
+  absl::StatusOr<std::vector<HandlerLink>> TakeOverHandlers(
+      const std::vector<std::string>& handlers);
+
   // The skeleton (valid while loaded), e.g. to reach its mmapped .bss.
   template <typename Skeleton>
   Skeleton* skeleton() const {
@@ -102,7 +119,12 @@ class LoadedProbe {
   bool loaded_ = false;
   std::string attach_notes_;  // status_.reason while attached (fallbacks taken at load)
   OpenedObject opened_;
-  std::vector<bpf_link*> links_;
+  struct ProgramLink {
+    bpf_program* program = nullptr;
+    bpf_link* link = nullptr;
+  };
+  std::vector<ProgramLink> links_;
+  std::set<const bpf_program*> taken_over_;  // attached by someone else (TakeOverHandlers)
 };
 
 }  // namespace nictune::driver::bpf
