@@ -2,10 +2,14 @@
  * Every softirq is counted; its two clock reads (about 35 ns each on kvm-clock, the largest part
  * of these programs) are taken for a pseudo-random sample only, one in 2^shift, with the shift
  * chosen per CPU every rate window so that about one softirq per ns_per_timed is timed: every one
- * at low rates, down to one in 2^max_shift in a packet flood. Timed ones count 2^shift times
- * (softirq.h), so the user side can scale (agent/model/softirq_time.h).
+ * at low rates, down to one in 2^max_shift in a packet flood. Timed ones count 2^shift times,
+ * and as many times more as user space's slot weight says (softirq.h), so the user side can
+ * scale (agent/model/softirq_time.h).
  * The tx share's NET_RX flag is kept here too (txshare_cpu, reused by the napi and txshare
- * objects): one program per tracepoint instead of two on this per-packet path. */
+ * objects): one program per tracepoint instead of two on this per-packet path.
+ * User space may detach and attach softirq_entry/exit on a schedule (softirq_duty_cycle.cc): the
+ * attach epoch it moves on (softirq_timing.h) marks what was recorded before an unseen
+ * exit, and while it holds timing closed softirqs are counted only. */
 #include "softirq.h"
 
 #include "softirq_sampler.h"
@@ -26,6 +30,7 @@ struct {
 } softirq_cpus SEC(".maps");
 
 NICTUNE_TXSHARE_CPU_MAP
+NICTUNE_SOFTIRQ_TIMING_MAP
 
 static __always_inline struct nictune_softirq_cpu* softirq_state(void) {
   __u32 zero = 0;
@@ -38,8 +43,16 @@ static __always_inline struct nictune_txshare_cpu* txshare_state(void) {
 }
 
 /* Starts timing this softirq when the sampler picks it, and at a timed softirq past the end of the
- * rate window chooses the shift for the next one from the window's softirq rate. */
-static __always_inline void sample_entry(struct nictune_softirq_cpu* cpu, __u32 vector) {
+ * rate window chooses the shift for the next one from the window's softirq rate. A new attach
+ * epoch starts the sampler over (shift 0, a new window): the softirqs before it were not seen. */
+static __always_inline void sample_entry(struct nictune_softirq_cpu* cpu, __u32 vector, __u64 epoch,
+                                         __u64 slot_weight) {
+  if (cpu->window_epoch != epoch) {
+    cpu->window_epoch = epoch;
+    cpu->shift = 0;
+    cpu->window_start_ns = 0;
+    cpu->window_events = 0;
+  }
   cpu->window_events++;
   __u32 random = cpu->random;
   if (random == 0) random = bpf_get_prandom_u32() | 1; /* the first softirq on this CPU */
@@ -52,7 +65,8 @@ static __always_inline void sample_entry(struct nictune_softirq_cpu* cpu, __u32 
   __u64 now = bpf_ktime_get_ns();
   cpu->started_ns = now;
   cpu->started_vector = vector;
-  cpu->started_shift = cpu->shift;
+  cpu->started_weight = (__u32)(slot_weight << cpu->shift);
+  cpu->started_epoch = epoch;
   __u64 elapsed = now - cpu->window_start_ns;
   if (elapsed >= rate_window_ns) {
     cpu->shift = nictune_softirq_next_shift(cpu->window_events, elapsed, ns_per_timed, max_shift);
@@ -69,11 +83,21 @@ NICTUNE_HANDLER on_softirq_entry(unsigned long long* ctx, bool btf) {
   barrier_var(vector);
   if (!cpu || vector >= NICTUNE_SOFTIRQ_SLOTS) return 0;
   cpu->vectors[vector].count++;
-  sample_entry(cpu, vector);
+  struct nictune_softirq_timing* timing = nictune_softirq_timing_of(&softirq_timing);
+  __u64 epoch = timing ? timing->epoch : 0;
+  if (timing && !timing->closed) {
+    /* A slot's softirqs stand for those of the period it is part of (user space's weight). */
+    __u64 slot_weight = timing->weight;
+    if (slot_weight == 0 || slot_weight > NICTUNE_SOFTIRQ_MAX_SLOT_WEIGHT) slot_weight = 1;
+    sample_entry(cpu, vector, epoch, slot_weight);
+  } else {
+    cpu->started_ns = 0;
+  }
   if (vector == NICTUNE_NET_RX_SOFTIRQ) {
     struct nictune_txshare_cpu* state = txshare_state();
     if (state) {
       state->in_net_rx = 1;
+      state->net_rx_epoch = epoch;
       state->pending = 0;
     }
   }
@@ -86,14 +110,17 @@ NICTUNE_HANDLER on_softirq_exit(unsigned long long* ctx, bool btf) {
   barrier_var(vector);
   if (!cpu || vector >= NICTUNE_SOFTIRQ_SLOTS) return 0;
   /* The clock is read only when this softirq's entry was timed; an exit whose entry was not seen
-   * (attached mid-softirq) adds nothing, as an untimed one. */
-  if (cpu->started_ns != 0 && cpu->started_vector == vector) {
+   * (attached mid-softirq) adds nothing, as an untimed one, and so does an exit after an entry of
+   * an earlier epoch (that entry's own exit went unseen while the programs were detached). */
+  struct nictune_softirq_timing* timing = nictune_softirq_timing_of(&softirq_timing);
+  if (cpu->started_ns != 0 && cpu->started_vector == vector && timing &&
+      cpu->started_epoch == timing->epoch) {
     __u64 elapsed = bpf_ktime_get_ns() - cpu->started_ns;
-    __u32 shift = cpu->started_shift;
+    __u64 weight = cpu->started_weight;
     struct nictune_softirq_vector* slot = &cpu->vectors[vector];
     slot->timed++;
-    slot->timed_weight += 1ULL << shift;
-    slot->time_ns += elapsed << shift;
+    slot->timed_weight += weight;
+    slot->time_ns += elapsed * weight;
     cpu->started_ns = 0;
   }
   if (vector == NICTUNE_NET_RX_SOFTIRQ) {

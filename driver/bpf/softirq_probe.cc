@@ -10,7 +10,7 @@
 namespace nictune::driver::bpf {
 
 static_assert(sizeof(nictune_softirq_vector) == 40);
-static_assert(sizeof(nictune_softirq_cpu) == 40 + 40 * NICTUNE_SOFTIRQ_SLOTS);
+static_assert(sizeof(nictune_softirq_cpu) == 56 + 40 * NICTUNE_SOFTIRQ_SLOTS);
 
 std::unique_ptr<LoadedProbe> LoadSoftirqProbe(const ProbeOptions& options) {
   std::vector<std::string> unused_handlers;

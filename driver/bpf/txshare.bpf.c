@@ -18,10 +18,12 @@
  *
  * Only consume_skb runs here: the NET_RX flag is set by the softirq object's softirq_entry/exit
  * and the attribution done by the napi object's napi_poll (one program per tracepoint on the
- * per-packet path). This object reuses their maps (txshare_cpu, tx_completions; see txshare.h). */
+ * per-packet path). This object reuses their maps (txshare_cpu, tx_completions, softirq_timing; see
+ * txshare.h and softirq_timing.h). */
 #include "txshare.h"
 
 #include "napi_key.bpf.h"
+#include "softirq_timing.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,11 +31,15 @@ const volatile struct nictune_code_range excluded_callers[NICTUNE_TXSHARE_EXCLUD
 
 NICTUNE_TXSHARE_CPU_MAP
 NICTUNE_TX_COMPLETIONS_MAP
+NICTUNE_SOFTIRQ_TIMING_MAP
 
 NICTUNE_HANDLER on_consume_skb(unsigned long long* ctx, bool btf) {
   __u32 zero = 0;
   struct nictune_txshare_cpu* state = bpf_map_lookup_elem(&txshare_cpu, &zero);
   if (!state || !state->in_net_rx) return 0;
+  /* A flag left by a NET_RX whose exit the softirq program did not see (detached meanwhile). */
+  struct nictune_softirq_timing* timing = nictune_softirq_timing_of(&softirq_timing);
+  if (!timing || state->net_rx_epoch != timing->epoch) return 0;
   __u64 caller = ctx[1];
   for (int i = 0; i < NICTUNE_TXSHARE_EXCLUDED_RANGES; i++) {
     if (caller >= excluded_callers[i].start && caller < excluded_callers[i].end) {

@@ -19,9 +19,14 @@ struct nictune_code_range {
 /* Per CPU, in the map txshare_cpu that the softirq object owns and the napi and txshare objects
  * reuse: softirq_entry/exit (softirq.bpf.c) set in_net_rx, consume_skb (txshare.bpf.c) counts
  * pending, napi_poll (napi.bpf.c) attributes pending to the poll. unattributed: completions no
- * napi_poll followed before the softirq ended. */
+ * napi_poll followed before the softirq ended.
+ * The softirq programs are detached and attached again at run time (duty-cycled timing), so a
+ * NET_RX softirq's exit can go unseen and leave in_net_rx at 1: the flag counts only while
+ * net_rx_epoch equals the current attach epoch (softirq_timing), which every attach that could
+ * have missed an exit moves on. */
 struct nictune_txshare_cpu {
   __u64 in_net_rx;
+  __u64 net_rx_epoch; /* softirq_timing.epoch when in_net_rx was set */
   __u64 pending;
   __u64 unattributed;
   __u64 excluded;

@@ -14,7 +14,7 @@
 
 namespace nictune::driver::bpf {
 
-static_assert(sizeof(nictune_txshare_cpu) == 32);
+static_assert(sizeof(nictune_txshare_cpu) == 40);
 static_assert(sizeof(nictune_code_range) == 16);
 
 namespace {
@@ -38,17 +38,18 @@ std::unique_ptr<LoadedProbe> LoadTxshareProbe(const LoadedProbe& softirq, const 
   // The NET_RX flag and the attribution to polls run in the softirq and napi objects' programs.
   std::unique_ptr<LoadedProbe> probe = LoadedProbe::Load(
       "txshare",
-      SharingMaps("txshare",
-                  SkeletonOpener<txshare>(
-                      "txshare",
-                      [ranges](txshare& skeleton) {
-                        for (size_t i = 0; i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES;
-                             ++i) {
-                          skeleton.rodata->excluded_callers[i].start = ranges[i].start;
-                          skeleton.rodata->excluded_callers[i].end = ranges[i].end;
-                        }
-                      }),
-                  {{&softirq, "txshare_cpu"}, {&napi, "tx_completions"}}),
+      SharingMaps(
+          "txshare",
+          SkeletonOpener<txshare>("txshare",
+                                  [ranges](txshare& skeleton) {
+                                    for (size_t i = 0;
+                                         i < ranges.size() && i < NICTUNE_TXSHARE_EXCLUDED_RANGES;
+                                         ++i) {
+                                      skeleton.rodata->excluded_callers[i].start = ranges[i].start;
+                                      skeleton.rodata->excluded_callers[i].end = ranges[i].end;
+                                    }
+                                  }),
+          {{&softirq, "txshare_cpu"}, {&softirq, "softirq_timing"}, {&napi, "tx_completions"}}),
       {});
   return probe;
 }
