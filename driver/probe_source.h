@@ -109,6 +109,26 @@ struct TruesizeHistogram {
   std::vector<uint64_t> buckets;  // kTruesizeBuckets entries
 };
 
+// The duty cycle of the softirq timing programs (softirq_entry/exit) since the probes were opened
+// (driver/bpf/README.md "Softirq timing, duty-cycled"). Softirqs that start while timing is off
+// (the pair detached, or attached at a slot's edges) are not timed, and while the pair is
+// detached not counted by the probes either: a window in which untimed_ns moved takes its counts
+// from /proc/softirqs and scales the timed ones (agent/model/softirq_time.h).
+struct SoftirqDutyCounters {
+  uint64_t untimed_ns = 0;   // CLOCK_MONOTONIC time timing was off, cumulative
+  uint64_t attachments = 0;  // times the pair was attached again: slots, or going whole
+  // The link operations, the wall time the attaching thread spent in them and its CPU time (the
+  // kernel patches the tracepoint's static key and static call when it gains its first or loses
+  // its last program, waiting for every CPU; before a tracepoint gains one again it may wait for
+  // an RCU grace period, asleep).
+  uint64_t link_attaches = 0;
+  uint64_t link_attach_ns = 0;
+  uint64_t link_attach_cpu_ns = 0;
+  uint64_t link_detaches = 0;
+  uint64_t link_detach_ns = 0;
+  uint64_t link_detach_cpu_ns = 0;
+};
+
 struct BpfCounters {
   uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC when read
   std::vector<IrqCpuCounter> irqs;
@@ -124,6 +144,7 @@ struct BpfCounters {
   // CPU deferred their free to this one (skb_defer_free_flush; they are receive buffers).
   uint64_t tx_completions_unattributed = 0;
   uint64_t tx_completions_deferred_rx = 0;
+  SoftirqDutyCounters softirq_duty;
 };
 
 // Per-program run-time statistics from kernel.bpf_stats_enabled (zero when disabled).

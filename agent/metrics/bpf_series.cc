@@ -50,10 +50,11 @@ BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
       irq_handler_seconds_(CounterFamily(r, "nictune_irq_handler_seconds_total",
                                          "Time in hard irq handlers per irq and CPU (bpf "
                                          "irq:irq_handler_entry to irq:irq_handler_exit).")),
-      softirq_seconds_(CounterFamily(r, "nictune_softirq_seconds_total",
-                                     "Time in softirq handlers per vector and CPU (bpf "
-                                     "irq:softirq_entry to irq:softirq_exit; above 10000 "
-                                     "softirqs/s per CPU estimated from a timed sample).")),
+      softirq_seconds_(CounterFamily(
+          r, "nictune_softirq_seconds_total",
+          "Time in softirq handlers per vector and CPU since the agent started, each "
+          "interval's estimate added up (bpf irq:softirq_entry to irq:softirq_exit; when "
+          "softirqs are frequent timed in short slots, scaled to the count of /proc/softirqs).")),
       softirq_raised_(CounterFamily(r, "nictune_softirq_raised_total",
                                     "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
       napi_polls_(CounterFamily(r, "nictune_napi_polls_total",
@@ -108,7 +109,7 @@ BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
 void BpfSeries::Update(const model::Snapshot& snapshot, const model::Window& window) {
   const driver::BpfCounters* counters = snapshot.bpf ? &*snapshot.bpf : nullptr;
   UpdateIrqs(counters);
-  UpdateSoftirqs(counters);
+  UpdateSoftirqs(counters, window);
   UpdateNapis(counters);
   UpdateDrops(counters);
   UpdateSockets(counters, window);
@@ -128,18 +129,22 @@ void BpfSeries::UpdateIrqs(const driver::BpfCounters* counters) {
   seconds.PublishTo(irq_handler_seconds_);
 }
 
-void BpfSeries::UpdateSoftirqs(const driver::BpfCounters* counters) {
-  CounterSums seconds;
+void BpfSeries::UpdateSoftirqs(const driver::BpfCounters* counters, const model::Window& window) {
   CounterSums raised;
   for (const auto& c : Items(counters, &driver::BpfCounters::softirqs)) {
-    if (c.count == 0 && c.raised == 0) continue;
-    const prometheus::Labels labels{{"vector", SoftirqVectorName(c.vector)},
-                                    {"cpu", std::to_string(c.cpu)}};
-    seconds.Add(labels, Seconds(c.time_ns));
-    raised.Add(labels, static_cast<double>(c.raised));
+    if (c.raised == 0) continue;
+    raised.Add({{"vector", SoftirqVectorName(c.vector)}, {"cpu", std::to_string(c.cpu)}},
+               static_cast<double>(c.raised));
   }
-  seconds.PublishTo(softirq_seconds_);
   raised.PublishTo(softirq_raised_);
+  // The probes' time_ns is the time of the softirqs they timed, weighted; while duty-cycled that
+  // is no estimate of the whole (the window's is: agent/model/softirq_time.h), so the counter adds
+  // up the windows'.
+  for (const model::SoftirqWindow& s : window.softirqs) {
+    softirq_seconds_totals_.Add(
+        {{"vector", SoftirqVectorName(s.vector)}, {"cpu", std::to_string(s.cpu)}}, s.time_ns / 1e9);
+  }
+  softirq_seconds_totals_.PublishTo(softirq_seconds_);
 }
 
 void BpfSeries::UpdateNapis(const driver::BpfCounters* counters) {

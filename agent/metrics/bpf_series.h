@@ -1,6 +1,7 @@
 // The BPF part of /metrics: handler and softirq time, NAPI polls, drops, socket fill and truesize,
-// as cumulative counters from the probes (since they were attached) so that rate() works, plus
-// the window's peaks as gauges. Per-socket series are kept for the top sockets only.
+// as cumulative counters from the probes (since they were attached; softirq time since the agent
+// started, from the windows' estimates) so that rate() works, plus the window's peaks as gauges.
+// Per-socket series are kept for the top sockets only.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +23,7 @@ class BpfSeries {
 
  private:
   void UpdateIrqs(const driver::BpfCounters* counters);
-  void UpdateSoftirqs(const driver::BpfCounters* counters);
+  void UpdateSoftirqs(const driver::BpfCounters* counters, const model::Window& window);
   void UpdateNapis(const driver::BpfCounters* counters);
   void UpdateDrops(const driver::BpfCounters* counters);
   void UpdateSockets(const driver::BpfCounters* counters, const model::Window& window);
@@ -32,6 +33,7 @@ class BpfSeries {
   CounterSeries irq_handler_calls_;
   CounterSeries irq_handler_seconds_;
   CounterSeries softirq_seconds_;
+  CounterSums softirq_seconds_totals_;  // the windows' estimates added up
   CounterSeries softirq_raised_;
   CounterSeries napi_polls_;
   CounterSeries napi_packets_;

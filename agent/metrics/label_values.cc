@@ -1,21 +1,15 @@
 #include "agent/metrics/label_values.h"
 
 #include <algorithm>
-#include <array>
-#include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/procfs/softirqs.h"
 
 namespace nictune::metrics {
 
-std::string SoftirqVectorName(uint32_t vector) {
-  static constexpr std::array<std::string_view, 10> kNames = {
-      "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
-  if (vector < kNames.size()) return std::string(kNames[vector]);
-  return std::to_string(vector);
-}
+std::string SoftirqVectorName(uint32_t vector) { return procfs::SoftirqVectorName(vector); }
 
 std::string ProtocolName(uint16_t ethertype, uint8_t l4_protocol) {
   switch (l4_protocol) {

@@ -1,14 +1,48 @@
 #include "agent/model/softirq_time.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/model/counter_delta.h"
 
 namespace nictune::model {
 
+double SoftirqTimedShare(const driver::BpfCounters& before, const driver::BpfCounters& after) {
+  const uint64_t untimed =
+      ResettingDelta64(before.softirq_duty.untimed_ns, after.softirq_duty.untimed_ns);
+  if (untimed == 0) return 1;
+  if (after.monotonic_ns <= before.monotonic_ns) return 1;
+  const double elapsed = static_cast<double>(after.monotonic_ns - before.monotonic_ns);
+  return std::clamp(1 - static_cast<double>(untimed) / elapsed, 0.0, 1.0);
+}
+
+std::optional<uint64_t> ProcSoftirqCount(const procfs::SoftirqTable& before,
+                                         const procfs::SoftirqTable& after, uint32_t vector,
+                                         int cpu) {
+  const procfs::SoftirqRow* a = procfs::FindSoftirqRow(before, vector);
+  const procfs::SoftirqRow* b = procfs::FindSoftirqRow(after, vector);
+  if (a == nullptr || b == nullptr) return std::nullopt;
+  const auto column = [cpu](const procfs::SoftirqTable& t,
+                            const procfs::SoftirqRow& row) -> std::optional<uint64_t> {
+    const auto it = std::find(t.cpu_ids.begin(), t.cpu_ids.end(), cpu);
+    const size_t index = static_cast<size_t>(it - t.cpu_ids.begin());
+    if (it == t.cpu_ids.end() || index >= row.per_cpu.size()) return std::nullopt;
+    return row.per_cpu[index];
+  };
+  const std::optional<uint64_t> earlier = column(before, *a);
+  const std::optional<uint64_t> later = column(after, *b);
+  if (!earlier || !later) return std::nullopt;
+  return ResettingDelta64(*earlier, *later);
+}
+
 SoftirqTimeEstimate EstimateSoftirqTime(const driver::SoftirqCpuCounter* before,
-                                        const driver::SoftirqCpuCounter& after) {
+                                        const driver::SoftirqCpuCounter& after,
+                                        const SoftirqWindowCounts& window) {
   const driver::SoftirqCpuCounter zero;
   // Counts grow by one per event and never wrap; when one went down the probes were reloaded and
   // every field restarted together. Otherwise the differences are modular, which is also right
@@ -21,16 +55,23 @@ SoftirqTimeEstimate EstimateSoftirqTime(const driver::SoftirqCpuCounter* before,
                                .timed = after.timed - base.timed,
                                .timed_weight = after.timed_weight - base.timed_weight};
   const uint64_t time_ns = after.time_ns - base.time_ns;
+  const bool duty_cycled = window.timed_share < 1;
+  if (duty_cycled) {
+    estimate.timed_share = window.timed_share;
+    // The probes saw only the softirqs of their slots: count them all from /proc/softirqs.
+    estimate.count = window.exact_count.value_or(static_cast<uint64_t>(
+        std::llround(static_cast<double>(estimate.count) / std::max(window.timed_share, 1e-9))));
+  }
   if (estimate.timed_weight == 0) {
     // No timed softirq carried a weight: a source that times every softirq (time_ns is exact),
-    // or a window in which the sampler timed none (time_ns is 0).
+    // or a window in which none was timed (time_ns is 0).
     estimate.time_ns = static_cast<double>(time_ns);
-    estimate.sampled = estimate.timed == 0 && estimate.count > 0 && time_ns == 0;
+    estimate.sampled = estimate.count > 0 && (duty_cycled || (estimate.timed == 0 && time_ns == 0));
     return estimate;
   }
-  // Every timed softirq weighed 1: none was skipped, and the measured time is the time (a softirq
+  // Every softirq of the window timed with weight 1: the measured time is the time (a softirq
   // still running at either edge of the window is not extrapolated).
-  if (estimate.timed_weight == estimate.timed) {
+  if (!duty_cycled && estimate.timed_weight == estimate.timed) {
     estimate.time_ns = static_cast<double>(time_ns);
     return estimate;
   }
@@ -46,21 +87,56 @@ void AddSoftirqTime(const SoftirqTimeEstimate& part, SoftirqTimeEstimate& total)
   total.timed += part.timed;
   total.timed_weight += part.timed_weight;
   total.time_ns += part.time_ns;
+  total.timed_share = std::min(total.timed_share, part.timed_share);
   total.sampled = total.sampled || part.sampled;
 }
 
-SoftirqTimeEstimate VectorSoftirqTime(const std::vector<driver::SoftirqCpuCounter>& before,
-                                      const std::vector<driver::SoftirqCpuCounter>& after,
-                                      uint32_t vector) {
-  std::map<uint32_t, const driver::SoftirqCpuCounter*> earlier;
-  for (const driver::SoftirqCpuCounter& c : before) {
-    if (c.vector == vector) earlier[c.cpu] = &c;
+std::vector<SoftirqCpuEstimate> EstimateSoftirqTimes(const driver::BpfCounters& before,
+                                                     const driver::BpfCounters& after,
+                                                     const procfs::SoftirqTable* proc_before,
+                                                     const procfs::SoftirqTable* proc_after) {
+  const bool proc = proc_before != nullptr && proc_after != nullptr;
+  std::map<std::pair<uint32_t, uint32_t>, const driver::SoftirqCpuCounter*> earlier;
+  for (const driver::SoftirqCpuCounter& c : before.softirqs) earlier[{c.vector, c.cpu}] = &c;
+  const double timed_share = SoftirqTimedShare(before, after);
+  std::vector<SoftirqCpuEstimate> estimates;
+  std::set<std::pair<uint32_t, uint32_t>> seen;
+  for (const driver::SoftirqCpuCounter& c : after.softirqs) {
+    SoftirqWindowCounts window{.timed_share = timed_share};
+    if (proc) {
+      window.exact_count =
+          ProcSoftirqCount(*proc_before, *proc_after, c.vector, static_cast<int>(c.cpu));
+    }
+    const auto it = earlier.find({c.vector, c.cpu});
+    estimates.push_back(
+        {c.vector, c.cpu,
+         EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c, window)});
+    seen.insert({c.vector, c.cpu});
   }
+  if (!proc || timed_share >= 1) return estimates;
+  constexpr uint32_t kKnownVectors = 10;  // the names procfs::SoftirqVectorName knows
+  for (uint32_t vector = 0; vector < kKnownVectors; ++vector) {
+    for (const int cpu : proc_after->cpu_ids) {
+      if (cpu < 0 || seen.contains({vector, static_cast<uint32_t>(cpu)})) continue;
+      const std::optional<uint64_t> count =
+          ProcSoftirqCount(*proc_before, *proc_after, vector, cpu);
+      if (!count || *count == 0) continue;
+      estimates.push_back(
+          {vector, static_cast<uint32_t>(cpu),
+           SoftirqTimeEstimate{.count = *count, .timed_share = timed_share, .sampled = true}});
+    }
+  }
+  return estimates;
+}
+
+SoftirqTimeEstimate VectorSoftirqTime(const driver::BpfCounters& before,
+                                      const driver::BpfCounters& after, uint32_t vector,
+                                      const procfs::SoftirqTable* proc_before,
+                                      const procfs::SoftirqTable* proc_after) {
   SoftirqTimeEstimate total;
-  for (const driver::SoftirqCpuCounter& c : after) {
-    if (c.vector != vector) continue;
-    const auto it = earlier.find(c.cpu);
-    AddSoftirqTime(EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c), total);
+  for (const SoftirqCpuEstimate& part :
+       EstimateSoftirqTimes(before, after, proc_before, proc_after)) {
+    if (part.vector == vector) AddSoftirqTime(part.estimate, total);
   }
   return total;
 }
@@ -72,10 +148,16 @@ double SoftirqSampleEvery(const SoftirqTimeEstimate& estimate) {
 
 std::string SoftirqTimeSource(const SoftirqTimeEstimate& estimate) {
   if (!estimate.sampled) return "bpf";
+  // Duty-cycled, the weights stand for the slots' share of the time as well: the share says it.
+  std::string source = estimate.timed_share < 1 ? absl::StrFormat("bpf, timed %.2g%% of the time",
+                                                                  100 * estimate.timed_share)
+                                                : "bpf, sampled";
   if (estimate.timed == 0) {
-    return absl::StrCat("bpf, sampled, none of ", estimate.count, " timed");
+    absl::StrAppend(&source, ", none of ", estimate.count, " timed");
+  } else if (estimate.timed_share >= 1) {
+    absl::StrAppendFormat(&source, " 1/%.3g", SoftirqSampleEvery(estimate));
   }
-  return absl::StrFormat("bpf, sampled 1/%.3g", SoftirqSampleEvery(estimate));
+  return source;
 }
 
 }  // namespace nictune::model

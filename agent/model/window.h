@@ -33,8 +33,9 @@ struct CpuWindow {
   std::optional<double> bpf_net_rx_share;
   std::optional<double> bpf_net_tx_share;
   std::optional<double> bpf_softirq_share;  // all vectors
-  // Where the bpf softirq shares come from: "bpf" when every softirq was timed, "bpf, sampled
-  // 1/8" when they are scaled from a sample (agent/model/softirq_time.h).
+  // Where the bpf softirq shares come from: "bpf" when every softirq was timed, "bpf, timed 6%
+  // of the time" or "bpf, sampled 1/8" when they are scaled from a sample
+  // (agent/model/softirq_time.h).
   std::string bpf_softirq_source;
   // /proc/softirqs
   std::optional<double> net_rx_softirqs_per_s;
@@ -44,6 +45,14 @@ struct CpuWindow {
   std::optional<double> softnet_dropped_per_s;
   std::optional<double> time_squeeze_per_s;
   std::optional<uint32_t> backlog_len;
+};
+
+// One softirq vector on one CPU, from the BPF probes' timing (bpf_softirq_source says how).
+struct SoftirqWindow {
+  uint32_t vector = 0;  // the kernel's number: NET_TX = 2, NET_RX = 3, ...
+  int cpu = 0;
+  uint64_t count = 0;  // the probes' count, or /proc/softirqs' while they were duty-cycled
+  double time_ns = 0;  // of all `count`
 };
 
 struct IrqWindow {
@@ -136,6 +145,7 @@ struct Window {
   int64_t end_unix_ns = 0;
   double seconds = 0;
   std::vector<CpuWindow> cpus;
+  std::vector<SoftirqWindow> softirqs;  // (vector, cpu) the probes have seen
   std::vector<IrqWindow> irqs;  // numbered irqs that fired in the window
   std::vector<NapiWindow> napis;
   std::vector<DeviceWindow> devices;

@@ -4,17 +4,10 @@
 #include <tuple>
 
 #include "agent/model/counter_delta.h"
-#include "agent/model/softirq_time.h"
 #include "agent/model/window_parts.h"
 
 namespace nictune::model::internal {
 namespace {
-
-// The kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ).
-constexpr uint32_t kNetTxVector = 2;
-constexpr uint32_t kNetRxVector = 3;
-
-void AddShare(std::optional<double>& field, double share) { field = field.value_or(0) + share; }
 
 void AddIrqTimes(const driver::BpfCounters& before, const driver::BpfCounters& after,
                  double seconds, Window& out) {
@@ -46,27 +39,6 @@ void AddIrqTimes(const driver::BpfCounters& before, const driver::BpfCounters& a
     }
     w->handler_time_share = static_cast<double>(totals.second) / (seconds * 1e9);
     w->mean_handler_ns = static_cast<double>(totals.second) / static_cast<double>(totals.first);
-  }
-}
-
-void AddSoftirqTimes(const driver::BpfCounters& before, const driver::BpfCounters& after,
-                     double seconds, Window& out) {
-  std::map<std::pair<uint32_t, uint32_t>, const driver::SoftirqCpuCounter*> earlier;
-  for (const auto& c : before.softirqs) earlier[{c.vector, c.cpu}] = &c;
-  std::map<uint32_t, SoftirqTimeEstimate> per_cpu;
-  for (const auto& c : after.softirqs) {
-    const auto it = earlier.find({c.vector, c.cpu});
-    const SoftirqTimeEstimate estimate =
-        EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c);
-    AddSoftirqTime(estimate, per_cpu[c.cpu]);
-    const double share = estimate.time_ns / (seconds * 1e9);
-    CpuWindow& cpu = CpuEntry(out, static_cast<int>(c.cpu));
-    AddShare(cpu.bpf_softirq_share, share);
-    if (c.vector == kNetRxVector) AddShare(cpu.bpf_net_rx_share, share);
-    if (c.vector == kNetTxVector) AddShare(cpu.bpf_net_tx_share, share);
-  }
-  for (const auto& [cpu, total] : per_cpu) {
-    CpuEntry(out, static_cast<int>(cpu)).bpf_softirq_source = SoftirqTimeSource(total);
   }
 }
 
@@ -205,7 +177,6 @@ void AddTruesize(const driver::BpfCounters& before, const driver::BpfCounters& a
 void AddBpf(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
             Window& out) {
   AddIrqTimes(before, after, seconds, out);
-  AddSoftirqTimes(before, after, seconds, out);
   AddNapis(before, after, seconds, out);
   AddDrops(before, after, seconds, out);
   AddSockets(before, after, seconds, out);

@@ -8,6 +8,11 @@ namespace nictune::model::internal {
 // The entry of one CPU in the window, added on first use: sources report different CPU sets.
 CpuWindow& CpuEntry(Window& out, int cpu);
 
+// Adds a time share to a field that may not be set yet.
+inline void AddShare(std::optional<double>& field, double share) {
+  field = field.value_or(0) + share;
+}
+
 // From /proc/stat, /proc/softirqs and /proc/net/softnet_stat.
 void AddProcfsCpus(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // From /proc/interrupts.
@@ -18,7 +23,10 @@ void AddDevices(const Snapshot& before, const Snapshot& after, double seconds, W
 void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // From the emulated NICs' own counters.
 void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
-// From the BPF probes: irq and softirq times, NAPI polls, drops, sockets, truesize.
+// Softirq times per vector and CPU from the BPF probes, counted from /proc/softirqs while the
+// timing programs were duty-cycled.
+void AddSoftirqTimes(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From the BPF probes: irq times, NAPI polls, drops, sockets, truesize.
 void AddBpf(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
             Window& out);
 

@@ -1,5 +1,7 @@
 #include "agent/procfs/softirqs.h"
 
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "agent/procfs/cpu_columns.h"
 #include "agent/procfs/read_file.h"
@@ -47,6 +49,21 @@ absl::StatusOr<SoftirqTable> ParseSoftirqs(std::string_view text, std::string_vi
     table.rows.push_back(std::move(row));
   }
   return table;
+}
+
+std::string SoftirqVectorName(uint32_t vector) {
+  static constexpr std::array<std::string_view, 10> kNames = {
+      "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
+  if (vector < kNames.size()) return std::string(kNames[vector]);
+  return std::to_string(vector);
+}
+
+const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, uint32_t vector) {
+  const std::string name = SoftirqVectorName(vector);
+  for (const SoftirqRow& row : table.rows) {
+    if (row.vector == name) return &row;
+  }
+  return nullptr;
 }
 
 }  // namespace nictune::procfs

@@ -23,4 +23,11 @@ struct SoftirqTable {
 absl::StatusOr<SoftirqTable> ParseSoftirqs(std::string_view text,
                                            std::string_view path = "/proc/softirqs");
 
+// The kernel's softirq vector names in enum order (HI = 0 ... RCU = 9), as /proc/softirqs prints
+// them; other numbers come out as decimal.
+std::string SoftirqVectorName(uint32_t vector);
+
+// The row of vector number `vector` (NET_RX = 3), found by its name; null when the table has none.
+const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, uint32_t vector);
+
 }  // namespace nictune::procfs

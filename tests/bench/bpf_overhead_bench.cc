@@ -302,7 +302,7 @@ constexpr uint32_t kNetRxVector = 3;  // NET_RX_SOFTIRQ
 // NET_RX over every CPU between two readings of the probes, as the agent's window scales it.
 model::SoftirqTimeEstimate NetRxTime(const driver::BpfCounters& before,
                                      const driver::BpfCounters& after) {
-  return model::VectorSoftirqTime(before.softirqs, after.softirqs, kNetRxVector);
+  return model::VectorSoftirqTime(before, after, kNetRxVector);
 }
 
 // One flow with `options` attached (kernel.bpf_stats must be on): each program's cost.

@@ -197,7 +197,7 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
   // The probes time a sample of the flood's softirqs; the agent scales it (per CPU, as its
   // windows do) to every softirq counted.
   const model::SoftirqTimeEstimate probe =
-      model::VectorSoftirqTime(before->softirqs, after->softirqs, kNetRxVector);
+      model::VectorSoftirqTime(*before, *after, kNetRxVector);
   ASSERT_GT(tool_ns->second, 10000000u) << "the flow raised less than 10 ms of NET_RX";
   // The comparison is of the sampled figure: at most about one softirq in 4 was timed (every
   // one would give 1), so this cannot pass by timing everything.

@@ -44,7 +44,7 @@ absl::StatusOr<uint64_t> ProcNetRxTotal() {
 // NET_RX over all CPUs between two readings, as the agent's window scales it.
 model::SoftirqTimeEstimate NetRxEstimate(const driver::BpfCounters& before,
                                          const driver::BpfCounters& after) {
-  return model::VectorSoftirqTime(before.softirqs, after.softirqs, kNetRxVector);
+  return model::VectorSoftirqTime(before, after, kNetRxVector);
 }
 
 std::string Describe(const model::SoftirqTimeEstimate& e) {

@@ -134,6 +134,27 @@ TEST(MetricsExporterTest, CounterThatRestartedIsExportedAsAReset) {
               Contains("nictune_irq_handler_calls_total{cpu=\"0\",irq=\"34\"} 40"));
 }
 
+TEST(MetricsExporterTest, SoftirqSecondsAddUpTheWindowsEstimates) {
+  // The probes timed 1 ms of NET_RX in slots; the windows scaled that to 0.5 s, then 0.25 s.
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{
+      .softirqs = {{.vector = 3, .cpu = 1, .count = 10, .time_ns = 1'000'000, .timed = 10}}};
+  model::Window w;
+  w.softirqs = {{.vector = 3, .cpu = 1, .count = 400'000, .time_ns = 5e8}};
+  exporter.Update(s, w, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_softirq_seconds_total{cpu=\"1\",vector=\"NET_RX\"} 0.5"));
+  w.softirqs[0].time_ns = 2.5e8;
+  exporter.Update(s, w, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_softirq_seconds_total{cpu=\"1\",vector=\"NET_RX\"} 0.75"));
+  // An interval without NET_RX on that CPU leaves the total where it was.
+  exporter.Update(s, {}, {});
+  EXPECT_THAT(Lines(exporter.Text()),
+              Contains("nictune_softirq_seconds_total{cpu=\"1\",vector=\"NET_RX\"} 0.75"));
+}
+
 TEST(MetricsExporterTest, SeriesOfVanishedIrqsDevicesAndSourcesAreRemoved) {
   MetricsExporter exporter;
   model::Snapshot s = FromFixtures();
