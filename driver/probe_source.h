@@ -180,11 +180,15 @@ struct ProbeOptions {
   // socket fill, netif_receive_skb for truesize) cost most of the probes' overhead on a packet
   // flood; they start detached unless this is set, and SetPerPacketProbes switches them.
   bool per_packet_probes = false;
-  // Softirq timing is sampled (every softirq is still counted): per CPU, about this many
-  // softirqs a second get their two clock reads, every one below that rate, and at least one in
-  // 2^softirq_max_sample_shift above it (0: time every softirq).
+  // Softirq timing: about this many softirqs a second per CPU get their two clock reads, every
+  // one below that rate. Above twice that rate on the busiest CPU, softirq_entry/exit are
+  // attached for short slots only (softirq_duty_cycle, while the per-packet probes are off;
+  // counts then come from /proc/softirqs, driver/bpf/softirq_duty_plan.h); attached whole, the
+  // programs time one in up to 2^softirq_max_sample_shift per CPU above it (0: every one).
   uint32_t softirq_timed_per_s = 10000;
   uint32_t softirq_max_sample_shift = 3;
+  // Duty-cycle softirq_entry/exit (false: attached whole, every softirq counted by the probes).
+  bool softirq_duty_cycle = true;
 };
 
 // Loads and attaches every program the running kernel can run. Fails only when BPF cannot be

@@ -19,6 +19,7 @@
 #include "driver/bpf/libbpf_log.h"
 #include "driver/bpf/loaded_probe.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/softirq_duty_cycle.h"
 #include "driver/probe_source.h"
 
 namespace nictune::driver {
@@ -84,18 +85,39 @@ class BpfProbeSource final : public ProbeSource {
     udp_fail_ = bpf::LoadUdpFailProbe(options);
     sockfill_ = bpf::LoadSockfillProbe(options);
     truesize_ = bpf::LoadTruesizeProbe(options);
+    if (options.softirq_duty_cycle && softirq_->attached()) {
+      absl::StatusOr<std::unique_ptr<bpf::SoftirqDutyCycle>> duty = bpf::SoftirqDutyCycle::Start(
+          *softirq_,
+          bpf::SoftirqDutyOptions{.timed_per_s = static_cast<double>(options.softirq_timed_per_s)});
+      if (duty.ok()) {
+        softirq_duty_ = *std::move(duty);
+      } else {
+        softirq_duty_error_ = std::string(duty.status().message());
+      }
+    }
     // Loaded and attached once even when off, so that a program the kernel refuses is known
-    // (and its raw_tp twin chosen) now, not when the agent first needs it.
-    if (!options.per_packet_probes) per_packet_setting_ = SetPerPacketProbes(false);
+    // (and its raw_tp twin chosen) now, not when the agent first needs it; when on, the softirq
+    // programs are held attached whole for the tx share.
+    per_packet_setting_ = SetPerPacketProbes(options.per_packet_probes);
   }
 
   absl::Status SetPerPacketProbes(bool on) override {
     absl::Status result;
+    // The tx share counts consume_skb inside NET_RX by the softirq programs' flag, so they run
+    // whole while it is on: attached before it, released after it is detached.
+    if (on && softirq_duty_ != nullptr) {
+      if (absl::Status held = softirq_duty_->HoldWhole(true); !held.ok()) {
+        return absl::UnavailableError(absl::StrCat(
+            "per-packet probes stay off: the tx share needs softirq_entry/exit whole: ",
+            held.message()));
+      }
+    }
     for (LoadedProbe* probe : PerPacketProbes()) {
       if (!probe->loaded()) continue;  // refused at load: Status() already says why
       absl::Status switched = on ? probe->Resume() : probe->Pause(kPausedReason);
       result.Update(switched);
     }
+    if (!on && softirq_duty_ != nullptr) result.Update(softirq_duty_->HoldWhole(false));
     return result;
   }
 
@@ -109,6 +131,15 @@ class BpfProbeSource final : public ProbeSource {
       if (status.per_packet && !per_packet_setting_.ok()) {
         if (!status.reason.empty()) status.reason += "; ";
         status.reason += std::string(per_packet_setting_.message());
+      }
+      if (probe == softirq_.get() && status.attached) {
+        const std::string duty =
+            softirq_duty_ != nullptr
+                ? softirq_duty_->Describe()
+                : absl::StrCat("softirq_entry/exit attached whole",
+                               softirq_duty_error_.empty() ? "" : ": ", softirq_duty_error_);
+        if (!status.reason.empty()) status.reason += "; ";
+        status.reason += duty;
       }
       if (probe == drops_.get() && !reasons_error_.empty()) {
         if (!status.reason.empty()) status.reason += "; ";
@@ -137,6 +168,9 @@ class BpfProbeSource final : public ProbeSource {
     for (const auto& [probe, read] : readers) {
       if (!probe->loaded()) continue;  // paused per-packet probes keep their counters
       if (absl::Status status = read(); !status.ok()) return status;
+    }
+    if (softirq_duty_ != nullptr) {
+      counters.softirq_duty = softirq_duty_->Counters(counters.monotonic_ns);
     }
     return counters;
   }
@@ -168,6 +202,9 @@ class BpfProbeSource final : public ProbeSource {
   absl::Status per_packet_setting_;  // a failure to detach them at open, reported in Status()
   std::unique_ptr<LoadedProbe> irq_;
   std::unique_ptr<LoadedProbe> softirq_;
+  // Holds softirq_'s entry/exit links: declared after it, so that it goes first.
+  std::unique_ptr<bpf::SoftirqDutyCycle> softirq_duty_;
+  std::string softirq_duty_error_;  // why the pair is attached whole when duty cycling failed
   std::unique_ptr<LoadedProbe> napi_;
   std::unique_ptr<LoadedProbe> txshare_;
   std::unique_ptr<LoadedProbe> drops_;

@@ -8,9 +8,11 @@
 // before reading the probes, makes load, and reads the probes again before the interval ends.
 // The tool's window thus contains the probes' window; the excess is the idle activity of a few
 // hundred milliseconds, small against the load.
-// Our NET_RX time is timed from a sample of the flood's softirqs and scaled to every one counted
-// (agent/model/softirq_time.h); the test checks that sampling was in use.
+// Our NET_RX time is timed in short slots of the flood (the softirq programs are duty-cycled) and
+// scaled to every softirq /proc/softirqs counted (agent/model/softirq_time.h); the test checks
+// that the duty cycle was in use.
 #include <cstdint>
+#include <iostream>
 #include <map>
 #include <string>
 #include <thread>
@@ -28,6 +30,7 @@
 #include "tests/support/disk_writes.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
+#include "tests/support/softirq_reading.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/udp_flow.h"
 
@@ -37,9 +40,18 @@ namespace {
 using testing_support::BackgroundProgram;
 using testing_support::WhyNotPrivileged;
 
-constexpr uint32_t kNetRxVector = 3;     // NET_RX_SOFTIRQ
-constexpr int kToolIntervalSeconds = 3;  // the tools' window
-constexpr absl::Duration kLoad = absl::Milliseconds(1500);
+constexpr uint32_t kNetRxVector = 3;                        // NET_RX_SOFTIRQ
+constexpr absl::Duration kLoad = absl::Milliseconds(1500);  // disk writes for hardirqs
+// The flood for softirqs: long enough for some 20 of the probes' timing slots (one per 0.2 s).
+constexpr absl::Duration kFlood = absl::Seconds(4);
+// Its receiver sleeps between reads instead of waiting on the socket, so that no softirq wakes it.
+// A receiver that waits is woken by the first packet after each of its reads: how often depends
+// on how far it keeps ahead of the sender, so any program attached for a slot (slowing the
+// sender) changes the softirqs they time: measured, ours then read 150-390 ns per softirq above
+// the tool's whole-window figure, against about one program's cost with this receiver.
+constexpr absl::Duration kReceiverGap = absl::Milliseconds(5);
+// The tools' window holds the load's: each tool reports once, after this many seconds.
+constexpr int kToolIntervalSeconds = 6;
 
 // "NAME   TOTAL_nsecs" lines after the header; returns name -> nanoseconds.
 absl::StatusOr<std::map<std::string, uint64_t>> ParseToolTotals(const std::string& tool,
@@ -175,18 +187,22 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
       testing_support::VethHosts::Create({});
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   absl::StatusOr<testing_support::UdpFlow> flow = testing_support::UdpFlow::Open(
-      **hosts, {.rcvbuf_bytes = 1 << 20, .batch = 256, .run_time = absl::Seconds(5)},
-      {.packets = 400000, .payload_bytes = 64, .max_duration = kLoad});
+      **hosts,
+      {.rcvbuf_bytes = 1 << 20,
+       .batch = 256,
+       .drain_gap = kReceiverGap,
+       .run_time = kFlood + absl::Seconds(1)},
+      {.packets = 1ull << 40, .payload_bytes = 64, .max_duration = kFlood});
   ASSERT_TRUE(flow.ok()) << flow.status();
   absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
   ASSERT_TRUE(probes.ok()) << probes.status();
 
   absl::StatusOr<BackgroundProgram> tool = StartTool("/usr/sbin/softirqs");
   ASSERT_TRUE(tool.ok()) << tool.status();
-  absl::StatusOr<driver::BpfCounters> before = (*probes)->Read();
+  absl::StatusOr<testing_support::SoftirqReading> before = testing_support::ReadSoftirqs(**probes);
   absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
   absl::SleepFor(absl::Milliseconds(50));
-  absl::StatusOr<driver::BpfCounters> after = (*probes)->Read();
+  absl::StatusOr<testing_support::SoftirqReading> after = testing_support::ReadSoftirqs(**probes);
   absl::StatusOr<std::map<std::string, uint64_t>> tool_totals = FinishTool("softirqs", *tool);
   ASSERT_TRUE(before.ok() && after.ok()) << before.status() << after.status();
   ASSERT_TRUE(result.ok()) << result.status();
@@ -194,19 +210,36 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
 
   const auto tool_ns = tool_totals->find("net_rx");
   ASSERT_NE(tool_ns, tool_totals->end()) << "softirqs printed no net_rx line";
-  // The probes time a sample of the flood's softirqs; the agent scales it (per CPU, as its
-  // windows do) to every softirq counted.
+  // The probes time the flood's softirqs in short slots; the agent scales the slots' mean (per
+  // CPU, as its windows do) to every softirq /proc/softirqs counted.
   const model::SoftirqTimeEstimate probe =
-      model::VectorSoftirqTime(*before, *after, kNetRxVector);
+      testing_support::VectorTime(*before, *after, kNetRxVector);
   ASSERT_GT(tool_ns->second, 10000000u) << "the flow raised less than 10 ms of NET_RX";
-  // The comparison is of the sampled figure: at most about one softirq in 4 was timed (every
-  // one would give 1), so this cannot pass by timing everything.
-  EXPECT_GE(model::SoftirqSampleEvery(probe), 4.0)
+  // The comparison is of the duty-cycled figure: softirq_entry was attached for less than half
+  // of the window (throughout would give 1) and timed a minority of the softirqs, so this cannot
+  // pass by timing everything.
+  EXPECT_LT(model::SoftirqTimedShare(before->bpf, after->bpf), 0.5)
+      << model::SoftirqTimeSource(probe);
+  EXPECT_LT(probe.timed * 4, probe.count)
       << probe.timed << " of " << probe.count << " NET_RX softirqs timed";
-  EXPECT_NEAR(probe.time_ns, static_cast<double>(tool_ns->second),
-              0.10 * static_cast<double>(tool_ns->second))
-      << "sent " << result->sent.sent << " datagrams; " << model::SoftirqTimeSource(probe) << ", "
-      << probe.timed << " of " << probe.count << " NET_RX softirqs timed";
+  // Both attach to the same two tracepoints, whose programs run in attach order, and ours attach
+  // again at every slot, after the tool's: our span then holds the tool's exit program (atomic
+  // adds to its arrays, 65 ns here by kernel.bpf_stats, plus its dispatch), while the tool's span
+  // holds our entry program only for its softirqs in our slots, a few percent of them. So ours
+  // reads higher by about one program per softirq: measured +58 to +83 ns per softirq of 0.8-0.9
+  // us (4 s floods, 20 slots, load average 1.9-2.8); the band allows 150 ns per softirq for it on
+  // top of the 10%, as for hardirqs above.
+  const double tool_total = static_cast<double>(tool_ns->second);
+  const double foreign_program_allowance = 150.0 * static_cast<double>(probe.count);
+  const std::string what =
+      absl::StrCat("sent ", result->sent.sent, " datagrams; ", model::SoftirqTimeSource(probe),
+                   ", ", probe.timed, " of ", probe.count, " NET_RX softirqs timed; ours ",
+                   probe.time_ns, " ns, softirqs ", tool_total, " ns");
+  std::cout << "NET_RX: " << what << ": "
+            << (probe.time_ns - tool_total) / static_cast<double>(probe.count)
+            << " ns per softirq above\n";
+  EXPECT_GE(probe.time_ns, 0.90 * tool_total) << what;
+  EXPECT_LE(probe.time_ns, 1.10 * tool_total + foreign_program_allowance) << what;
 }
 
 }  // namespace
