@@ -6,9 +6,11 @@
 // prometheus-node-exporter scraped every second; rounds alternated to cancel drift, ratios taken
 // within a round and reported as medians. Then each nictune program's mean cost per event from
 // kernel.bpf_stats (run_time_ns / run_cnt), and the empty programs', with the sysctl restored
-// afterwards. The softirq programs time a sample of the softirqs (driver/bpf/README.md); the
-// default set is also run with every softirq timed, and each cost phase prints the sampling
-// NET_RX got. Prints Markdown tables; it reports figures and never passes or fails on a time.
+// afterwards. The softirq programs are duty-cycled in a flood (driver/bpf/README.md); the
+// default set is also run as before that (the pair attached whole, timing a sample) and with
+// every softirq timed, and each cost phase prints how NET_RX was timed and what the duty cycle's
+// link operations took. Prints Markdown tables; it reports figures and never passes or fails on
+// a time.
 //
 //   sudo build/tests/bench/bpf_overhead_bench [rounds] [seconds_per_round]
 #include <signal.h>
@@ -40,6 +42,7 @@
 #include "tests/support/periodic_scrape.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
+#include "tests/support/softirq_reading.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/udp_flow.h"
@@ -61,6 +64,7 @@ constexpr char kBpfStatsSysctl[] = "/proc/sys/kernel/bpf_stats_enabled";
 enum class Attached {
   kNothing,
   kNictune,
+  kNictuneSoftirqWhole,
   kNictuneEverySoftirqTimed,
   kNictuneAll,
   kDispatchFloor,
@@ -77,8 +81,16 @@ driver::ProbeOptions AllPrograms() {
   return options;
 }
 
-// The softirq programs as they were before sampling: both clock reads on every softirq.
+// The softirq programs as they were before duty cycling: attached whole, timing a sample.
+driver::ProbeOptions SoftirqWhole(driver::ProbeOptions options) {
+  options.softirq_duty_cycle = false;
+  return options;
+}
+
+// The softirq programs as they were before sampling: attached whole, both clock reads on every
+// softirq.
 driver::ProbeOptions EverySoftirqTimed(driver::ProbeOptions options) {
+  options = SoftirqWhole(options);
   options.softirq_max_sample_shift = 0;
   return options;
 }
@@ -88,9 +100,12 @@ std::string Name(Attached attached) {
     case Attached::kNothing:
       return "nothing attached";
     case Attached::kNictune:
-      return "nictune probes (default: per-packet off, no softirq_raise)";
+      return "nictune probes (default: per-packet off, no softirq_raise, softirq timing "
+             "duty-cycled)";
+    case Attached::kNictuneSoftirqWhole:
+      return "nictune probes (default), softirq pair attached whole, sampled (previous)";
     case Attached::kNictuneEverySoftirqTimed:
-      return "nictune probes (default), every softirq timed (softirq_max_sample_shift 0)";
+      return "nictune probes (default), softirq pair attached whole, every softirq timed";
     case Attached::kNictuneAll:
       return "nictune probes, all (per-packet on, softirq_raise on)";
     case Attached::kDispatchFloor:
@@ -213,10 +228,12 @@ absl::Status Attach(Attached attached, Attachment& attachment) {
     case Attached::kNothing:
       return absl::OkStatus();
     case Attached::kNictune:
+    case Attached::kNictuneSoftirqWhole:
     case Attached::kNictuneEverySoftirqTimed:
     case Attached::kNictuneAll: {
       driver::ProbeOptions options;
       if (attached == Attached::kNictuneAll) options = AllPrograms();
+      if (attached == Attached::kNictuneSoftirqWhole) options = SoftirqWhole(options);
       if (attached == Attached::kNictuneEverySoftirqTimed) options = EverySoftirqTimed(options);
       absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(options);
       if (!probes.ok()) return probes.status();
@@ -294,15 +311,30 @@ struct CostPhase {
   double pps = 0;
   std::string load_average;
   std::string net_rx_source;  // how NET_RX's time was measured in the flow, e.g. "bpf, sampled 1/8"
+  std::string duty_cycle;     // the softirq pair's slots and link operations in the flow
   std::vector<driver::ProbeCost> costs;
 };
 
 constexpr uint32_t kNetRxVector = 3;  // NET_RX_SOFTIRQ
 
-// NET_RX over every CPU between two readings of the probes, as the agent's window scales it.
-model::SoftirqTimeEstimate NetRxTime(const driver::BpfCounters& before,
-                                     const driver::BpfCounters& after) {
-  return model::VectorSoftirqTime(before, after, kNetRxVector);
+double MeanMicroseconds(uint64_t total_ns, uint64_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(total_ns) / 1e3 / static_cast<double>(count);
+}
+
+// The duty cycle's slots and link operations between two readings.
+std::string DutyCycleNote(const driver::BpfCounters& before, const driver::BpfCounters& after) {
+  const driver::SoftirqDutyCounters& a = before.softirq_duty;
+  const driver::SoftirqDutyCounters& b = after.softirq_duty;
+  const uint64_t attaches = b.link_attaches - a.link_attaches;
+  const uint64_t detaches = b.link_detaches - a.link_detaches;
+  return absl::StrFormat(
+      "softirqs timed %.1f%% of the flow, %d attachments; link attaches %d (mean %.1f us wall, "
+      "%.1f us CPU), detaches %d (mean %.1f us wall, %.1f us CPU)",
+      100 * model::SoftirqTimedShare(before, after), b.attachments - a.attachments, attaches,
+      MeanMicroseconds(b.link_attach_ns - a.link_attach_ns, attaches),
+      MeanMicroseconds(b.link_attach_cpu_ns - a.link_attach_cpu_ns, attaches), detaches,
+      MeanMicroseconds(b.link_detach_ns - a.link_detach_ns, detaches),
+      MeanMicroseconds(b.link_detach_cpu_ns - a.link_detach_cpu_ns, detaches));
 }
 
 // One flow with `options` attached (kernel.bpf_stats must be on): each program's cost.
@@ -310,17 +342,19 @@ absl::StatusOr<CostPhase> MeasureCost(const VethHosts& hosts, const driver::Prob
                                       absl::Duration duration) {
   absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes(options);
   if (!probes.ok()) return probes.status();
-  absl::StatusOr<driver::BpfCounters> before = (*probes)->Read();
+  absl::StatusOr<testing_support::SoftirqReading> before = testing_support::ReadSoftirqs(**probes);
   if (!before.ok()) return before.status();
   absl::StatusOr<double> pps = MeasurePps(hosts, duration);
   if (!pps.ok()) return pps.status();
-  absl::StatusOr<driver::BpfCounters> after = (*probes)->Read();
+  absl::StatusOr<testing_support::SoftirqReading> after = testing_support::ReadSoftirqs(**probes);
   if (!after.ok()) return after.status();
-  const model::SoftirqTimeEstimate net_rx = NetRxTime(*before, *after);
+  const model::SoftirqTimeEstimate net_rx =
+      testing_support::VectorTime(*before, *after, kNetRxVector);
   return CostPhase{.pps = *pps,
                    .load_average = LoadAverage(),
                    .net_rx_source = absl::StrCat(model::SoftirqTimeSource(net_rx), ", ",
                                                  net_rx.timed, " of ", net_rx.count, " timed"),
+                   .duty_cycle = DutyCycleNote(before->bpf, after->bpf),
                    .costs = (*probes)->Cost()};
 }
 
@@ -359,10 +393,15 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const absl::Duration duration = absl::Seconds(seconds);
-  const std::vector<Attached> order = {
-      Attached::kNothing,    Attached::kNictune,       Attached::kNictuneEverySoftirqTimed,
-      Attached::kNictuneAll, Attached::kDispatchFloor, Attached::kNictuned,
-      Attached::kBccTools,   Attached::kNodeExporter};
+  const std::vector<Attached> order = {Attached::kNothing,
+                                       Attached::kNictune,
+                                       Attached::kNictuneSoftirqWhole,
+                                       Attached::kNictuneEverySoftirqTimed,
+                                       Attached::kNictuneAll,
+                                       Attached::kDispatchFloor,
+                                       Attached::kNictuned,
+                                       Attached::kBccTools,
+                                       Attached::kNodeExporter};
   std::map<Attached, Series> series;
   RoundNotes notes;
   // A warm-up round first: the first flow pays for cold caches and page faults.
@@ -432,7 +471,10 @@ int Main(int argc, char** argv) {
   }
   std::vector<CostPhase> phases;
   for (const auto& [title, options] :
-       {std::pair{"all attached", AllPrograms()},
+       {std::pair{"default set (softirq timing duty-cycled)", driver::ProbeOptions{}},
+        std::pair{"default set, softirq pair attached whole (previous)",
+                  SoftirqWhole(driver::ProbeOptions{})},
+        std::pair{"all attached (softirq pair held whole)", AllPrograms()},
         std::pair{"all attached, every softirq timed", EverySoftirqTimed(AllPrograms())}}) {
     absl::StatusOr<CostPhase> phase = MeasureCost(**hosts, options, duration);
     if (!phase.ok()) {
@@ -453,8 +495,9 @@ int Main(int argc, char** argv) {
   for (const CostPhase& phase : phases) {
     std::cout << absl::StrFormat(
         "\n## Cost per event of each program, %s (kernel.bpf_stats, one %.1f s flow at "
-        "%.0f pps; load average %s; NET_RX softirq time: %s)\n\n",
-        phase.title, seconds, phase.pps, phase.load_average, phase.net_rx_source);
+        "%.0f pps; load average %s; NET_RX softirq time: %s%s)\n\n",
+        phase.title, seconds, phase.pps, phase.load_average, phase.net_rx_source,
+        phase.duty_cycle.empty() ? "" : "; " + phase.duty_cycle);
     std::cout << "| program | run_cnt | run_time_ns | ns per event |\n|---|---:|---:|---:|\n";
     for (const driver::ProbeCost& cost : phase.costs) {
       const double per_event = cost.run_cnt > 0 ? static_cast<double>(cost.run_time_ns) /
