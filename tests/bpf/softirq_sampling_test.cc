@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -48,6 +49,20 @@ absl::StatusOr<UdpFlow> OpenFlood(const VethHosts& hosts, absl::Duration duratio
                         .drain_gap = absl::Milliseconds(5),
                         .run_time = duration + absl::Seconds(1)},
                        {.packets = 1ull << 40, .payload_bytes = 64, .max_duration = duration});
+}
+
+// The probes' readings just before and after a flood of `duration`.
+absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> ReadAroundFlood(
+    const VethHosts& hosts, driver::ProbeSource& probes, absl::Duration duration) {
+  absl::StatusOr<UdpFlow> flow = OpenFlood(hosts, duration);
+  if (!flow.ok()) return flow.status();
+  absl::StatusOr<SoftirqReading> before = ReadSoftirqs(probes);
+  if (!before.ok()) return before.status();
+  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
+  if (!result.ok()) return result.status();
+  absl::StatusOr<SoftirqReading> after = ReadSoftirqs(probes);
+  if (!after.ok()) return after.status();
+  return std::pair{*std::move(before), *std::move(after)};
 }
 
 // Every softirq timed with the pair attached whole: the reference.
@@ -120,8 +135,8 @@ TEST(SoftirqSampling, AFloodIsTimedInSlotsAndAgreesWithTimingEverySoftirq) {
   // duty set attaches again at every slot, after the reference set: in a slot each set's span
   // holds one program of the other (the reference's exit, or the duty set's entry, both with a
   // clock read), which the reference's mean carries only for its softirqs in slots. So the duty
-  // figure reads higher by about one program per softirq: measured +67 to +104 ns per softirq of
-  // 0.8 us (4 s windows, load average 2.5-2.8; polling both sets every millisecond put the
+  // figure reads higher by about one program per softirq: measured +37 to +104 ns per softirq of
+  // 0.8-1.1 us (4 s windows, load average 1.3-2.8; polling both sets every millisecond put the
   // reference's softirqs in slot time 45-66 ns above its others, and the duty set's within 2-10
   // ns of those). Allowed: 150 ns per softirq for the program, and 5% either way for the slots'
   // own error.
@@ -183,30 +198,22 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunAFloodIsTimedWhole) {
 
   // Per-packet probes on: attached whole through a flood.
   ASSERT_TRUE((*probes)->SetPerPacketProbes(true).ok());
-  absl::StatusOr<UdpFlow> flow = OpenFlood(**hosts, absl::Seconds(1));
-  ASSERT_TRUE(flow.ok()) << flow.status();
-  absl::StatusOr<SoftirqReading> before = ReadSoftirqs(**probes);
-  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
-  absl::StatusOr<SoftirqReading> after = ReadSoftirqs(**probes);
-  ASSERT_TRUE(before.ok() && after.ok()) << before.status() << after.status();
-  ASSERT_TRUE(result.ok()) << result.status();
-  const model::SoftirqTimeEstimate held =
-      testing_support::VectorTime(*before, *after, kNetRxVector);
+  absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> held_flood =
+      ReadAroundFlood(**hosts, **probes, absl::Seconds(1));
+  ASSERT_TRUE(held_flood.ok()) << held_flood.status();
+  const auto& [before, after] = *held_flood;
+  const model::SoftirqTimeEstimate held = testing_support::VectorTime(before, after, kNetRxVector);
   ASSERT_GT(held.count, 100000u) << Describe(held);
-  EXPECT_EQ(after->bpf.softirq_duty.untimed_ns, before->bpf.softirq_duty.untimed_ns)
+  EXPECT_EQ(after.bpf.softirq_duty.untimed_ns, before.bpf.softirq_duty.untimed_ns)
       << Describe(held);
   EXPECT_FALSE(absl::StrContains(model::SoftirqTimeSource(held), "of the time")) << Describe(held);
 
   // Off again: the next flood is duty-cycled.
   ASSERT_TRUE((*probes)->SetPerPacketProbes(false).ok());
-  absl::StatusOr<UdpFlow> second = OpenFlood(**hosts, absl::Seconds(1));
-  ASSERT_TRUE(second.ok()) << second.status();
-  absl::StatusOr<SoftirqReading> released = ReadSoftirqs(**probes);
-  absl::StatusOr<testing_support::UdpFlowResult> second_result = second->Run();
-  absl::StatusOr<SoftirqReading> end = ReadSoftirqs(**probes);
-  ASSERT_TRUE(released.ok() && end.ok()) << released.status() << end.status();
-  ASSERT_TRUE(second_result.ok()) << second_result.status();
-  EXPECT_LT(model::SoftirqTimedShare(released->bpf, end->bpf), 0.5);
+  absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> released_flood =
+      ReadAroundFlood(**hosts, **probes, absl::Seconds(1));
+  ASSERT_TRUE(released_flood.ok()) << released_flood.status();
+  EXPECT_LT(model::SoftirqTimedShare(released_flood->first.bpf, released_flood->second.bpf), 0.5);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "agent/model/softirq_time.h"
 #include "agent/model/window.h"
@@ -139,12 +140,18 @@ TEST(SoftirqTimeTest, OneVectorOverEveryCpuPairsEachCpuWithItsOwnEarlierReading)
             0u);
 }
 
-TEST(SoftirqTimeTest, TheWindowScalesSampledTimesAndNamesTheirSource) {
+// Two snapshots 2 s apart, for the window tests to fill in.
+std::pair<Snapshot, Snapshot> TwoSecondsApart() {
   Snapshot a;
   Snapshot b;
   a.monotonic_ns = 0;
   b.monotonic_ns = 2'000'000'000;
   b.unix_ns = 2'000'000'000;
+  return {a, b};
+}
+
+TEST(SoftirqTimeTest, TheWindowScalesSampledTimesAndNamesTheirSource) {
+  auto [a, b] = TwoSecondsApart();
   a.bpf = driver::BpfCounters{.softirqs = {Counter(0, 0, 0, 0)}};
   SoftirqCpuCounter timer = Counter(100, 100, 100, 1'000'000);
   timer.vector = 1;
@@ -261,11 +268,7 @@ TEST(SoftirqTimeTest, OneVectorOverEveryCpuTakesEachCpusProcCountWhenDutyCycled)
 }
 
 TEST(SoftirqTimeTest, TheWindowCountsDutyCycledSoftirqsFromProcAndNamesTheShareTimed) {
-  Snapshot a;
-  Snapshot b;
-  a.monotonic_ns = 0;
-  b.monotonic_ns = 2'000'000'000;
-  b.unix_ns = 2'000'000'000;
+  auto [a, b] = TwoSecondsApart();
   a.bpf = DutyReading(0, 0, {Counter(0, 0, 0, 0)});
   // 2 s, 1.88 s untimed: 6% timed. NET_RX on CPU 0: 400000 by /proc/softirqs, 12000 timed of
   // 2500 ns each: 1 s of 2 s.
