@@ -132,7 +132,7 @@ void BpfSeries::UpdateIrqs(const driver::BpfCounters* counters) {
 void BpfSeries::UpdateSoftirqs(const driver::BpfCounters* counters, const model::Window& window) {
   CounterSums raised;
   for (const auto& c : Items(counters, &driver::BpfCounters::softirqs)) {
-    if (c.raised == 0) continue;
+    if (c.count == 0 && c.raised == 0) continue;
     raised.Add({{"vector", SoftirqVectorName(c.vector)}, {"cpu", std::to_string(c.cpu)}},
                static_cast<double>(c.raised));
   }

@@ -226,7 +226,7 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
   // again at every slot, after the tool's: our span then holds the tool's exit program (atomic
   // adds to its arrays, 65 ns here by kernel.bpf_stats, plus its dispatch), while the tool's span
   // holds our entry program only for its softirqs in our slots, a few percent of them. So ours
-  // reads higher by about one program per softirq: measured +54 to +83 ns per softirq of
+  // reads higher by about one program per softirq: measured +54 to +94 ns per softirq of
   // 0.55-0.7 us (4 s floods, 20 slots, load average 1.2-2.8); the band allows 150 ns per softirq
   // for it on top of the 10%, as for hardirqs above.
   const double tool_total = static_cast<double>(tool_ns->second);
