@@ -9,7 +9,7 @@ absl::StatusOr<std::unique_ptr<ProbeSource>> OpenBpfProbes(const ProbeOptions&) 
   return absl::UnavailableError("BPF probes: this nictuned was built with NICTUNE_BPF=OFF");
 }
 
-absl::StatusOr<std::unique_ptr<DispatchFloor>> AttachDispatchFloor() {
+absl::StatusOr<std::unique_ptr<DispatchFloor>> AttachDispatchFloor(FloorHooks) {
   return absl::UnavailableError("BPF dispatch floor: built with NICTUNE_BPF=OFF");
 }
 

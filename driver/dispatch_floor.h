@@ -20,7 +20,13 @@ class DispatchFloor {
   virtual std::vector<ProbeCost> Cost() const = 0;
 };
 
-// Loads and attaches all three programs, or fails naming the one the kernel refused and why.
-absl::StatusOr<std::unique_ptr<DispatchFloor>> AttachDispatchFloor();
+enum class FloorHooks {
+  kDefaultSet,    // softirq_entry, softirq_exit and napi_poll
+  kNapiPollOnly,  // the one hook the default set keeps attached on every packet of a flood
+};
+
+// Loads and attaches the programs of `hooks`, or fails naming the one the kernel refused and why.
+absl::StatusOr<std::unique_ptr<DispatchFloor>> AttachDispatchFloor(
+    FloorHooks hooks = FloorHooks::kDefaultSet);
 
 }  // namespace nictune::driver

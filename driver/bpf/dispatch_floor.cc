@@ -22,9 +22,11 @@ class LoadedDispatchFloor final : public DispatchFloor {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<DispatchFloor>> AttachDispatchFloor() {
+absl::StatusOr<std::unique_ptr<DispatchFloor>> AttachDispatchFloor(FloorHooks hooks) {
+  std::vector<std::string> left_out;
+  if (hooks == FloorHooks::kNapiPollOnly) left_out = {"floor_softirq_entry", "floor_softirq_exit"};
   std::unique_ptr<bpf::LoadedProbe> probe = bpf::LoadedProbe::Load(
-      "dispatch_floor", bpf::SkeletonOpener<dispatch_floor>("dispatch_floor", nullptr), {});
+      "dispatch_floor", bpf::SkeletonOpener<dispatch_floor>("dispatch_floor", nullptr), left_out);
   if (!probe->attached()) {
     return absl::UnavailableError(
         absl::StrCat("BPF dispatch_floor: not attached: ", probe->status().reason));
