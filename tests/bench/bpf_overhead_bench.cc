@@ -3,11 +3,11 @@
 // the nictune probes attached in this process (the default set, and every program), with the
 // dispatch floor (empty programs on the default set's three tracepoints: what any program there
 // costs; and one on napi_poll alone, the hook the default set keeps attached in a flood and that
-// per-poll NAPI counts need), with the real nictuned at its defaults, with libbpf-tools hardirqs + softirqs, and with
-// prometheus-node-exporter scraped every second; rounds alternated to cancel drift, ratios taken
-// within a round and reported as medians. Then each nictune program's mean cost per event from
-// kernel.bpf_stats (run_time_ns / run_cnt), and the empty programs', with the sysctl restored
-// afterwards. The softirq programs are duty-cycled in a flood (driver/bpf/README.md); the
+// per-poll NAPI counts need), with the real nictuned at its defaults, with libbpf-tools hardirqs +
+// softirqs, and with prometheus-node-exporter scraped every second; rounds alternated to cancel
+// drift, ratios taken within a round and reported as medians. Then each nictune program's mean cost
+// per event from kernel.bpf_stats (run_time_ns / run_cnt), and the empty programs', with the sysctl
+// restored afterwards. The softirq programs are duty-cycled in a flood (driver/bpf/README.md); the
 // default set is also run as before that (the pair attached whole, timing a sample) and with
 // every softirq timed, and each cost phase prints how NET_RX was timed and what the duty cycle's
 // link operations took. Prints Markdown tables; it reports figures and never passes or fails on
@@ -246,10 +246,9 @@ absl::Status Attach(Attached attached, Attachment& attachment) {
     }
     case Attached::kDispatchFloor:
     case Attached::kNapiPollFloor: {
-      absl::StatusOr<std::unique_ptr<driver::DispatchFloor>> floor =
-          driver::AttachDispatchFloor(attached == Attached::kNapiPollFloor
-                                          ? driver::FloorHooks::kNapiPollOnly
-                                          : driver::FloorHooks::kDefaultSet);
+      absl::StatusOr<std::unique_ptr<driver::DispatchFloor>> floor = driver::AttachDispatchFloor(
+          attached == Attached::kNapiPollFloor ? driver::FloorHooks::kNapiPollOnly
+                                               : driver::FloorHooks::kDefaultSet);
       if (!floor.ok()) return floor.status();
       attachment.floor = *std::move(floor);
       return absl::OkStatus();
