@@ -57,6 +57,19 @@ BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
           "softirqs are frequent timed in short slots, scaled to the count of /proc/softirqs).")),
       softirq_raised_(CounterFamily(r, "nictune_softirq_raised_total",
                                     "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
+      softirq_untimed_seconds_(CounterFamily(
+          r, "nictune_softirq_untimed_seconds_total",
+          "Time softirqs were counted but not timed since the probes attached: between the "
+          "slots of duty-cycled timing (bpf irq:softirq_entry/exit attached for short slots "
+          "when softirqs are frequent); 1 - rate() is the share of time softirqs were timed.")),
+      softirq_timing_links_(CounterFamily(
+          r, "nictune_softirq_timing_link_operations_total",
+          "Attaches and detaches of the softirq timing programs by the duty cycle, by operation "
+          "(attach, detach).")),
+      softirq_timing_link_cpu_seconds_(CounterFamily(
+          r, "nictune_softirq_timing_link_cpu_seconds_total",
+          "CPU time the agent's duty-cycle thread spent in those attaches and detaches (the "
+          "kernel patches the tracepoint and waits for every CPU), by operation.")),
       napi_polls_(CounterFamily(r, "nictune_napi_polls_total",
                                 "NAPI polls per NAPI instance (bpf napi:napi_poll).")),
       napi_packets_(
@@ -137,6 +150,19 @@ void BpfSeries::UpdateSoftirqs(const driver::BpfCounters* counters, const model:
                static_cast<double>(c.raised));
   }
   raised.PublishTo(softirq_raised_);
+  if (counters != nullptr) {
+    const driver::SoftirqDutyCounters& duty = counters->softirq_duty;
+    softirq_untimed_seconds_.Set({}, Seconds(duty.untimed_ns));
+    softirq_timing_links_.Set({{"operation", "attach"}}, static_cast<double>(duty.link_attaches));
+    softirq_timing_links_.Set({{"operation", "detach"}}, static_cast<double>(duty.link_detaches));
+    softirq_timing_link_cpu_seconds_.Set({{"operation", "attach"}},
+                                         Seconds(duty.link_attach_cpu_ns));
+    softirq_timing_link_cpu_seconds_.Set({{"operation", "detach"}},
+                                         Seconds(duty.link_detach_cpu_ns));
+  }
+  softirq_untimed_seconds_.Sweep();
+  softirq_timing_links_.Sweep();
+  softirq_timing_link_cpu_seconds_.Sweep();
   // The probes' time_ns is the time of the softirqs they timed, weighted; while duty-cycled that
   // is no estimate of the whole (the window's is: agent/model/softirq_time.h), so the counter adds
   // up the windows'.

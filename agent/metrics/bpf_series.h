@@ -35,6 +35,9 @@ class BpfSeries {
   CounterSeries softirq_seconds_;
   CounterSums softirq_seconds_totals_;  // the windows' estimates added up
   CounterSeries softirq_raised_;
+  CounterSeries softirq_untimed_seconds_;
+  CounterSeries softirq_timing_links_;
+  CounterSeries softirq_timing_link_cpu_seconds_;
   CounterSeries napi_polls_;
   CounterSeries napi_packets_;
   CounterSeries napi_budget_exhausted_;

@@ -155,6 +155,32 @@ TEST(MetricsExporterTest, SoftirqSecondsAddUpTheWindowsEstimates) {
               Contains("nictune_softirq_seconds_total{cpu=\"1\",vector=\"NET_RX\"} 0.75"));
 }
 
+TEST(MetricsExporterTest, SoftirqDutyCycleShowsHowLongTimingWasOffAndWhatItsLinksCost) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{.softirq_duty = {.untimed_ns = 2'500'000'000,
+                                               .link_attaches = 18,
+                                               .link_attach_cpu_ns = 2'700'000,
+                                               .link_detaches = 20,
+                                               .link_detach_cpu_ns = 2'900'000}};
+  exporter.Update(s, {}, {});
+  const std::vector<std::string> lines = Lines(exporter.Text());
+  EXPECT_THAT(lines, Contains("nictune_softirq_untimed_seconds_total 2.5"));
+  EXPECT_THAT(lines,
+              Contains("nictune_softirq_timing_link_operations_total{operation=\"attach\"} 18"));
+  EXPECT_THAT(lines,
+              Contains("nictune_softirq_timing_link_operations_total{operation=\"detach\"} 20"));
+  EXPECT_THAT(lines, Contains("nictune_softirq_timing_link_cpu_seconds_total{operation=\"attach\"} "
+                              "0.0027"));
+  EXPECT_THAT(lines, Contains("nictune_softirq_timing_link_cpu_seconds_total{operation=\"detach\"} "
+                              "0.0029"));
+  // Without the probes the series go, as the other BPF ones do.
+  s.bpf.reset();
+  exporter.Update(s, {}, {});
+  EXPECT_TRUE(Samples(exporter.Text(), "nictune_softirq_untimed_seconds_total").empty());
+  EXPECT_TRUE(Samples(exporter.Text(), "nictune_softirq_timing_link").empty());
+}
+
 TEST(MetricsExporterTest, SeriesOfVanishedIrqsDevicesAndSourcesAreRemoved) {
   MetricsExporter exporter;
   model::Snapshot s = FromFixtures();
