@@ -45,10 +45,12 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
     if (!value.ok()) {
       if (std::optional<ActuationResult> gone =
               actuator.ReleaseGone(address, value.status(), now)) {
-        // Forgotten, so that a device which comes back under the name is judged afresh, not as
-        // someone else's change of our value.
+        // Forgotten and parked for a cooldown, so that a device which comes back under the name
+        // is judged afresh afterwards, not as someone else's change of our value. Reported once,
+        // as released, not also as unreadable.
         controller.WriteFailed(address.knob, address.target, now);
         summary.gone.push_back(*std::move(gone));
+        continue;
       }
       summary.unreadable.push_back({address, value.status()});
       continue;

@@ -150,11 +150,6 @@ void Tuning::LogUnreadableLocked(const actuate::ControlStepSummary& summary, abs
   }
   for (const actuate::UnreadableKnob& knob : summary.unreadable) {
     if (driver::knobs::IsUnsupported(knob.status)) continue;
-    const bool released_now = std::any_of(
-        summary.gone.begin(), summary.gone.end(), [&](const actuate::ActuationResult& gone) {
-          return actuate::KnobKey(gone.address) == actuate::KnobKey(knob.address);
-        });
-    if (released_now) continue;  // the control step's line says so
     problems_.Log(agent::LogLevel::kWarning,
                   absl::StrCat("unreadable ", actuate::KnobKey(knob.address)),
                   absl::StrCat("apply mode: ", actuate::DescribeKnob(knob.address),
