@@ -27,15 +27,8 @@ std::optional<uint64_t> ProcSoftirqCount(const procfs::SoftirqTable& before,
   const procfs::SoftirqRow* a = procfs::FindSoftirqRow(before, vector);
   const procfs::SoftirqRow* b = procfs::FindSoftirqRow(after, vector);
   if (a == nullptr || b == nullptr) return std::nullopt;
-  const auto column = [cpu](const procfs::SoftirqTable& t,
-                            const procfs::SoftirqRow& row) -> std::optional<uint64_t> {
-    const auto it = std::find(t.cpu_ids.begin(), t.cpu_ids.end(), cpu);
-    const size_t index = static_cast<size_t>(it - t.cpu_ids.begin());
-    if (it == t.cpu_ids.end() || index >= row.per_cpu.size()) return std::nullopt;
-    return row.per_cpu[index];
-  };
-  const std::optional<uint64_t> earlier = column(before, *a);
-  const std::optional<uint64_t> later = column(after, *b);
+  const std::optional<uint64_t> earlier = procfs::SoftirqCountOn(before, *a, cpu);
+  const std::optional<uint64_t> later = procfs::SoftirqCountOn(after, *b, cpu);
   if (!earlier || !later) return std::nullopt;
   return ResettingDelta64(*earlier, *later);
 }
@@ -95,15 +88,16 @@ std::vector<SoftirqCpuEstimate> EstimateSoftirqTimes(const driver::BpfCounters& 
                                                      const driver::BpfCounters& after,
                                                      const procfs::SoftirqTable* proc_before,
                                                      const procfs::SoftirqTable* proc_after) {
-  const bool proc = proc_before != nullptr && proc_after != nullptr;
   std::map<std::pair<uint32_t, uint32_t>, const driver::SoftirqCpuCounter*> earlier;
   for (const driver::SoftirqCpuCounter& c : before.softirqs) earlier[{c.vector, c.cpu}] = &c;
   const double timed_share = SoftirqTimedShare(before, after);
+  // /proc/softirqs' counts are needed only while the probes counted part of the window.
+  const bool count_from_proc = proc_before != nullptr && proc_after != nullptr && timed_share < 1;
   std::vector<SoftirqCpuEstimate> estimates;
   std::set<std::pair<uint32_t, uint32_t>> seen;
   for (const driver::SoftirqCpuCounter& c : after.softirqs) {
     SoftirqWindowCounts window{.timed_share = timed_share};
-    if (proc) {
+    if (count_from_proc) {
       window.exact_count =
           ProcSoftirqCount(*proc_before, *proc_after, c.vector, static_cast<int>(c.cpu));
     }
@@ -113,7 +107,7 @@ std::vector<SoftirqCpuEstimate> EstimateSoftirqTimes(const driver::BpfCounters& 
          EstimateSoftirqTime(it == earlier.end() ? nullptr : it->second, c, window)});
     seen.insert({c.vector, c.cpu});
   }
-  if (!proc || timed_share >= 1) return estimates;
+  if (!count_from_proc) return estimates;
   constexpr uint32_t kKnownVectors = 10;  // the names procfs::SoftirqVectorName knows
   for (uint32_t vector = 0; vector < kKnownVectors; ++vector) {
     for (const int cpu : proc_after->cpu_ids) {

@@ -29,27 +29,18 @@ std::optional<CpuSplit> SplitOf(const procfs::CpuTimes& a, const procfs::CpuTime
                   .steal = steal / total};
 }
 
-const procfs::SoftirqRow* FindRow(const procfs::SoftirqTable& t, std::string_view vector) {
-  for (const auto& row : t.rows) {
-    if (row.vector == vector) return &row;
-  }
-  return nullptr;
-}
-
 // Per-CPU softirq rate of one vector; CPUs are matched by id because offline CPUs are absent.
 void AddSoftirqRate(const procfs::SoftirqTable& before, const procfs::SoftirqTable& after,
                     std::string_view vector, double seconds, Window& out,
                     std::optional<double> CpuWindow::*field) {
-  const procfs::SoftirqRow* a = FindRow(before, vector);
-  const procfs::SoftirqRow* b = FindRow(after, vector);
+  const procfs::SoftirqRow* a = procfs::FindSoftirqRow(before, vector);
+  const procfs::SoftirqRow* b = procfs::FindSoftirqRow(after, vector);
   if (a == nullptr || b == nullptr) return;
   for (size_t j = 0; j < after.cpu_ids.size() && j < b->per_cpu.size(); ++j) {
     const int cpu = after.cpu_ids[j];
-    const auto i = std::find(before.cpu_ids.begin(), before.cpu_ids.end(), cpu);
-    if (i == before.cpu_ids.end()) continue;
-    const size_t bi = static_cast<size_t>(i - before.cpu_ids.begin());
-    if (bi >= a->per_cpu.size()) continue;
-    CpuEntry(out, cpu).*field = PerSecond(ResettingDelta64(a->per_cpu[bi], b->per_cpu[j]), seconds);
+    const std::optional<uint64_t> earlier = procfs::SoftirqCountOn(before, *a, cpu);
+    if (!earlier) continue;
+    CpuEntry(out, cpu).*field = PerSecond(ResettingDelta64(*earlier, b->per_cpu[j]), seconds);
   }
 }
 
@@ -118,10 +109,9 @@ void AddProcfsIrqs(const Snapshot& before, const Snapshot& after, double seconds
 void AddDevices(const Snapshot& before, const Snapshot& after, double seconds, Window& out) {
   if (!before.devices || !after.devices) return;
   for (const auto& b : *after.devices) {
-    const auto a = std::find_if(before.devices->begin(), before.devices->end(),
-                                [&](const procfs::NetDevice& d) {
-                                  return d.ifindex == b.ifindex && d.name == b.name;
-                                });
+    const auto a = std::find_if(
+        before.devices->begin(), before.devices->end(),
+        [&](const procfs::NetDevice& d) { return d.ifindex == b.ifindex && d.name == b.name; });
     if (a == before.devices->end()) continue;
     DeviceWindow w{.name = b.name,
                    .ifindex = b.ifindex,

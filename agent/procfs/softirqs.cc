@@ -1,5 +1,6 @@
 #include "agent/procfs/softirqs.h"
 
+#include <algorithm>
 #include <array>
 
 #include "absl/strings/str_cat.h"
@@ -59,11 +60,21 @@ std::string SoftirqVectorName(uint32_t vector) {
 }
 
 const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, uint32_t vector) {
-  const std::string name = SoftirqVectorName(vector);
+  return FindSoftirqRow(table, SoftirqVectorName(vector));
+}
+
+const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, std::string_view name) {
   for (const SoftirqRow& row : table.rows) {
     if (row.vector == name) return &row;
   }
   return nullptr;
+}
+
+std::optional<uint64_t> SoftirqCountOn(const SoftirqTable& table, const SoftirqRow& row, int cpu) {
+  const auto it = std::find(table.cpu_ids.begin(), table.cpu_ids.end(), cpu);
+  const auto index = static_cast<size_t>(it - table.cpu_ids.begin());
+  if (it == table.cpu_ids.end() || index >= row.per_cpu.size()) return std::nullopt;
+  return row.per_cpu[index];
 }
 
 }  // namespace nictune::procfs

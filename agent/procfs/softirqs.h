@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,9 @@ std::string SoftirqVectorName(uint32_t vector);
 
 // The row of vector number `vector` (NET_RX = 3), found by its name; null when the table has none.
 const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, uint32_t vector);
+const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, std::string_view name);
+
+// `row`'s count on CPU `cpu` (an id: offline CPUs have no column), when the table has it.
+std::optional<uint64_t> SoftirqCountOn(const SoftirqTable& table, const SoftirqRow& row, int cpu);
 
 }  // namespace nictune::procfs
