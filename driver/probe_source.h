@@ -37,13 +37,15 @@ struct IrqCpuCounter {
 struct SoftirqCpuCounter {
   uint32_t vector = 0;  // NET_RX = 3, NET_TX = 2, ... (the kernel's softirq numbers)
   uint32_t cpu = 0;
-  uint64_t count = 0;  // softirq_entry events, every one
-  // softirq_entry -> softirq_exit of the timed softirqs, each weighted by 2^shift when one in
-  // 2^shift was timed: an estimate of the whole time, exact while every softirq is timed.
+  // softirq_entry events while softirq_entry was attached (every one unless duty-cycled:
+  // SoftirqDutyCounters).
+  uint64_t count = 0;
+  // softirq_entry -> softirq_exit of the timed softirqs, each weighted by the duty cycle's slot
+  // weight << shift when one in 2^shift was timed: exact while every softirq is timed.
   uint64_t time_ns = 0;
   uint64_t raised = 0;        // softirq_raise events
   uint64_t timed = 0;         // softirqs timed (the sample)
-  uint64_t timed_weight = 0;  // sum of 2^shift over the timed ones (== timed: none skipped)
+  uint64_t timed_weight = 0;  // sum of the timed ones' weights (== timed: none skipped)
 };
 
 // Work histogram buckets: index w holds polls that did exactly w packets of work for

@@ -21,10 +21,10 @@ struct SoftirqTimeEstimate {
   // count /proc/softirqs gives.
   uint64_t count = 0;
   uint64_t timed = 0;         // of which timed
-  uint64_t timed_weight = 0;  // sum of the timed ones' weights (2^shift each)
+  uint64_t timed_weight = 0;  // sum of the timed ones' weights (slot weight << shift each)
   double time_ns = 0;         // the time of all `count` softirqs
-  // Share of the window softirqs that started were timed (1: throughout, the probes counted and
-  // timed every one).
+  // Share of the window's time during which softirqs that started were timed (1: throughout, the
+  // probes counted and timed every one).
   double timed_share = 1;
   // False when every softirq of the window was timed (time_ns is then exact); true when time_ns
   // is scaled from a sample, or is 0 because softirqs ran and none of them was timed.

@@ -145,7 +145,7 @@ struct Window {
   int64_t end_unix_ns = 0;
   double seconds = 0;
   std::vector<CpuWindow> cpus;
-  std::vector<SoftirqWindow> softirqs;  // (vector, cpu) the probes have seen
+  std::vector<SoftirqWindow> softirqs;  // (vector, cpu) the probes or /proc/softirqs saw
   std::vector<IrqWindow> irqs;  // numbered irqs that fired in the window
   std::vector<NapiWindow> napis;
   std::vector<DeviceWindow> devices;

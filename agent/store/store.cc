@@ -63,7 +63,8 @@ absl::Status ConfigureWriter(Connection& writer) {
         "SQLite %s: switch to WAL mode: journal mode is still %s", writer.path(), *mode));
   }
   // Samples may lose their last moments in a power cut; they are not worth an fsync per window.
-  // The WAL is checkpointed every 1000 pages and cut back to 4 MiB, which bounds it on disk.
+  // The WAL is checkpointed every 1000 pages and cut back to 4 MiB, which bounds it on disk only
+  // while no reader holds a snapshot open; the cap in wal_cap.h bounds it then.
   // secure_delete=FAST: Debian's default of zeroing deleted rows doubles the I/O of retention.
   return writer.Exec(
       "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 4194304; "
