@@ -1,5 +1,5 @@
 /* Softirqs: count, time and raises per (vector, cpu) from irq:softirq_entry/exit/raise.
- * Every softirq is counted; its two clock reads (about 35 ns each on kvm-clock, the largest part
+ * Every softirq is counted while softirq_entry is attached; its two clock reads (about 35 ns each on kvm-clock, the largest part
  * of these programs) are taken for a pseudo-random sample only, one in 2^shift, with the shift
  * chosen per CPU every rate window so that about one softirq per ns_per_timed is timed: every one
  * at low rates, down to one in 2^max_shift in a packet flood. Timed ones count 2^shift times,
@@ -111,10 +111,12 @@ NICTUNE_HANDLER on_softirq_exit(unsigned long long* ctx, bool btf) {
   if (!cpu || vector >= NICTUNE_SOFTIRQ_SLOTS) return 0;
   /* The clock is read only when this softirq's entry was timed; an exit whose entry was not seen
    * (attached mid-softirq) adds nothing, as an untimed one, and so does an exit after an entry of
-   * an earlier epoch (that entry's own exit went unseen while the programs were detached). */
-  struct nictune_softirq_timing* timing = nictune_softirq_timing_of(&softirq_timing);
-  if (cpu->started_ns != 0 && cpu->started_vector == vector && timing &&
-      cpu->started_epoch == timing->epoch) {
+   * an earlier epoch (that entry's own exit went unseen while the programs were detached). The
+   * timing map is looked up only for a timed entry of this vector, not on every exit. */
+  struct nictune_softirq_timing* timing = 0;
+  if (cpu->started_ns != 0 && cpu->started_vector == vector)
+    timing = nictune_softirq_timing_of(&softirq_timing);
+  if (timing && cpu->started_epoch == timing->epoch) {
     __u64 elapsed = bpf_ktime_get_ns() - cpu->started_ns;
     __u64 weight = cpu->started_weight;
     struct nictune_softirq_vector* slot = &cpu->vectors[vector];
