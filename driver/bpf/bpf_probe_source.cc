@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -14,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "driver/bpf/drop_reasons.h"
+#include "driver/bpf/errno_text.h"
 #include "driver/bpf/libbpf_log.h"
 #include "driver/bpf/loaded_probe.h"
 #include "driver/bpf/probes.h"
@@ -25,11 +24,8 @@
 namespace nictune::driver {
 namespace {
 
+using bpf::ErrnoText;
 using bpf::LoadedProbe;
-
-std::string ErrnoText(int error_number) {
-  return absl::StrFormat("%s (errno %d)", std::strerror(error_number), error_number);
-}
 
 // BPF is impossible without the kernel's BTF (CO-RE and tp_btf need it) or without the right to
 // load tracing programs; anything short of that is a per-program problem reported in Status().

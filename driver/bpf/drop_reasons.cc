@@ -5,15 +5,14 @@
 
 #include <bit>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "driver/bpf/errno_text.h"
 
 namespace nictune::driver::bpf {
 namespace {
@@ -38,10 +37,6 @@ bool IsMarker(absl::string_view name) {
 
 bool IsDropReasonEnum(absl::string_view enum_name) {
   return enum_name == kSubsystemEnum || absl::EndsWith(enum_name, "drop_reason");
-}
-
-std::string ErrnoText(int error_number) {
-  return absl::StrFormat("%s (errno %d)", std::strerror(error_number), error_number);
 }
 
 struct BtfDeleter {

@@ -9,10 +9,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "driver/bpf/errno_text.h"
 #include "driver/bpf/libbpf_log.h"
 
 namespace nictune::driver::bpf {
@@ -23,10 +23,6 @@ constexpr absl::string_view kRawSuffix = "_raw";
 constexpr size_t kMaxReasonLength = 600;
 
 enum class Flavor { kTpBtf, kRawTp, kUnused };
-
-std::string ErrnoText(int error_number) {
-  return absl::StrFormat("%s (errno %d)", std::strerror(error_number), error_number);
-}
 
 // "on_napi_poll_btf" -> {"on_napi_poll", kTpBtf}; programs without a twin suffix load as they are.
 std::pair<std::string, Flavor> HandlerOf(absl::string_view program_name) {

@@ -8,13 +8,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <span>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "driver/bpf/errno_text.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/softirq.h"
 #include "driver/bpf/softirq_timing.h"
@@ -45,10 +45,6 @@ uint64_t ThreadCpuNs() {
 uint64_t ToNs(absl::Duration d) { return static_cast<uint64_t>(absl::ToInt64Nanoseconds(d)); }
 
 uint64_t Saturating(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
-std::string ErrnoText(int error_number) {
-  return absl::StrFormat("%s (errno %d)", std::strerror(error_number), error_number);
-}
 
 std::string Rate(std::optional<double> busiest_per_s) {
   if (!busiest_per_s) return "softirq rate not measured yet";
