@@ -273,10 +273,9 @@ absl::StatusOr<std::vector<HandlerLink>> LoadedProbe::TakeOverHandlers(
     indices.push_back(static_cast<size_t>(found - links_.begin()));
   }
   std::vector<HandlerLink> taken;
-  for (size_t i = 0; i < handlers.size(); ++i) {
-    const ProgramLink& attached = links_[indices[i]];
-    taken.push_back({.handler = handlers[i],
-                     .tracepoint = TracepointOf(attached.program),
+  for (const size_t index : indices) {
+    const ProgramLink& attached = links_[index];
+    taken.push_back({.tracepoint = TracepointOf(attached.program),
                      .program = attached.program,
                      .link = attached.link});
     taken_over_.insert(attached.program);

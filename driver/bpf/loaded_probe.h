@@ -49,7 +49,6 @@ class LoadedProbe;
 // One handler's loaded program and the link that attaches it (null while detached), held by
 // whoever took the handler over from its LoadedProbe (TakeOverHandlers).
 struct HandlerLink {
-  std::string handler;     // e.g. "on_softirq_entry"
   std::string tracepoint;  // e.g. "softirq_entry"
   bpf_program* program = nullptr;
   bpf_link* link = nullptr;

@@ -100,8 +100,7 @@ absl::Status SoftirqDutyCycle::HoldWhole(bool whole) {
   std::lock_guard<std::mutex> lock(link_mutex_);
   held_ = whole;
   if (!whole) return absl::OkStatus();
-  absl::Status timing = AttachPairLocked();
-  if (timing.ok()) timing = OpenLocked(1);
+  const absl::Status timing = AttachAndOpenLocked(1);
   NoteError(timing);
   std::lock_guard<std::mutex> state(state_mutex_);
   schedule_ = "softirq_entry/exit held attached whole while the per-packet probes run";
@@ -141,9 +140,7 @@ void SoftirqDutyCycle::Run() {
     Describe(plan, busiest);
     if (plan.whole) {
       std::lock_guard<std::mutex> lock(link_mutex_);
-      absl::Status timing = AttachPairLocked();
-      if (timing.ok()) timing = OpenLocked(1);
-      NoteError(timing);
+      NoteError(AttachAndOpenLocked(1));
       next_period = period_start + recheck_ns;
       continue;
     }
@@ -153,13 +150,11 @@ void SoftirqDutyCycle::Run() {
     if (Timing()) {
       // Timing from the last period (whole): that goes on as this period's slot.
       std::lock_guard<std::mutex> lock(link_mutex_);
-      NoteError(OpenLocked(held_ ? 1 : weight));
+      NoteError(WriteTiming(epoch_, false, held_ ? 1 : weight));
     } else {
       if (!WaitUntil(period_start + ToNs(plan.slot_start))) break;
       std::lock_guard<std::mutex> lock(link_mutex_);
-      absl::Status timing = AttachPairLocked();
-      if (timing.ok()) timing = OpenLocked(held_ ? 1 : weight);
-      NoteError(timing);
+      NoteError(AttachAndOpenLocked(held_ ? 1 : weight));
     }
     if (!WaitUntil(NowNs() + ToNs(plan.slot_length))) break;
     Close();
@@ -250,7 +245,8 @@ absl::Status SoftirqDutyCycle::AttachPairLocked() {
   return absl::OkStatus();
 }
 
-absl::Status SoftirqDutyCycle::OpenLocked(uint64_t weight) {
+absl::Status SoftirqDutyCycle::AttachAndOpenLocked(uint64_t weight) {
+  if (absl::Status attached = AttachPairLocked(); !attached.ok()) return attached;
   return WriteTiming(epoch_, false, weight);
 }
 

@@ -6,7 +6,7 @@
 // A slot, in the one-entry map softirq_timing (driver/bpf/softirq_timing.h): move the epoch on with
 // timing closed, attach softirq_exit, then softirq_entry; open timing, weighting each softirq
 // timed by the inverse of the slot's share of the period; after the slot's length close it
-// again; after softirq_exit_tail detach softirq_entry, then softirq_exit. So only
+// again; after exit_tail (SoftirqDutyOptions) detach softirq_entry, then softirq_exit. So only
 // softirqs that start while timing is open are timed, those shorter than the tail to their end,
 // and none has the kernel's text patching of an attach or detach (interrupts on every CPU) in its
 // time. The epoch marks what an exit that went unseen (a softirq longer than the tail, the NET_RX
@@ -63,10 +63,10 @@ class SoftirqDutyCycle {
   void Describe(const SoftirqDutyPlan& plan, std::optional<double> busiest_per_s);
 
   // The steps of a slot, under link_mutex_. Attaching (softirq_exit first, moving the epoch on,
-  // then softirq_entry) leaves timing closed; OpenLocked opens it, each softirq timed standing
-  // for `weight` (1 while whole; the inverse of a slot's share of its period).
+  // then softirq_entry) leaves timing closed; AttachAndOpenLocked then opens it, each softirq
+  // timed standing for `weight` (1 while whole; the inverse of a slot's share of its period).
   absl::Status AttachPairLocked();
-  absl::Status OpenLocked(uint64_t weight);
+  absl::Status AttachAndOpenLocked(uint64_t weight);
   // Unless held: close timing; detach both (softirq_entry first).
   void Close();
   void DetachPair();
