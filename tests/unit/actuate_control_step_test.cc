@@ -172,7 +172,8 @@ TEST_F(ControlStepTest, ADeviceThatWentAwayIsReleasedAndOneThatComesBackIsNeverW
   knobs_->AddDeviceBack(kRxUsecs.target);
   knobs_->Set(kRxUsecs, 16);
   const size_t writes = knobs_->writes().size();
-  ControlStepSummary back = Step(absl::Seconds(30), {RxUsecsTo(16, 16)}, 0);
+  // A recommendation a managed knob would act on (16 -> 32 under drops): still no action.
+  ControlStepSummary back = Step(absl::Seconds(30), {RxUsecsTo(16, 32)}, 100);
   EXPECT_THAT(back.readings, SizeIs(1));
   EXPECT_THAT(back.actions, SizeIs(0));
   RestoreReport restore = actuator_->RestoreAll(kT0 + absl::Seconds(40));

@@ -107,8 +107,10 @@ TEST(ControllerTest, AChangeIsJudgedOnItsOwnDeviceAndASysctlOnTheHost) {
   EXPECT_EQ(rollback->knob, Knob::kNetdevBudget);
   EXPECT_EQ(rollback->value, 300);
   EXPECT_EQ(controller.ModeOf(Knob::kRxUsecs, "eth0"), KnobMode::kGuarding);
-  EXPECT_EQ(ScopedHealth{}.For(Knob::kRxUsecs, "eth9 rx 2").drops_per_s, 0);  // unlisted: host's
-  EXPECT_EQ(emu0_drops.For(Knob::kRxUsecs, "emu0 rx 0").drops_per_s, 5000);   // a queue's device
+  // Host 5000 drops/s, eth0 0: each answer tells which reading For took.
+  EXPECT_EQ(emu0_drops.For(Knob::kRxUsecs, "eth9 rx 2").drops_per_s, 5000);  // unlisted: host's
+  EXPECT_EQ(emu0_drops.For(Knob::kRxUsecs, "eth0 rx 0").drops_per_s, 0);     // a queue's device
+  EXPECT_EQ(emu0_drops.For(Knob::kNetdevBudget, "host").drops_per_s, 5000);  // a sysctl: host's
 }
 
 TEST(ControllerTest, AKnobThatIsOffAtZeroIsSwitchedOnAndOffWithoutSteps) {
