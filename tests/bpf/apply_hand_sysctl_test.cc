@@ -23,7 +23,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <iostream>
@@ -57,11 +56,9 @@ namespace nictune {
 namespace {
 
 using testing_support::AgentLog;
-using testing_support::BackgroundProgram;
 using testing_support::DescribeKnobs;
 using testing_support::EmulatedHost;
 using testing_support::EmulatedHostOptions;
-using testing_support::ProgramOutput;
 using testing_support::SysctlRestorer;
 
 constexpr char kRmemDefault[] = "/proc/sys/net/core/rmem_default";
@@ -276,9 +273,9 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
   // still "journaled"): the hand change comes after the agent's whole write, as a person's would.
   auto changes = WaitForRecordedWrite(*port, written, absl::Seconds(2));
   ASSERT_TRUE(changes.ok()) << changes.status();
-  // By hand: the host's own value, which is neither the agent's write nor the original it
-  // journaled, and ends the small default.
-  const int64_t by_hand = written == host_rmem_default ? written + 4096 : host_rmem_default;
+  // By hand: the host's own value, which is neither the agent's write (at most twice the lowered
+  // default, which the host's exceeds: asserted above) nor the original it journaled.
+  const int64_t by_hand = host_rmem_default;
   ASSERT_TRUE((*restorer)->Set(kRmemDefault, absl::StrCat(by_hand)).ok());
   const absl::Time hand_at = absl::Now();
   std::cout << "agent wrote rmem_default " << kLoweredRmemDefault << " -> " << written << " "
@@ -401,10 +398,9 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
             << "; the agent exited " << exit_took << " after SIGTERM and left rmem_default "
             << *value << "\n";
 
-  // The host's own value is back (it was the hand value already, unless that had to differ).
-  EXPECT_TRUE((*restorer)->Restore().ok());
-  EXPECT_EQ((*restorer)->Differences(), "");
-  std::cout << "every tuned host sysctl at its original; the host ran with rmem_default "
+  // The host's own value goes back when the restorer does (it was the hand value already, unless
+  // that had to differ); the agent's part, the other sysctls, is checked above.
+  std::cout << "the other tuned host sysctls at their originals; the host ran with rmem_default "
             << kLoweredRmemDefault << " or the agent's " << written << " for "
             << absl::FormatDuration(hand_at - lowered_at) << "; test took "
             << absl::FormatDuration(absl::Now() - test_started) << "\n";
