@@ -52,7 +52,6 @@ using testing_support::DescribeKnobs;
 using testing_support::EmulatedHost;
 using testing_support::EmulatedHostOptions;
 using testing_support::EnvInt;
-using testing_support::JournalFile;
 using testing_support::JournalRow;
 using testing_support::ProgramOutput;
 using testing_support::WaitForJournalResolution;

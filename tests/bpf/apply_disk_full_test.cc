@@ -102,7 +102,7 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
        absl::StrCat("--window=", absl::FormatDuration(kWindow)), "--guard=2s",
        "--on_exit=restore"}));
   ASSERT_TRUE(agent.ok()) << agent.status();
-  ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok())
+  ASSERT_TRUE(testing_support::WaitForJournalResolution(*agent, absl::Seconds(30)).ok())
       << testing_support::AgentLog(*agent);
   auto original = (*nic)->Knob(kRxUsecs);
   ASSERT_TRUE(original.ok()) << original.status();

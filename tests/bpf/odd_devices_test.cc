@@ -32,6 +32,7 @@
 #include "driver/emulated/control_protocol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/apply_agent.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/namespace_agent.h"
@@ -222,7 +223,8 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
        "--on_exit=restore"}));
   ASSERT_TRUE(agent.ok()) << agent.status();
   LogWatch log(*agent);
-  ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok()) << log.All();
+  ASSERT_TRUE(testing_support::WaitForJournalResolution(*agent, absl::Seconds(30)).ok())
+      << log.All();
   const absl::Time started = absl::Now();
   int polls = 0;
 

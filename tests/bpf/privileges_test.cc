@@ -239,7 +239,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
          "--guard=10s"},
         setpriv));
     ASSERT_TRUE(agent.ok()) << agent.status();
-    ASSERT_TRUE(agent->WaitForOutput("change journal resolved", absl::Seconds(30)).ok())
+    ASSERT_TRUE(testing_support::WaitForJournalResolution(*agent, absl::Seconds(30)).ok())
         << testing_support::AgentLog(*agent);
     ExpectOnly(agent->pid(), mask_);
     int64_t written = 8192;
