@@ -2,12 +2,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "agent/cli/exit_code.h"
 
 namespace nictune::testing_support {
 namespace {
 
 constexpr char kResolvedLine[] = "change journal resolved";
-constexpr int kCliCannotReachAgent = 3;
 
 const std::string& Nictuned() {
   static const std::string path = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
@@ -81,7 +81,8 @@ absl::StatusOr<ProgramOutput> RestoreThroughCli(const std::string& state_dir,
   const absl::Time until = absl::Now() + timeout;
   while (true) {
     absl::StatusOr<ProgramOutput> output = RunNictuneCli(state_dir, args);
-    if (!output.ok() || output->exit_code != kCliCannotReachAgent || absl::Now() >= until) {
+    if (!output.ok() || output->exit_code != cli::ToInt(cli::ExitCode::kUnreachable) ||
+        absl::Now() >= until) {
       return output;
     }
     absl::SleepFor(absl::Milliseconds(200));

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "tests/support/errno_error.h"
 
 namespace nictune::testing_support {
 namespace {
@@ -17,11 +18,6 @@ namespace {
 constexpr size_t kBlock = 4096;
 constexpr uint64_t kBlocksInFile =
     256;  // rewrite the same 1 MiB: the disk, not space, is the point
-
-absl::Status ErrnoError(const std::string& what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 }  // namespace
 

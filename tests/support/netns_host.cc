@@ -20,15 +20,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "tests/support/errno_error.h"
 #include "tests/support/subprocess.h"
 
 namespace nictune::testing_support {
 namespace {
-
-absl::Status ErrnoError(const std::string& what, int error_number) {
-  return absl::InternalError(
-      absl::StrCat(what, ": ", std::strerror(error_number), " (errno ", error_number, ")"));
-}
 
 // Names must be unique per process (the pid) and per object (a counter), and device names must
 // fit IFNAMSIZ (15 characters).
