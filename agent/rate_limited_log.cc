@@ -16,19 +16,21 @@ bool RateLimitedLog::Log(LogLevel level, absl::string_view problem, absl::string
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (problems_.size() > kSweepAbove) {
-      // A problem quiet for a whole period would be logged at once anyway: its entry is no
-      // longer needed (devices come and go; the map must not grow with them).
+      // A problem not seen for a whole period would be logged at once anyway: its entry is no
+      // longer needed (devices come and go; the map must not grow with them). One that still
+      // recurs keeps its count of unlogged repeats, however long ago its last line was.
       absl::erase_if(problems_, [&](const auto& entry) {
-        return now - entry.second.logged >= every_ && entry.first != problem;
+        return now - entry.second.last_seen >= every_ && entry.first != problem;
       });
     }
     auto [it, inserted] = problems_.try_emplace(std::string(problem));
+    it->second.last_seen = now;
     if (!inserted && now - it->second.logged < every_) {
       ++it->second.unlogged;
       return false;
     }
     unlogged = inserted ? 0 : it->second.unlogged;
-    it->second = Problem{.logged = now, .unlogged = 0};
+    it->second = Problem{.logged = now, .last_seen = now, .unlogged = 0};
   }
   if (unlogged == 0) {
     agent::Log(level, std::string(message));

@@ -36,7 +36,8 @@ class RateLimitedLog {
 
  private:
   struct Problem {
-    absl::Time logged;
+    absl::Time logged;     // its last line
+    absl::Time last_seen;  // its last occurrence, logged or counted
     uint64_t unlogged = 0;
   };
 

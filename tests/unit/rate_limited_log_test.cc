@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
@@ -60,6 +61,26 @@ TEST(RateLimitedLogTest, AClearedProblemIsLoggedAtOnceWhenItComesBack) {
   log.Log(LogLevel::kWarning, "a", "a failed again", kT0 + absl::Seconds(2));
   EXPECT_THAT(Lines(::testing::internal::GetCapturedStderr()),
               ElementsAre("<4>a failed", "<4>a failed again"));
+}
+
+TEST(RateLimitedLogTest, AProblemThatKeepsRecurringKeepsItsCountThroughASweep) {
+  RateLimitedLog log(absl::Minutes(1));
+  ::testing::internal::CaptureStderr();
+  log.Log(LogLevel::kWarning, "knob", "knob unreadable", kT0);
+  // Seen every second for 70 s, while 100 other problems come once each and fill the map past
+  // its sweep: the knob's last line is over a period old, but it was seen a second ago.
+  for (int s = 1; s <= 70; ++s) {
+    log.Log(LogLevel::kWarning, absl::StrCat("device ", s), "gone", kT0 + absl::Seconds(s));
+    log.Log(LogLevel::kWarning, absl::StrCat("device ", s + 100), "gone", kT0 + absl::Seconds(s));
+    if (s < 70) log.Log(LogLevel::kWarning, "knob", "knob unreadable", kT0 + absl::Seconds(s));
+  }
+  // The first line of the knob since kT0 (it was due at 60 s) carries every repeat.
+  std::vector<std::string> knob_lines;
+  for (const std::string& line : Lines(::testing::internal::GetCapturedStderr())) {
+    if (absl::StrContains(line, "knob")) knob_lines.push_back(line);
+  }
+  ASSERT_EQ(knob_lines.size(), 2u);
+  EXPECT_THAT(knob_lines[1], HasSubstr("(59 more time(s) since the last report"));
 }
 
 TEST(RateLimitedLogTest, ProblemsQuietForAPeriodAreForgotten) {
