@@ -146,7 +146,7 @@ struct Window {
   double seconds = 0;
   std::vector<CpuWindow> cpus;
   std::vector<SoftirqWindow> softirqs;  // (vector, cpu) the probes or /proc/softirqs saw
-  std::vector<IrqWindow> irqs;  // numbered irqs that fired in the window
+  std::vector<IrqWindow> irqs;          // numbered irqs that fired in the window
   std::vector<NapiWindow> napis;
   std::vector<DeviceWindow> devices;
   std::vector<DropWindow> drops;
