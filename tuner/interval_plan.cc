@@ -61,25 +61,63 @@ bool SocketFits(const SocketModel& m, double interval_s) {
   return !b.saturated && b.packets_held <= m.usable_packets * kRoundingSlack;
 }
 
+// The most a socket may hold at an interval at least twice the cost floor's when the buffer must
+// grow anyway: the floor's hold plus a margin's share of it, or one packet when that is more (the
+// floor's sparse deliveries and a longer interval's dense ones round to whole packets apart).
+// Behind a drain gap the hold grows slowly with u, so this buys many times fewer interrupts;
+// without one it grows in proportion to u and never qualifies, and the floor's smaller buffer
+// stays.
+double NearFloorHold(double held_at_floor, double margin) {
+  return held_at_floor + std::max(1.0, margin * held_at_floor);
+}
+
 // When the buffer must grow anyway: the longest multiple of step in (floor_us, top_us] at which
-// no socket holds more than at floor_us, so that the buffer grown for floor_us serves it with
-// fewer interrupts (with a drain gap the hold is not monotonic in u: the whole cycles a gap
-// overlaps can add up to less at a longer interval). 0 when none.
-int64_t LongestIntervalHoldingNoMore(const std::vector<SocketModel>& models, int64_t floor_us,
-                                     int64_t top_us, int64_t step) {
+// no socket holds more than at floor_us (the same buffer, fewer interrupts: with a drain gap the
+// hold is not monotonic in u), or, from 2 * floor_us on, no more than NearFloorHold of it. 0 when
+// none.
+int64_t LongestIntervalNearFloorHold(const std::vector<SocketModel>& models, int64_t floor_us,
+                                     int64_t top_us, int64_t step, double margin) {
   std::vector<double> held_at_floor;
   for (const SocketModel& m : models) {
     held_at_floor.push_back(BurstAt(m.burst, static_cast<double>(floor_us) * 1e-6).packets_held);
   }
   for (int64_t u = top_us; u > floor_us; u -= step) {
-    bool no_more = true;
-    for (size_t i = 0; i < models.size() && no_more; ++i) {
+    const bool halves_interrupts = u >= 2 * floor_us;
+    bool near = true;
+    for (size_t i = 0; i < models.size() && near; ++i) {
       const Burst b = BurstAt(models[i].burst, static_cast<double>(u) * 1e-6);
-      no_more = !b.saturated && b.packets_held <= held_at_floor[i] * kRoundingSlack;
+      const double limit =
+          halves_interrupts ? NearFloorHold(held_at_floor[i], margin) : held_at_floor[i];
+      near = !b.saturated && b.packets_held <= limit * kRoundingSlack;
     }
-    if (no_more) return u;
+    if (near) return u;
   }
   return 0;
+}
+
+// How packets_held came about (burst_model.h), numbers substituted.
+std::string HeldFormula(const BurstInputs& in, const Burst& b) {
+  if (b.packets_per_delivery <= 0 || (b.cycles_per_gap <= 1 && !b.held_by_bursts)) {
+    return absl::StrFormat("1 cycle of %.2f us (drain gap %.2f us) x %.0f pps = %.2f packets",
+                           Us(b.cycle_s), Us(in.drain_gap_s), in.socket_rate_pps, b.packets_held);
+  }
+  std::string out = absl::StrFormat(
+      "%.0f deliveries complete in the drain gap %.2f us + %.2f us of softirq (1 + floor(%.2f us "
+      "/ %.2f us apart)), all but the last floor(%.2f) + 1 = %.0f packets, the last %.2f (cycle "
+      "%.2f us)",
+      b.cycles_per_gap, Us(in.drain_gap_s), Us(b.processing_s), Us(in.drain_gap_s + b.processing_s),
+      Us(b.delivery_s), b.packets_per_cycle, b.packets_per_delivery, b.packets_per_cycle,
+      Us(b.cycle_s));
+  if (b.held_by_bursts) {
+    absl::StrAppend(
+        &out, absl::StrFormat(", but bursts of at most %.2f us at least %.2f us apart bring no "
+                              "more than floor(%.0f pps * %.2f us bursting) + 1 in the %.2f us "
+                              "from a cycle before the gap to the last delivery's end",
+                              Us(in.burst_s), Us(in.burst_pause_s), in.socket_rate_pps,
+                              Us(b.bursting_s), Us(b.span_s)));
+  }
+  absl::StrAppend(&out, absl::StrFormat(" = %.2f packets", b.packets_held));
+  return out;
 }
 
 }  // namespace
@@ -147,6 +185,8 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
     m.burst.packet_cost_s = plan.packet_cost_s;
     m.burst.interrupt_cost_s = plan.interrupt_cost_s;
     m.burst.drain_gap_s = s.drain_gap_s;
+    m.burst.burst_s = s.burst_s;
+    m.burst.burst_pause_s = s.burst_pause_s;
     m.burst.reader_waits_for_napi = s.reader_shares_softirq_cpu;
     m.usable_packets = UsablePackets(m.fill.capacity_packets, config.margin);
     m.one_cycle_limit_s = OneCycleLimit(m);
@@ -214,12 +254,12 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
     plan.interval_us = CeilToStep(floor_us, plan.granularity_us, plan.cap_us);
     plan.drop_free = all_fit(static_cast<double>(plan.interval_us) * 1e-6);
     if (!plan.drop_free && !plan.cpu_saturated) {
-      plan.same_buffer_interval_us =
-          LongestIntervalHoldingNoMore(models, plan.interval_us,
+      plan.near_floor_buffer_interval_us =
+          LongestIntervalNearFloorHold(models, plan.interval_us,
                                        FloorToStep(Us(std::min(plan.ring_limit_s, observed_cap_s)),
                                                    plan.granularity_us, plan.cap_us),
-                                       plan.granularity_us);
-      plan.interval_us = std::max(plan.interval_us, plan.same_buffer_interval_us);
+                                       plan.granularity_us, config.margin);
+      plan.interval_us = std::max(plan.interval_us, plan.near_floor_buffer_interval_us);
     }
   }
   const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
@@ -302,20 +342,19 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
       plan.inputs.push_back({"packet_cost", Us(bi.packet_cost_s), "us"});
     }
     if (!b.saturated) {
-      absl::StrAppend(
-          &f,
-          absl::StrFormat("; at u = %d us: %.0f cycle(s) of %.2f us (drain gap %.2f us) x "
-                          "%.2f packets = %.2f packets %s %.2f",
-                          plan.interval_us, b.cycles_per_gap, Us(b.cycle_s), Us(bi.drain_gap_s),
-                          b.packets_per_cycle, b.packets_held,
-                          b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
-                          plan.worst_usable_packets));
+      absl::StrAppend(&f, "; at u = ", plan.interval_us, " us: ", HeldFormula(bi, b), " ",
+                      b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
+                      absl::StrFormat(" %.2f", plan.worst_usable_packets));
     }
     plan.inputs.push_back({"socket_rate", in.rate_pps, "pps"});
     plan.inputs.push_back({"socket_peak_rate", bi.socket_rate_pps, "pps"});
     plan.inputs.push_back({"truesize", in.truesize_bytes, "B"});
     plan.inputs.push_back({"rcvbuf", in.rcvbuf_bytes, "B"});
     plan.inputs.push_back({"drain_gap", Us(in.drain_gap_s), "us"});
+    if (bi.burst_s > 0) {
+      plan.inputs.push_back({"burst", Us(bi.burst_s), "us"});
+      plan.inputs.push_back({"burst_pause", Us(bi.burst_pause_s), "us"});
+    }
     plan.inputs.push_back({"margin", in.margin, "fraction"});
   }
   if (plan.ring_limit_s < kInf) {
@@ -349,18 +388,26 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
                                         "cost floor: no interval is drop-free, the buffer must "
                                         "grow",
                                         Us(plan.max_interval_s)));
-    if (plan.same_buffer_interval_us > 0 && worst != nullptr) {
-      absl::StrAppend(
-          &f,
-          absl::StrFormat(
-              "; at %d us no socket holds more than at the cost floor %d us "
-              "(%s: %.2f <= %.2f packets): the same buffer with fewer interrupts",
-              plan.interval_us, CeilToStep(floor_us, plan.granularity_us, plan.cap_us),
-              plan.worst_socket, plan.worst_burst.packets_held,
-              BurstAt(plan.worst_burst_inputs,
-                      static_cast<double>(CeilToStep(floor_us, plan.granularity_us, plan.cap_us)) *
-                          1e-6)
-                  .packets_held));
+    if (plan.near_floor_buffer_interval_us > 0 && worst != nullptr) {
+      const int64_t floor_step_us = CeilToStep(floor_us, plan.granularity_us, plan.cap_us);
+      const double held_at_floor =
+          BurstAt(plan.worst_burst_inputs, static_cast<double>(floor_step_us) * 1e-6).packets_held;
+      const double held = plan.worst_burst.packets_held;
+      if (held <= held_at_floor * kRoundingSlack) {
+        absl::StrAppend(&f, absl::StrFormat("; at %d us no socket holds more than at the cost "
+                                            "floor %d us (%s: %.2f <= %.2f packets): the same "
+                                            "buffer with fewer interrupts",
+                                            plan.interval_us, floor_step_us, plan.worst_socket,
+                                            held, held_at_floor));
+      } else {
+        absl::StrAppend(
+            &f, absl::StrFormat("; at %d us (at least twice the cost floor %d us) no socket "
+                                "holds more than at the floor plus a margin or a packet (%s: "
+                                "%.2f <= %.2f + max(1, %.2f * %.2f) packets): about the same "
+                                "buffer with far fewer interrupts",
+                                plan.interval_us, floor_step_us, plan.worst_socket, held,
+                                held_at_floor, config.margin, held_at_floor));
+      }
     }
   }
   return plan;

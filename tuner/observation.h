@@ -26,10 +26,15 @@ struct SocketObservation {
   uint64_t packets = 0;            // arrived for the socket in the window: enqueued + drops
   double truesize_mean_bytes = 0;  // mean skb->truesize charged per packet
   double truesize_p99_bytes = 0;
-  uint64_t rcvbuf_bytes = 0;   // sk_rcvbuf
-  double peak_fill = 0;        // highest rmem_alloc / sk_rcvbuf seen, 0..1
-  uint64_t drops = 0;          // dropped because the receive buffer was full
-  double drain_gap_s = 0;      // longest time the application left the socket undrained
+  uint64_t rcvbuf_bytes = 0;  // sk_rcvbuf
+  double peak_fill = 0;       // highest rmem_alloc / sk_rcvbuf seen, 0..1
+  uint64_t drops = 0;         // dropped because the receive buffer was full
+  double drain_gap_s = 0;     // longest time the application left the socket undrained
+  // The traffic's shape: the longest stretch of arrivals at up to peak_rate_pps and the shortest
+  // pause between two such stretches. Bursts shorter than a drain gap bring less than the peak
+  // rate times the gap. 0 = unknown (the peak is taken to last).
+  double burst_s = 0;
+  double burst_pause_s = 0;
   bool rcvbuf_locked = false;  // the application set SO_RCVBUF (rmem_default does not apply)
   // The reader runs on a CPU that serves the queue's softirq: it drains only between NAPI cycles,
   // so packets that arrive while a cycle runs land in the same burst.

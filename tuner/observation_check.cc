@@ -66,6 +66,8 @@ absl::Status CheckSocket(const std::string& queue, const SocketObservation& s,
            CheckGauge(where, "truesize_p99_bytes", s.truesize_p99_bytes, kMaxTruesize),
            CheckGauge(where, "peak_fill", s.peak_fill, 1.0),
            CheckGauge(where, "drain_gap_s", s.drain_gap_s, kMaxDrainGapSeconds),
+           CheckGauge(where, "burst_s", s.burst_s, kMaxDrainGapSeconds),
+           CheckGauge(where, "burst_pause_s", s.burst_pause_s, kMaxDrainGapSeconds),
            CheckGauge(where, "peak_rate_pps", s.peak_rate_pps, kMaxPlausibleEventsPerSecond),
            // sk_rcvbuf is an int in the kernel.
            CheckGauge(where, "rcvbuf_bytes", static_cast<double>(s.rcvbuf_bytes),

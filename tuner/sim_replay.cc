@@ -53,6 +53,10 @@ Observation ObservationOfScenario(const SimScenario& s, uint32_t rx_usecs_max) {
   socket.truesize_p99_bytes = socket.truesize_mean_bytes;
   socket.rcvbuf_bytes = static_cast<uint64_t>(s.rcvbuf_bytes);
   socket.drain_gap_s = s.app.gap_period_ns > 0 ? static_cast<double>(s.app.gap_ns) * 1e-9 : 0;
+  if (s.arrivals.pattern == ArrivalPattern::kOnOff && s.arrivals.on_ns > 0) {
+    socket.burst_s = static_cast<double>(s.arrivals.on_ns) * 1e-9;
+    socket.burst_pause_s = static_cast<double>(s.arrivals.off_ns) * 1e-9;
+  }
   socket.reader_shares_softirq_cpu = s.app.placement == AppPlacement::kSameCpuAsSoftirq;
   socket.peak_rate_pps = q.rx_peak_rate_pps;
   q.sockets.push_back(socket);

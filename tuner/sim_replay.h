@@ -18,7 +18,8 @@ namespace nictune::tuner {
 
 // What the agent measures of the scenario over a 10 s window, taken from the scenario's truth:
 // mean and peak rates (on/off bursts peak at rate * (on + off) / on), truesize, the socket's
-// buffer (on the default buffer: rmem_default = rcvbuf), the drain gap, whether the reader shares
+// buffer (on the default buffer: rmem_default = rcvbuf), the drain gap, the bursts' length and
+// pause (on/off), whether the reader shares
 // the softirq's CPU, the per-interrupt cost (hard IRQ + poll) and the per-packet softirq cost
 // (packet + poll / weight), the ring size, and a driver that takes rx-usecs in 1 us steps up to
 // rx_usecs_max with adaptive moderation off.

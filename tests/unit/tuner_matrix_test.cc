@@ -63,13 +63,9 @@ TEST(TunerMatrixTest, EveryScenarioIsDropFreeOrTheTunerSaysWhyNot) {
                   HasSubstr("above the rmem cap"), HasSubstr("above twice the SO_RCVBUF cap"),
                   HasSubstr("CPU saturated"), HasSubstr("ring overrun"))));
   // Not vacuous: most scenarios are made drop-free, many only by a bigger buffer (a 2 ms gap at
-  // these rates needs far more than 208 KiB). 9000-byte frames at 2 Mpps in 1 ms bursts behind a
-  // 2 ms gap would need more than the 64 MiB cap if a burst lasted the whole gap; the tuner,
-  // which knows the peak rate but not how long a burst lasts, says so, though a 2 ms gap over
-  // 1 ms on / 1 ms off meets 1 ms of bursts at any phase and nothing drops.
+  // these rates needs far more than 208 KiB).
   EXPECT_GE(drop_free, 40) << "explained " << explained;
   EXPECT_GE(grown, 10);
-  EXPECT_THAT(said_unresolved, ::testing::Contains(HasSubstr("above the rmem cap")));
   EXPECT_LE(said_unresolved.size(), 4u) << ::testing::PrintToString(said_unresolved);
 }
 
@@ -98,19 +94,53 @@ TEST(TunerMatrixTest, BurstsNeedThePeakRateNotTheMean) {
   EXPECT_EQ(r->drops(), 0u) << "rx-usecs " << r->rx_usecs;
 }
 
-// A sparse flow behind a drain gap whose buffer must grow: the tuner takes the longest interval
-// that needs no bigger buffer than the cost floor (1000 us and 106496 B, where it took 12 us and
-// 389120 B when it counted a packet per NAPI cycle), and the simulator drops nothing.
-TEST(TunerMatrixTest, ASparseFlowBehindAGapKeepsItsGrownBufferAtALongInterval) {
-  const MatrixPoint p{10'000, 1514, 65536, 2000, ArrivalPattern::kOnOff};
-  absl::StatusOr<TunerReplay> r = ReplayTuner(MatrixScenario(p), PolicyConfig{}, kMatrixRxUsecsMax);
+// Whether the tuner's setting drops, over 8 seeds (each its own 32 gap phases).
+uint64_t DropsOverSeeds(const SimScenario& scenario, const TunerReplay& r) {
+  SimScenario s = scenario;
+  s.moderation.kind = ModerationKind::kStatic;
+  s.moderation.fixed.rx_usecs = r.rx_usecs;
+  s.rcvbuf_bytes = r.rcvbuf_bytes;
+  uint64_t drops = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    s.seed = seed;
+    absl::StatusOr<SimResult> run = Simulate(s);
+    EXPECT_TRUE(run.ok()) << run.status();
+    if (run.ok()) drops += run->socket_drops + run->ring_drops;
+  }
+  return drops;
+}
+
+// A constant flow behind a drain gap whose buffer must grow: at the 12 us cost floor the gap
+// holds 1631.19 packets; at 1000 us 2 deliveries of 889 and 888.16, within a margin of it. The
+// tuner takes 1000 us for a 9% bigger buffer than the floor's and 1/70 of the interrupts (it kept
+// the floor, 67.7K interrupts/s, when only an interval holding no more qualified).
+TEST(TunerMatrixTest, ABufferThatMustGrowAnywayGrowsAMarginForFarFewerInterrupts) {
+  const SimScenario s = MatrixScenario({812'744, 1514, 212992, 2000, ArrivalPattern::kConstant});
+  absl::StatusOr<TunerReplay> r = ReplayTuner(s, PolicyConfig{}, kMatrixRxUsecsMax);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->buffer_grown);
   EXPECT_EQ(r->rx_usecs, 1000);
-  EXPECT_EQ(r->rcvbuf_bytes, 106496);
+  // max(1777.16 / 0.9, ceil(1777.26)) * 2304 B = 4549524 B -> 4550656 (4 KiB pages); the
+  // floor's 1631.19 packets needed 4177920.
+  EXPECT_EQ(r->rcvbuf_bytes, 4550656);
   EXPECT_TRUE(r->unresolved.empty()) << r->unresolved;
-  EXPECT_EQ(r->drops(), 0u);
-  EXPECT_LT(r->replay.interrupts_per_s, 1000);  // one or two per 2 ms burst
+  EXPECT_LT(r->replay.interrupts_per_s, 1000);
+  EXPECT_EQ(DropsOverSeeds(s, *r), 0u);
+}
+
+// 1.6 Mpps in 1 ms bursts, 1 ms apart, into 8 MiB behind a 2 ms gap: the gap and the cycles
+// around it meet at most 1795 us of bursts, 2919 packets at 565 us (the ring's limit), under
+// the 3276.8 usable. Taking the peak for the whole gap allowed only 36 us (11.5x the
+// interrupts of the simulator's optimum).
+TEST(TunerMatrixTest, BurstsShorterThanTheGapAllowALongInterval) {
+  const SimScenario s = MatrixScenario({812'744, 1514, 8 << 20, 2000, ArrivalPattern::kOnOff});
+  absl::StatusOr<TunerReplay> r = ReplayTuner(s, PolicyConfig{}, kMatrixRxUsecsMax);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->buffer_grown);
+  EXPECT_EQ(r->rx_usecs, 565);
+  EXPECT_TRUE(r->unresolved.empty()) << r->unresolved;
+  EXPECT_LE(r->replay.interrupts_per_s, 1000);  // two per burst
+  EXPECT_EQ(DropsOverSeeds(s, *r), 0u);
 }
 
 // A softirq that needs more than the CPU at the peak rate: no interval or buffer helps, and the

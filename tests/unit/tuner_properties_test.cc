@@ -147,6 +147,8 @@ class RandomObservations {
         s.peak_fill = absl::Uniform(gen_, 0.0, 1.0);
         s.drops = Count(rate / 100, window_s);
         s.drain_gap_s = Positive(200e-6);
+        s.burst_s = Positive(1e-3);
+        s.burst_pause_s = Positive(1e-3);
         s.peak_rate_pps = absl::Uniform(gen_, 0, 2) == 0 ? 0 : rate * absl::Uniform(gen_, 0.5, 8.0);
         s.reader_shares_softirq_cpu = absl::Uniform(gen_, 0, 2) == 0;
         s.rcvbuf_locked = absl::Uniform(gen_, 0, 3) == 0;
