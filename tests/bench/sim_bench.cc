@@ -1,7 +1,8 @@
 // Simulator figures: how fast it runs (one simulated second of 1 Mpps), and the scenario matrix
 // that judges the tuner (Recommend() on what the agent would observe, replayed in the simulator
 // with the buffer it grows: tuner/sim_replay.h) against the exhaustive sweep's optimum, the raw
-// fill math and the baselines (static rx-usecs 0 and 50, ixgbe adaptive, DIM). Figures are
+// fill math and the baselines (static rx-usecs 0 and 50, ixgbe adaptive, DIM). Drop-free verdicts
+// on the tuner's setting and the optimum hold over kVerdictSeeds sets of gap phases. Figures are
 // reported as counters, never asserted.
 //
 //   build/tests/bench/sim_bench --benchmark_filter=OneSecond
@@ -82,6 +83,30 @@ struct Outcome {
   uint64_t drops = 0;
 };
 
+// One run meets a drain gap at kMatrixGapsPerRun random phases; a verdict of drop-free must hold
+// at more. The tuner's setting and the sweep's optimum are both judged over these seeds, each a
+// different set of gap phases (the arrivals are the same for constant and on/off traffic, so
+// without a gap one run is the verdict). 8 seeds missed what 300 found: 10 kpps in 1 ms bursts
+// into 64 KiB behind a 2 ms gap drops at 960 us in 11 of 300 seeds, none of the first 8.
+constexpr uint64_t kVerdictSeeds = 32;
+
+// Seeds of 1..kVerdictSeeds (the scenario's own first) whose run at rx_usecs dropped; -1 when a
+// run failed.
+int DroppingSeeds(SimScenario s, int64_t rx_usecs) {
+  s.moderation.kind = ModerationKind::kStatic;
+  s.moderation.fixed.rx_usecs = rx_usecs;
+  s.moderation.fixed.rx_frames = 0;
+  const uint64_t seeds = s.app.gap_period_ns > 0 ? kVerdictSeeds : 1;
+  int dropping = 0;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    s.seed = seed;
+    absl::StatusOr<SimResult> r = Simulate(s);
+    if (!r.ok()) return -1;
+    if (r->socket_drops + r->ring_drops > 0) ++dropping;
+  }
+  return dropping;
+}
+
 Outcome RunWith(SimScenario s, const ModerationConfig& moderation) {
   s.moderation = moderation;
   absl::StatusOr<SimResult> r = Simulate(s);
@@ -105,8 +130,10 @@ int64_t FillMathRxUsecs(const MatrixPoint& p, const SimScenario& s) {
 
 struct MatrixRow {
   TunerReplay tuner;
+  int tuner_dropping_seeds = 0;  // of kVerdictSeeds, at the tuner's rx-usecs and buffer
   double seconds = 0;
-  std::optional<SweepPoint> optimum;  // at the scenario's own buffer
+  // At the scenario's own buffer: the lowest interrupt rate drop-free over every verdict seed.
+  std::optional<SweepPoint> optimum;
   Outcome fill_math;
   Outcome static0;
   Outcome static50;
@@ -122,14 +149,29 @@ absl::StatusOr<MatrixRow> EvaluateMatrixPoint(const MatrixPoint& p) {
   if (!tuner.ok()) return tuner.status();
   row.tuner = *std::move(tuner);
 
-  // The optimum: fine steps up to 100 us, coarse beyond.
+  SimScenario tuned = base;
+  tuned.rcvbuf_bytes = row.tuner.rcvbuf_bytes;
+  row.tuner_dropping_seeds = DroppingSeeds(tuned, row.tuner.rx_usecs);
+
+  // The optimum: fine steps up to 100 us, coarse beyond; the drop-free points from the lowest
+  // interrupt rate up, until one stays drop-free over every verdict seed.
+  std::vector<SweepPoint> drop_free;
   for (auto [lo, hi, step] : {std::tuple<int64_t, int64_t, int64_t>{0, 100, 5},
                               std::tuple<int64_t, int64_t, int64_t>{120, 1000, 20}}) {
     absl::StatusOr<SweepResult> sweep = SweepRxUsecs(base, lo, hi, step);
     if (!sweep.ok()) return sweep.status();
-    if (sweep->best &&
-        (!row.optimum || sweep->best->interrupts_per_s < row.optimum->interrupts_per_s)) {
-      row.optimum = sweep->best;
+    for (const SweepPoint& point : sweep->points) {
+      if (point.drops == 0) drop_free.push_back(point);
+    }
+  }
+  std::stable_sort(drop_free.begin(), drop_free.end(),
+                   [](const SweepPoint& a, const SweepPoint& b) {
+                     return a.interrupts_per_s < b.interrupts_per_s;
+                   });
+  for (const SweepPoint& point : drop_free) {
+    if (DroppingSeeds(base, point.rx_usecs) == 0) {
+      row.optimum = point;
+      break;
     }
   }
 
@@ -172,6 +214,7 @@ void BM_Matrix(benchmark::State& state, MatrixPoint p) {
     state.counters["tuner_rcvbuf"] = static_cast<double>(t.rcvbuf_bytes);
     state.counters["tuner_ints"] = t.replay.interrupts_per_s;
     state.counters["tuner_drops_s"] = static_cast<double>(t.drops()) / s;
+    state.counters["tuner_dropping_seeds"] = row->tuner_dropping_seeds;
     state.counters["tuner_why_not"] = t.unresolved.empty() ? 0 : 1;
     state.counters["opt_us"] = row->optimum ? static_cast<double>(row->optimum->rx_usecs) : -1;
     state.counters["opt_ints"] = row->optimum ? row->optimum->interrupts_per_s : -1;
@@ -201,21 +244,26 @@ void BM_MatrixSummary(benchmark::State& state) {
         return;
       }
       const TunerReplay& t = row->tuner;
+      if (row->tuner_dropping_seeds < 0) {
+        state.SkipWithError(absl::StrCat(MatrixPointName(p), ": a verdict run failed").c_str());
+        return;
+      }
+      const bool tuner_drop_free = row->tuner_dropping_seeds == 0;
       ++scenarios;
       if (t.buffer_grown) ++grown;
-      if (t.drops() == 0) ++drop_free;
+      if (tuner_drop_free) ++drop_free;
       if (!t.unresolved.empty()) {
         ++why_not;
-        if (t.drops() > 0) ++why_not_dropped;
-      } else if (t.drops() > 0) {
+        if (!tuner_drop_free) ++why_not_dropped;
+      } else if (!tuner_drop_free) {
         ++false_claims;
       }
       if (row->optimum) {
         ++opt_exists;
-        if (t.drops() == 0) ++drop_free_where_opt;
+        if (tuner_drop_free) ++drop_free_where_opt;
         if (row->fill_math.drops == 0) ++fill_drop_free_where_opt;
       }
-      if (std::optional<double> ratio = VersusOptimum(*row); ratio && t.drops() == 0) {
+      if (std::optional<double> ratio = VersusOptimum(*row); ratio && tuner_drop_free) {
         ++compared;
         if (*ratio <= 1.1) ++within_1_1;
         worst_ratio = std::max(worst_ratio, *ratio);
