@@ -8,14 +8,19 @@
 //   build/tests/bench/sim_bench --benchmark_filter=OneSecond
 //   build/tests/bench/sim_bench --benchmark_filter='Matrix/' --benchmark_counters_tabular=true
 //   build/tests/bench/sim_bench --benchmark_filter=MatrixSummary
+//   NICTUNE_MATRIX_MARGIN=0.05 build/tests/bench/sim_bench --benchmark_filter=MatrixSummary
+// (the tuner's margin for the matrix; the default is PolicyConfig's)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "benchmark/benchmark.h"
@@ -128,6 +133,19 @@ int64_t FillMathRxUsecs(const MatrixPoint& p, const SimScenario& s) {
                              kMatrixRxUsecsMax);
 }
 
+// PolicyConfig{}, with NICTUNE_MATRIX_MARGIN as the margin when set: what the margin costs and
+// buys is measured by re-running the matrix at another one.
+PolicyConfig MatrixPolicy() {
+  PolicyConfig config;
+  if (const char* margin = std::getenv("NICTUNE_MATRIX_MARGIN"); margin != nullptr) {
+    if (!absl::SimpleAtod(margin, &config.margin) || !(config.margin >= 0 && config.margin < 1)) {
+      std::fprintf(stderr, "NICTUNE_MATRIX_MARGIN=%s: expected a number in [0, 1)\n", margin);
+      std::exit(2);
+    }
+  }
+  return config;
+}
+
 struct MatrixRow {
   TunerReplay tuner;
   int tuner_dropping_seeds = 0;  // of kVerdictSeeds, at the tuner's rx-usecs and buffer
@@ -145,7 +163,7 @@ absl::StatusOr<MatrixRow> EvaluateMatrixPoint(const MatrixPoint& p) {
   const SimScenario base = MatrixScenario(p);
   MatrixRow row;
   row.seconds = static_cast<double>(base.duration_ns) * 1e-9;
-  absl::StatusOr<TunerReplay> tuner = ReplayTuner(base, PolicyConfig{}, kMatrixRxUsecsMax);
+  absl::StatusOr<TunerReplay> tuner = ReplayTuner(base, MatrixPolicy(), kMatrixRxUsecsMax);
   if (!tuner.ok()) return tuner.status();
   row.tuner = *std::move(tuner);
 
