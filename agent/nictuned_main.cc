@@ -106,7 +106,7 @@ ABSL_FLAG(int64_t, store_cap_mb, 256,
           "Disk cap of the store in MiB; the oldest samples go first. Restart to change.");
 ABSL_FLAG(absl::Duration, record_retention, absl::Hours(24 * 30),
           "How long recommendations and events are kept. Restart to change.");
-ABSL_FLAG(double, tuner_margin, 0.10,
+ABSL_FLAG(double, tuner_margin, nictune::tuner::kDefaultMargin,
           "Fraction of the socket fill time kept unused against bursts (u_max = (1-m)*T_fill - "
           "gap). Reloaded on SIGHUP.");
 ABSL_FLAG(double, tuner_interrupt_cpu_share, 0.10,

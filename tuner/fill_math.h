@@ -3,15 +3,16 @@
 #pragma once
 
 #include "absl/status/statusor.h"
+#include "tuner/policy_config.h"
 
 namespace nictune::tuner {
 
 struct FillInputs {
-  double rate_pps = 0;        // arrival rate into the socket (lambda)
-  double truesize_bytes = 0;  // mean kernel charge per packet (skb->truesize)
-  double rcvbuf_bytes = 0;    // sk_rcvbuf
-  double drain_gap_s = 0;     // longest time the application leaves the socket undrained
-  double margin = 0.1;        // safety fraction of the fill time kept unused, in [0, 1)
+  double rate_pps = 0;             // arrival rate into the socket (lambda)
+  double truesize_bytes = 0;       // mean kernel charge per packet (skb->truesize)
+  double rcvbuf_bytes = 0;         // sk_rcvbuf
+  double drain_gap_s = 0;          // longest time the application leaves the socket undrained
+  double margin = kDefaultMargin;  // safety fraction of the fill time kept unused, in [0, 1)
 };
 
 struct FillResult {

@@ -62,13 +62,13 @@ bool SocketFits(const SocketModel& m, double interval_s) {
 }
 
 // The most a socket may hold at an interval at least twice the cost floor's when the buffer must
-// grow anyway: the floor's hold plus a margin's share of it, or one packet when that is more (the
-// floor's sparse deliveries and a longer interval's dense ones round to whole packets apart).
-// Behind a drain gap the hold grows slowly with u, so this buys many times fewer interrupts;
-// without one it grows in proportion to u and never qualifies, and the floor's smaller buffer
-// stays.
-double NearFloorHold(double held_at_floor, double margin) {
-  return held_at_floor + std::max(1.0, margin * held_at_floor);
+// grow anyway: the floor's hold plus PolicyConfig::grown_buffer_slack of it, or one packet when
+// that is more (the floor's sparse deliveries and a longer interval's dense ones round to whole
+// packets apart). Behind a drain gap the hold grows slowly with u, so this buys many times fewer
+// interrupts; without one it grows in proportion to u and never qualifies, and the floor's
+// smaller buffer stays.
+double NearFloorHold(double held_at_floor, double slack) {
+  return held_at_floor + std::max(1.0, slack * held_at_floor);
 }
 
 // When the buffer must grow anyway: the longest multiple of step in (floor_us, top_us] at which
@@ -76,7 +76,7 @@ double NearFloorHold(double held_at_floor, double margin) {
 // hold is not monotonic in u), or, from 2 * floor_us on, no more than NearFloorHold of it. 0 when
 // none.
 int64_t LongestIntervalNearFloorHold(const std::vector<SocketModel>& models, int64_t floor_us,
-                                     int64_t top_us, int64_t step, double margin) {
+                                     int64_t top_us, int64_t step, double slack) {
   std::vector<double> held_at_floor;
   for (const SocketModel& m : models) {
     held_at_floor.push_back(BurstAt(m.burst, static_cast<double>(floor_us) * 1e-6).packets_held);
@@ -87,7 +87,7 @@ int64_t LongestIntervalNearFloorHold(const std::vector<SocketModel>& models, int
     for (size_t i = 0; i < models.size() && near; ++i) {
       const Burst b = BurstAt(models[i].burst, static_cast<double>(u) * 1e-6);
       const double limit =
-          halves_interrupts ? NearFloorHold(held_at_floor[i], margin) : held_at_floor[i];
+          halves_interrupts ? NearFloorHold(held_at_floor[i], slack) : held_at_floor[i];
       near = !b.saturated && b.packets_held <= limit * kRoundingSlack;
     }
     if (near) return u;
@@ -258,7 +258,7 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
           LongestIntervalNearFloorHold(models, plan.interval_us,
                                        FloorToStep(Us(std::min(plan.ring_limit_s, observed_cap_s)),
                                                    plan.granularity_us, plan.cap_us),
-                                       plan.granularity_us, config.margin);
+                                       plan.granularity_us, config.grown_buffer_slack);
       plan.interval_us = std::max(plan.interval_us, plan.near_floor_buffer_interval_us);
     }
   }
@@ -402,11 +402,11 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
       } else {
         absl::StrAppend(
             &f, absl::StrFormat("; at %d us (at least twice the cost floor %d us) no socket "
-                                "holds more than at the floor plus a margin or a packet (%s: "
+                                "holds more than at the floor plus a share or a packet (%s: "
                                 "%.2f <= %.2f + max(1, %.2f * %.2f) packets): about the same "
                                 "buffer with far fewer interrupts",
                                 plan.interval_us, floor_step_us, plan.worst_socket, held,
-                                held_at_floor, config.margin, held_at_floor));
+                                held_at_floor, config.grown_buffer_slack, held_at_floor));
       }
     }
   }

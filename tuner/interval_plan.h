@@ -46,8 +46,9 @@ struct IntervalPlan {
   int64_t cap_us = 0;       // largest allowed interval (driver and tuner caps), in granularity
   int64_t interval_us = 0;  // the choice
   // When no interval is drop-free: the longest interval above the cost floor at which no socket
-  // holds more than at the floor plus a margin's share or a packet (about the same grown buffer,
-  // far fewer interrupts), chosen when > 0.
+  // holds more than at the floor, or, from twice the floor on, more than the floor's plus
+  // PolicyConfig::grown_buffer_slack or a packet (about the same grown buffer, far fewer
+  // interrupts); chosen when > 0.
   int64_t near_floor_buffer_interval_us = 0;
   bool drop_free = false;      // no socket or ring overflow predicted at interval_us
   bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)

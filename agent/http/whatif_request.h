@@ -8,16 +8,17 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tuner/policy_config.h"
 
 namespace nictune::http {
 
 struct WhatifRequest {
-  double rate_pps = 0;              // arrival rate into the socket
-  int64_t truesize_bytes = 0;       // kernel charge per packet (skb->truesize)
-  int64_t rcvbuf_bytes = 0;         // sk_rcvbuf
-  int64_t drain_gap_us = 0;         // longest time the reader leaves the socket undrained
-  double margin = 0.10;             // fraction of the fill time kept unused (tuner::PolicyConfig)
-  std::optional<int64_t> rx_usecs;  // interval to simulate; none: the recommended one
+  double rate_pps = 0;                    // arrival rate into the socket
+  int64_t truesize_bytes = 0;             // kernel charge per packet (skb->truesize)
+  int64_t rcvbuf_bytes = 0;               // sk_rcvbuf
+  int64_t drain_gap_us = 0;               // longest time the reader leaves the socket undrained
+  double margin = tuner::kDefaultMargin;  // fraction of the fill time kept unused, as the tuner
+  std::optional<int64_t> rx_usecs;        // interval to simulate; none: the recommended one
 };
 
 // Ranges, inclusive: beyond them the question is not a socket's (10 Mpps into one socket, a

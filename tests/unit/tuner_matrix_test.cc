@@ -126,6 +126,16 @@ TEST(TunerMatrixTest, ABufferThatMustGrowAnywayGrowsAMarginForFarFewerInterrupts
   EXPECT_TRUE(r->unresolved.empty()) << r->unresolved;
   EXPECT_LT(r->replay.interrupts_per_s, 1000);
   EXPECT_EQ(DropsOverSeeds(s, *r), 0u);
+
+  // Without the slack only an interval holding at most a packet more qualifies: 78 us, where the
+  // whole deliveries add up to within a packet of the floor's.
+  PolicyConfig no_slack;
+  no_slack.grown_buffer_slack = 0;
+  absl::StatusOr<TunerReplay> at_floor = ReplayTuner(s, no_slack, kMatrixRxUsecsMax);
+  ASSERT_TRUE(at_floor.ok()) << at_floor.status();
+  EXPECT_EQ(at_floor->rx_usecs, 78);
+  EXPECT_EQ(at_floor->rcvbuf_bytes, 4182016);
+  EXPECT_EQ(DropsOverSeeds(s, *at_floor), 0u);
 }
 
 // 1.6 Mpps in 1 ms bursts, 1 ms apart, into 8 MiB behind a 2 ms gap: the gap and the cycles

@@ -323,7 +323,7 @@ TEST(CoalescePolicyTest, WhenTheBufferMustGrowALongerIntervalNeedingAboutAsMuchI
   EXPECT_EQ(usecs.recommended, 1000);
   EXPECT_THAT(usecs.formula,
               HasSubstr("at 1000 us (at least twice the cost floor 12 us) no socket holds more "
-                        "than at the floor plus a margin or a packet (udp 0.0.0.0:5001: 41.07 <= "
+                        "than at the floor plus a share or a packet (udp 0.0.0.0:5001: 41.07 <= "
                         "40.26 + max(1, 0.10 * 40.26) packets)"));
   EXPECT_THAT(usecs.expected_effect, HasSubstr("buffer must grow"));
   const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
