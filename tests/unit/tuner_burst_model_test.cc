@@ -74,18 +74,24 @@ SimResult RunBehindGap(double rate_pps, int64_t truesize, int64_t rx_usecs,
   return r.ok() ? *r : SimResult{};
 }
 
+// A reader on the softirq's CPU behind a 2 ms gap, the matrix's costs (0.1 us per packet and 0.2
+// per poll of 64: 0.103125 us; 1.2 us per interrupt), socket and queue at rate_pps.
+BurstInputs ReaderBehindGap(double rate_pps) {
+  return {.socket_rate_pps = rate_pps,
+          .queue_rate_pps = rate_pps,
+          .packet_cost_s = 0.103125e-6,
+          .interrupt_cost_s = 1.2e-6,
+          .drain_gap_s = 2e-3,
+          .reader_waits_for_napi = true};
+}
+
 // Under one packet per cycle the timer starts at a packet, so the cycles a gap overlaps are not
 // back to back: each packet is its own delivery. 20 kpps at 12 us, 0.103125 us per packet, 1.2 us
 // per interrupt: load 0.0020625, cycle 13.2 / 0.9979375 = 13.2273 us (0.26 packets); a packet
 // every 50 us, 1 + floor(2001.23 / 50) = 41 deliveries complete in a 2 ms gap and the softirq
 // after it, 40 + 0.26 packets (a delivery per 13 us cycle said 152).
 TEST(BurstModelTest, SparseCyclesDeliverAPacketEach) {
-  const BurstInputs in{.socket_rate_pps = 20'000,
-                       .queue_rate_pps = 20'000,
-                       .packet_cost_s = 0.103125e-6,
-                       .interrupt_cost_s = 1.2e-6,
-                       .drain_gap_s = 2e-3,
-                       .reader_waits_for_napi = true};
+  const BurstInputs in = ReaderBehindGap(20'000);
   const Burst b = BurstAt(in, 12e-6);
   EXPECT_NEAR(b.cycle_s * 1e6, 13.2273, 1e-4);
   EXPECT_NEAR(b.packets_per_cycle, 0.26455, 1e-5);
@@ -105,12 +111,7 @@ TEST(BurstModelTest, SparseCyclesDeliverAPacketEach) {
 // Counting 10.02 a cycle said 20.04, and a buffer of 21.78 packets (planned at margin 0.08)
 // dropped in the simulator.
 TEST(BurstModelTest, DenseCyclesDeliverWholePackets) {
-  const BurstInputs in{.socket_rate_pps = 10'000,
-                       .queue_rate_pps = 10'000,
-                       .packet_cost_s = 0.103125e-6,
-                       .interrupt_cost_s = 1.2e-6,
-                       .drain_gap_s = 2e-3,
-                       .reader_waits_for_napi = true};
+  const BurstInputs in = ReaderBehindGap(10'000);
   const Burst b = BurstAt(in, 1000e-6);
   EXPECT_NEAR(b.packets_per_cycle, 10.02, 0.01);
   EXPECT_EQ(b.packets_per_delivery, 11);
@@ -126,12 +127,7 @@ TEST(BurstModelTest, DenseCyclesDeliverWholePackets) {
 // 2588 packets. The peak over the whole span, 5 deliveries of 823 packets (4114.54, the last
 // 822.54), is more than an 8 MiB buffer's 3276.8 usable.
 TEST(BurstModelTest, BurstsShorterThanTheGapFillOnlyTheirShare) {
-  BurstInputs in{.socket_rate_pps = 1'625'488,
-                 .queue_rate_pps = 1'625'488,
-                 .packet_cost_s = 0.103125e-6,
-                 .interrupt_cost_s = 1.2e-6,
-                 .drain_gap_s = 2e-3,
-                 .reader_waits_for_napi = true};
+  BurstInputs in = ReaderBehindGap(1'625'488);
   const Burst unbounded = BurstAt(in, 420e-6);
   EXPECT_FALSE(unbounded.held_by_bursts);
   EXPECT_EQ(unbounded.cycles_per_gap, 5);
