@@ -300,17 +300,23 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   // final interrupt rate: the setting it holds for two windows in a row, the second without a
   // socket drop or a NIC stall. A drop in the second window (an emulated interrupt late by more
   // than the socket's slack, ~280 us here, which a hardware timer is not) makes the controller
-  // step down again, so that setting was not the final one: measure on.
+  // step down again, so that setting was not the final one: measure on. A setting held above
+  // 1.2x is measured on too: a stalled vCPU's drops step the controller down, and it probes back
+  // up once the cooldown has passed. 8 attempts span over 5 cooldowns, so an agent that stays
+  // above 1.2x still fails.
   std::optional<Span> settled;
   std::string attempts;
-  for (int attempt = 0; attempt < 8 && !settled; ++attempt) {
+  for (int attempt = 0;
+       attempt < 8 && !(settled && settled->interrupts_per_s <= 1.2 * optimum->interrupts_per_s);
+       ++attempt) {
     auto first = Measure(**host, kWindow);
     ASSERT_TRUE(first.ok()) << first.status();
     auto second = Measure(**host, kGuard);
     ASSERT_TRUE(second.ok()) << second.status();
     absl::StrAppend(&attempts, "  rx-usecs ", first->rx_usecs, " then ", second->rx_usecs, ": ",
-                    second->socket_drops, " socket drops, ", second->nic_stalls,
-                    " NIC stalls, at most ", second->max_late_us_so_far, " us late so far\n");
+                    second->interrupts_per_s, " interrupts/s, ", second->socket_drops,
+                    " socket drops, ", second->nic_stalls, " NIC stalls, at most ",
+                    second->max_late_us_so_far, " us late so far\n");
     if (first->rx_usecs == second->rx_usecs && second->socket_drops == 0 &&
         second->nic_stalls == 0) {
       settled = *second;
