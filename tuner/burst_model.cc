@@ -12,7 +12,7 @@ Burst BurstAt(const BurstInputs& in, double interval_s) {
   b.softirq_load = in.queue_rate_pps * in.packet_cost_s;
   if (in.reader_waits_for_napi && b.softirq_load >= kSaturatedSoftirqLoad) {
     b.saturated = true;
-    b.cycle_s = b.packets_per_cycle = b.cycles_per_gap = b.packets_held = kInf;
+    b.cycle_s = b.packets_per_cycle = b.deliveries_per_gap = b.packets_held = kInf;
     return b;
   }
   b.cycle_s = in.reader_waits_for_napi ? (interval_s + in.interrupt_cost_s) / (1 - b.softirq_load)
@@ -23,10 +23,10 @@ Burst BurstAt(const BurstInputs& in, double interval_s) {
     b.packets_per_delivery = std::floor(b.packets_per_cycle) + 1;
     b.delivery_s = b.packets_per_delivery / in.socket_rate_pps;
     b.processing_s = in.reader_waits_for_napi ? b.cycle_s - interval_s : 0;
-    b.cycles_per_gap = 1 + std::floor((in.drain_gap_s + b.processing_s) / b.delivery_s);
+    b.deliveries_per_gap = 1 + std::floor((in.drain_gap_s + b.processing_s) / b.delivery_s);
     // The last delivery's rounding up to whole packets is UsablePackets' floor(C) - margin, as for
     // one delivery without a gap.
-    b.packets_held = (b.cycles_per_gap - 1) * b.packets_per_delivery + b.packets_per_cycle;
+    b.packets_held = (b.deliveries_per_gap - 1) * b.packets_per_delivery + b.packets_per_cycle;
     b.span_s = b.cycle_s + in.drain_gap_s + b.processing_s;
     b.bursting_s = BurstingWithin(in, b.span_s);
     const double arrivals = std::floor(in.socket_rate_pps * b.bursting_s) + 1;

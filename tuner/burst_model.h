@@ -48,14 +48,14 @@ struct Burst {
   // ones that complete within gap + that: 1 + floor((gap + processing) / delivery). Sparse cycles
   // (under a packet each) deliver a packet apiece.
   double processing_s = 0;
-  double cycles_per_gap = 1;
+  double deliveries_per_gap = 1;
   // Their packets arrived from the start of the first one's cycle, at most a cycle before the gap,
   // to the end of the last: within span_s = cycle + gap + processing. bursting_s is the most of
   // it the bursts can fill (span_s when their shape is unknown).
   double span_s = 0;
   double bursting_s = 0;
   // What the socket must hold: one delivery's packets_per_cycle without a gap (UsablePackets'
-  // floor(C) - margin covers its rounding up); across a gap the fewer of (cycles_per_gap - 1) *
+  // floor(C) - margin covers its rounding up); across a gap the fewer of (deliveries_per_gap - 1) *
   // packets_per_delivery + packets_per_cycle (the last one rounded as without a gap) and
   // floor(rate * bursting_s) + 1, never below packets_per_cycle.
   double packets_held = 0;

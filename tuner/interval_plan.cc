@@ -97,7 +97,7 @@ int64_t LongestIntervalNearFloorHold(const std::vector<SocketModel>& models, int
 
 // How packets_held came about (burst_model.h), numbers substituted.
 std::string HeldFormula(const BurstInputs& in, const Burst& b) {
-  if (b.packets_per_delivery <= 0 || (b.cycles_per_gap <= 1 && !b.held_by_bursts)) {
+  if (b.packets_per_delivery <= 0 || (b.deliveries_per_gap <= 1 && !b.held_by_bursts)) {
     return absl::StrFormat("1 cycle of %.2f us (drain gap %.2f us) x %.0f pps = %.2f packets",
                            Us(b.cycle_s), Us(in.drain_gap_s), in.socket_rate_pps, b.packets_held);
   }
@@ -105,9 +105,9 @@ std::string HeldFormula(const BurstInputs& in, const Burst& b) {
       "%.0f deliveries complete in the drain gap %.2f us + %.2f us of softirq (1 + floor(%.2f us "
       "/ %.2f us apart)), all but the last floor(%.2f) + 1 = %.0f packets, the last %.2f (cycle "
       "%.2f us)",
-      b.cycles_per_gap, Us(in.drain_gap_s), Us(b.processing_s), Us(in.drain_gap_s + b.processing_s),
-      Us(b.delivery_s), b.packets_per_cycle, b.packets_per_delivery, b.packets_per_cycle,
-      Us(b.cycle_s));
+      b.deliveries_per_gap, Us(in.drain_gap_s), Us(b.processing_s),
+      Us(in.drain_gap_s + b.processing_s), Us(b.delivery_s), b.packets_per_cycle,
+      b.packets_per_delivery, b.packets_per_cycle, Us(b.cycle_s));
   if (b.held_by_bursts) {
     absl::StrAppend(
         &out, absl::StrFormat(", but bursts of at most %.2f us at least %.2f us apart bring no "

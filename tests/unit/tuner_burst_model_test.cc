@@ -18,7 +18,7 @@ TEST(BurstModelTest, OwnCpuReaderHoldsOneIntervalOfArrivals) {
   EXPECT_FALSE(b.saturated);
   EXPECT_DOUBLE_EQ(b.cycle_s, 80e-6);
   EXPECT_NEAR(b.packets_per_cycle, 65.02, 0.01);
-  EXPECT_EQ(b.cycles_per_gap, 1);
+  EXPECT_EQ(b.deliveries_per_gap, 1);
   EXPECT_NEAR(b.packets_held, 65.02, 0.01);
 }
 
@@ -39,8 +39,8 @@ TEST(BurstModelTest, GapCountsTheDeliveriesItOverlaps) {
   const BurstInputs in{.socket_rate_pps = 10'000, .queue_rate_pps = 10'000, .drain_gap_s = 2e-3};
   // Shorter than the interval, or as long: deliveries of 21 packets 2.1 ms apart, so a 2 ms gap
   // sees at most one complete.
-  EXPECT_EQ(BurstAt(in, 3e-3).cycles_per_gap, 1);
-  EXPECT_EQ(BurstAt(in, 2e-3).cycles_per_gap, 1);
+  EXPECT_EQ(BurstAt(in, 3e-3).deliveries_per_gap, 1);
+  EXPECT_EQ(BurstAt(in, 2e-3).deliveries_per_gap, 1);
   EXPECT_EQ(BurstAt(in, 2e-3).packets_held, 20);  // one delivery, rounded as without a gap
   // 0.5 ms brings 5 packets' worth, a delivery 6 whole packets 0.6 ms apart: 1 + floor(2 / 0.6)
   // = 4 deliveries, 3 of 6 and the last 5 (its rounding up is UsablePackets' floor(C) - margin,
@@ -48,7 +48,7 @@ TEST(BurstModelTest, GapCountsTheDeliveriesItOverlaps) {
   const Burst b = BurstAt(in, 0.5e-3);
   EXPECT_EQ(b.packets_per_delivery, 6);
   EXPECT_NEAR(b.delivery_s, 0.6e-3, 1e-15);
-  EXPECT_EQ(b.cycles_per_gap, 4);
+  EXPECT_EQ(b.deliveries_per_gap, 4);
   EXPECT_NEAR(b.packets_held, 23, 1e-9);
 }
 
@@ -96,7 +96,7 @@ TEST(BurstModelTest, SparseCyclesDeliverAPacketEach) {
   EXPECT_NEAR(b.cycle_s * 1e6, 13.2273, 1e-4);
   EXPECT_NEAR(b.packets_per_cycle, 0.26455, 1e-5);
   EXPECT_EQ(b.packets_per_delivery, 1);
-  EXPECT_EQ(b.cycles_per_gap, 41);
+  EXPECT_EQ(b.deliveries_per_gap, 41);
   EXPECT_NEAR(b.packets_held, 40.26455, 1e-5);
 
   // The simulator over 32 gaps at random phases: the socket holds the gap's 40 packets and at
@@ -115,7 +115,7 @@ TEST(BurstModelTest, DenseCyclesDeliverWholePackets) {
   const Burst b = BurstAt(in, 1000e-6);
   EXPECT_NEAR(b.packets_per_cycle, 10.02, 0.01);
   EXPECT_EQ(b.packets_per_delivery, 11);
-  EXPECT_EQ(b.cycles_per_gap, 2);
+  EXPECT_EQ(b.deliveries_per_gap, 2);
   EXPECT_NEAR(b.packets_held, 21.0223, 1e-4);
   EXPECT_EQ(RunBehindGap(10'000, 12544, 1000).peak_socket_bytes / 12544,
             static_cast<int64_t>(std::ceil(b.packets_held)));
@@ -130,7 +130,7 @@ TEST(BurstModelTest, BurstsShorterThanTheGapFillOnlyTheirShare) {
   BurstInputs in = ReaderBehindGap(1'625'488);
   const Burst unbounded = BurstAt(in, 420e-6);
   EXPECT_FALSE(unbounded.held_by_bursts);
-  EXPECT_EQ(unbounded.cycles_per_gap, 5);
+  EXPECT_EQ(unbounded.deliveries_per_gap, 5);
   EXPECT_NEAR(unbounded.packets_held, 4114.54, 0.01);
   in.burst_s = 1e-3;
   in.burst_pause_s = 1e-3;
