@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "tuner/controller.h"
 #include "tuner/limits.h"
+#include "tuner/policy_config.h"
 #include "tuner/recommend.h"
 #include "tuner/sim_engine.h"
 #include "tuner/sim_replay.h"
@@ -51,7 +52,8 @@ struct LoopRecord {
 
 // Runs the loop from rx-usecs start_us; rate_at gives the load of each window.
 template <typename RateAt>
-LoopRecord RunLoop(int64_t start_us, absl::Duration length, RateAt rate_at) {
+LoopRecord RunLoop(int64_t start_us, absl::Duration length, RateAt rate_at,
+                   const PolicyConfig& policy = PolicyConfig{}) {
   const ControllerConfig config;
   Controller controller(config);
   absl::Time now = absl::FromUnixSeconds(1'700'000'000);
@@ -65,7 +67,7 @@ LoopRecord RunLoop(int64_t start_us, absl::Duration length, RateAt rate_at) {
     EXPECT_TRUE(run.ok()) << run.status();
     if (!run.ok()) return rec;
     absl::StatusOr<std::vector<Recommendation>> recs =
-        Recommend(ObservationOfRun(s, *run, kRxUsecsMax), PolicyConfig{});
+        Recommend(ObservationOfRun(s, *run, kRxUsecsMax), policy);
     EXPECT_TRUE(recs.ok()) << recs.status();
     if (!recs.ok()) return rec;
     const double seconds = static_cast<double>(run->duration_ns) * 1e-9;
@@ -134,7 +136,8 @@ TEST(SimClosedLoopTest, SteadyLoadSettlesDropFree) {
   EXPECT_GT(rec.windows_with_drops, 0);  // it started overflowing
   EXPECT_EQ(rec.final_drops, 0u) << "final rx-usecs " << rec.final_rx_usecs;
   EXPECT_LT(rec.final_rx_usecs, 84);
-  // Measured: 26 of 180 (the probes plus sporadic Poisson tails while the knob is parked).
+  // Measured: 7 of 180 (the probes plus sporadic Poisson tails while the knob is parked; 26
+  // before the controller held back reversing a step it took while sockets dropped).
   EXPECT_LE(rec.windows_with_drops, 30) << "of " << rec.windows;
   for (size_t i = 1; i < rec.reversals.size(); ++i) {
     EXPECT_GE(rec.reversals[i] - rec.reversals[i - 1], config.cooldown) << "reversal " << i;
@@ -144,6 +147,21 @@ TEST(SimClosedLoopTest, SteadyLoadSettlesDropFree) {
       "rx-usecs %d\n",
       rec.writes, rec.rollbacks, rec.windows_with_drops, rec.windows,
       static_cast<int>(rec.final_rx_usecs));
+}
+
+// Why the default margin is 0.10 although the deterministic scenario matrix meets its 1.1x goal
+// at 0.05 (tuner/README.md): Poisson arrivals' random per-interval counts overrun the smaller
+// margin. Side by side, 30 min of seed 001's steady load from 84 us.
+TEST(SimClosedLoopTest, HalfTheDefaultMarginDropsInFarMoreWindowsOfPoissonTraffic) {
+  const auto steady = [](absl::Duration) { return 812'744.0; };
+  PolicyConfig half;
+  half.margin = kDefaultMargin / 2;
+  const LoopRecord at_default = RunLoop(84, absl::Minutes(30), steady);
+  const LoopRecord at_half = RunLoop(84, absl::Minutes(30), steady, half);
+  std::printf("30 min steady, windows with drops of %d: margin %.2f %d, margin %.2f %d\n",
+              at_default.windows, kDefaultMargin, at_default.windows_with_drops, half.margin,
+              at_half.windows_with_drops);
+  EXPECT_GT(at_half.windows_with_drops, 4 * at_default.windows_with_drops);
 }
 
 }  // namespace
