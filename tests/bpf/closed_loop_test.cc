@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -231,16 +232,28 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
   ASSERT_TRUE(dir.ok()) << dir.status();
   auto port = testing_support::FreeLoopbackPort();
   ASSERT_TRUE(port.ok()) << port.status();
-  auto agent = testing_support::BackgroundProgram::Start(
-      {// The agent logs to stderr; through the shell it lands in the output a failure prints.
-       "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1",
-       absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned"), "--mode=apply",
-       absl::StrCat("--emulated_nic=", kDevice, "=", (*host)->control_socket()),
-       absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(),
-       "--socket=", absl::StrCat("--interval=", absl::FormatDuration(kInterval)),
-       absl::StrCat("--window=", absl::FormatDuration(kWindow)),
-       absl::StrCat("--guard=", absl::FormatDuration(kGuard)),
-       absl::StrCat("--cooldown=", absl::FormatDuration(kCooldown)), "--on_exit=restore"});
+  std::vector<std::string> argv = {
+      // The agent logs to stderr; through the shell it lands in the output a failure prints.
+      "/bin/sh",
+      "-c",
+      "exec \"$0\" \"$@\" 2>&1",
+      absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned"),
+      "--mode=apply",
+      absl::StrCat("--emulated_nic=", kDevice, "=", (*host)->control_socket()),
+      absl::StrCat("--listen=127.0.0.1:", *port),
+      "--state_dir=" + dir->path(),
+      "--socket=",
+      absl::StrCat("--interval=", absl::FormatDuration(kInterval)),
+      absl::StrCat("--window=", absl::FormatDuration(kWindow)),
+      absl::StrCat("--guard=", absl::FormatDuration(kGuard)),
+      absl::StrCat("--cooldown=", absl::FormatDuration(kCooldown)),
+      "--on_exit=restore"};
+  // NICTUNE_TUNER_MARGIN=m runs the loop at another margin (tuner/README.md's side by side).
+  if (const char* margin = std::getenv("NICTUNE_TUNER_MARGIN"); margin != nullptr) {
+    argv.push_back(absl::StrCat("--tuner_margin=", margin));
+    std::cout << "tuner margin " << margin << "\n";
+  }
+  auto agent = testing_support::BackgroundProgram::Start(argv);
   ASSERT_TRUE(agent.ok()) << agent.status();
   // Windows count from the agent's start of sampling: loading its BPF programs on a busy host
   // takes seconds, and it serves HTTP only after that.
