@@ -9,6 +9,7 @@
 //   build/tests/bench/sim_bench --benchmark_filter='Matrix/' --benchmark_counters_tabular=true
 //   build/tests/bench/sim_bench --benchmark_filter=MatrixSummary
 //   NICTUNE_MATRIX_MARGIN=0.05 build/tests/bench/sim_bench --benchmark_filter=MatrixSummary
+//   build/tests/bench/sim_bench --benchmark_filter=DroppingSeeds
 // (the tuner's margin for the matrix; the default is PolicyConfig's)
 #include <algorithm>
 #include <cmath>
@@ -96,13 +97,14 @@ struct Outcome {
 // 620 us in 1 of 128, none of the first 32.
 constexpr uint64_t kVerdictSeeds = 128;
 
-// Seeds of 1..kVerdictSeeds (the scenario's own first) whose run at rx_usecs dropped, counting
-// stopped at the first when stop_at_first; -1 when a run failed.
-int DroppingSeeds(SimScenario s, int64_t rx_usecs, bool stop_at_first = false) {
+// Seeds of 1..seeds (the scenario's own first; 1 without a gap) whose run at rx_usecs dropped,
+// counting stopped at the first when stop_at_first; -1 when a run failed.
+int DroppingSeeds(SimScenario s, int64_t rx_usecs, bool stop_at_first = false,
+                  uint64_t seeds = kVerdictSeeds) {
   s.moderation.kind = ModerationKind::kStatic;
   s.moderation.fixed.rx_usecs = rx_usecs;
   s.moderation.fixed.rx_frames = 0;
-  const uint64_t seeds = s.app.gap_period_ns > 0 ? kVerdictSeeds : 1;
+  if (s.app.gap_period_ns == 0) seeds = 1;
   int dropping = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     s.seed = seed;
@@ -306,7 +308,36 @@ void BM_MatrixSummary(benchmark::State& state) {
   }
 }
 
+// How many seeds a drop-free verdict needs: the settings kVerdictSeeds' comment cites, on as many
+// seeds as found their drops and on the first few only.
+void BM_DroppingSeeds(benchmark::State& state, MatrixPoint p, int64_t rx_usecs, uint64_t seeds,
+                      uint64_t first_seeds) {
+  for (auto _ : state) {
+    const int dropping = DroppingSeeds(MatrixScenario(p), rx_usecs, false, seeds);
+    const int dropping_first = DroppingSeeds(MatrixScenario(p), rx_usecs, false, first_seeds);
+    if (dropping < 0 || dropping_first < 0) {
+      state.SkipWithError("a run failed");
+      return;
+    }
+    state.counters["seeds"] = static_cast<double>(seeds);
+    state.counters["dropping_seeds"] = dropping;
+    state.counters["first_seeds"] = static_cast<double>(first_seeds);
+    state.counters["dropping_in_first"] = dropping_first;
+  }
+}
+
 int RegisterMatrix() {
+  const MatrixPoint sparse_bursts{10'000, 1514, 65536, 2000, ArrivalPattern::kOnOff};
+  for (auto [rx_usecs, seeds, first_seeds] :
+       {std::tuple<int64_t, uint64_t, uint64_t>{960, 300, 8},
+        std::tuple<int64_t, uint64_t, uint64_t>{620, 128, 32}}) {
+    benchmark::RegisterBenchmark(absl::StrCat("DroppingSeeds/", MatrixPointName(sparse_bursts), "/",
+                                              rx_usecs, "us/", seeds, "seeds")
+                                     .c_str(),
+                                 BM_DroppingSeeds, sparse_bursts, rx_usecs, seeds, first_seeds)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const MatrixPoint& p : FullMatrix()) {
     benchmark::RegisterBenchmark(absl::StrCat("Matrix/", MatrixPointName(p)).c_str(), BM_Matrix, p)
         ->Iterations(1)
