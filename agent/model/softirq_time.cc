@@ -21,16 +21,18 @@ double SoftirqTimedShare(const driver::BpfCounters& before, const driver::BpfCou
   return std::clamp(1 - static_cast<double>(untimed) / elapsed, 0.0, 1.0);
 }
 
-std::optional<uint64_t> ProcSoftirqCount(const procfs::SoftirqTable& before,
-                                         const procfs::SoftirqTable& after, uint32_t vector,
-                                         int cpu) {
+std::map<int, uint64_t> ProcSoftirqCounts(const procfs::SoftirqTable& before,
+                                          const procfs::SoftirqTable& after, uint32_t vector) {
+  std::map<int, uint64_t> counts;
   const procfs::SoftirqRow* a = procfs::FindSoftirqRow(before, vector);
   const procfs::SoftirqRow* b = procfs::FindSoftirqRow(after, vector);
-  if (a == nullptr || b == nullptr) return std::nullopt;
-  const std::optional<uint64_t> earlier = procfs::SoftirqCountOn(before, *a, cpu);
-  const std::optional<uint64_t> later = procfs::SoftirqCountOn(after, *b, cpu);
-  if (!earlier || !later) return std::nullopt;
-  return ResettingDelta64(*earlier, *later);
+  if (a == nullptr || b == nullptr) return counts;
+  for (size_t j = 0; j < after.cpu_ids.size() && j < b->per_cpu.size(); ++j) {
+    const int cpu = after.cpu_ids[j];
+    const std::optional<uint64_t> earlier = procfs::SoftirqCountOn(before, *a, cpu);
+    if (earlier) counts[cpu] = ResettingDelta64(*earlier, b->per_cpu[j]);
+  }
+  return counts;
 }
 
 SoftirqTimeEstimate EstimateSoftirqTime(const driver::SoftirqCpuCounter* before,
@@ -93,14 +95,22 @@ std::vector<SoftirqCpuEstimate> EstimateSoftirqTimes(const driver::BpfCounters& 
   const double timed_share = SoftirqTimedShare(before, after);
   // /proc/softirqs' counts are needed only while the probes counted part of the window.
   const bool count_from_proc = proc_before != nullptr && proc_after != nullptr && timed_share < 1;
+  // Each vector's /proc counts, looked up once per window.
+  std::map<uint32_t, std::map<int, uint64_t>> proc_counts;
+  const auto proc_count = [&](uint32_t vector, int cpu) -> std::optional<uint64_t> {
+    auto it = proc_counts.find(vector);
+    if (it == proc_counts.end()) {
+      it = proc_counts.emplace(vector, ProcSoftirqCounts(*proc_before, *proc_after, vector)).first;
+    }
+    const auto count = it->second.find(cpu);
+    if (count == it->second.end()) return std::nullopt;
+    return count->second;
+  };
   std::vector<SoftirqCpuEstimate> estimates;
   std::set<std::pair<uint32_t, uint32_t>> seen;
   for (const driver::SoftirqCpuCounter& c : after.softirqs) {
     SoftirqWindowCounts window{.timed_share = timed_share};
-    if (count_from_proc) {
-      window.exact_count =
-          ProcSoftirqCount(*proc_before, *proc_after, c.vector, static_cast<int>(c.cpu));
-    }
+    if (count_from_proc) window.exact_count = proc_count(c.vector, static_cast<int>(c.cpu));
     const auto it = earlier.find({c.vector, c.cpu});
     estimates.push_back(
         {c.vector, c.cpu,
@@ -112,8 +122,7 @@ std::vector<SoftirqCpuEstimate> EstimateSoftirqTimes(const driver::BpfCounters& 
   for (uint32_t vector = 0; vector < kKnownVectors; ++vector) {
     for (const int cpu : proc_after->cpu_ids) {
       if (cpu < 0 || seen.contains({vector, static_cast<uint32_t>(cpu)})) continue;
-      const std::optional<uint64_t> count =
-          ProcSoftirqCount(*proc_before, *proc_after, vector, cpu);
+      const std::optional<uint64_t> count = proc_count(vector, cpu);
       if (!count || *count == 0) continue;
       estimates.push_back(
           {vector, static_cast<uint32_t>(cpu),

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,11 +43,10 @@ struct SoftirqWindowCounts {
 // duty-cycle counters (exactly 1 when timing was never off).
 double SoftirqTimedShare(const driver::BpfCounters& before, const driver::BpfCounters& after);
 
-// The count of `vector` on `cpu` between two /proc/softirqs tables, when both have it (a count
-// that went down restarted from zero).
-std::optional<uint64_t> ProcSoftirqCount(const procfs::SoftirqTable& before,
-                                         const procfs::SoftirqTable& after, uint32_t vector,
-                                         int cpu);
+// The counts of `vector` between two /proc/softirqs tables, by CPU id, on the CPUs both have (a
+// count that went down restarted from zero); empty when either lacks the vector.
+std::map<int, uint64_t> ProcSoftirqCounts(const procfs::SoftirqTable& before,
+                                          const procfs::SoftirqTable& after, uint32_t vector);
 
 // The window's estimate for one (vector, cpu) between two cumulative readings; `before` is null
 // when the counter first appears in `after`. When a count went down the probes were reloaded and

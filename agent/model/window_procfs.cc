@@ -3,6 +3,7 @@
 #include <map>
 
 #include "agent/model/counter_delta.h"
+#include "agent/model/softirq_time.h"
 #include "agent/model/window_parts.h"
 
 namespace nictune::model::internal {
@@ -31,16 +32,10 @@ std::optional<CpuSplit> SplitOf(const procfs::CpuTimes& a, const procfs::CpuTime
 
 // Per-CPU softirq rate of one vector; CPUs are matched by id because offline CPUs are absent.
 void AddSoftirqRate(const procfs::SoftirqTable& before, const procfs::SoftirqTable& after,
-                    std::string_view vector, double seconds, Window& out,
+                    uint32_t vector, double seconds, Window& out,
                     std::optional<double> CpuWindow::*field) {
-  const procfs::SoftirqRow* a = procfs::FindSoftirqRow(before, vector);
-  const procfs::SoftirqRow* b = procfs::FindSoftirqRow(after, vector);
-  if (a == nullptr || b == nullptr) return;
-  for (size_t j = 0; j < after.cpu_ids.size() && j < b->per_cpu.size(); ++j) {
-    const int cpu = after.cpu_ids[j];
-    const std::optional<uint64_t> earlier = procfs::SoftirqCountOn(before, *a, cpu);
-    if (!earlier) continue;
-    CpuEntry(out, cpu).*field = PerSecond(ResettingDelta64(*earlier, b->per_cpu[j]), seconds);
+  for (const auto& [cpu, count] : ProcSoftirqCounts(before, after, vector)) {
+    CpuEntry(out, cpu).*field = PerSecond(count, seconds);
   }
 }
 
@@ -55,9 +50,9 @@ void AddProcfsCpus(const Snapshot& before, const Snapshot& after, double seconds
     }
   }
   if (before.softirqs && after.softirqs) {
-    AddSoftirqRate(*before.softirqs, *after.softirqs, "NET_RX", seconds, out,
+    AddSoftirqRate(*before.softirqs, *after.softirqs, procfs::kNetRxSoftirq, seconds, out,
                    &CpuWindow::net_rx_softirqs_per_s);
-    AddSoftirqRate(*before.softirqs, *after.softirqs, "NET_TX", seconds, out,
+    AddSoftirqRate(*before.softirqs, *after.softirqs, procfs::kNetTxSoftirq, seconds, out,
                    &CpuWindow::net_tx_softirqs_per_s);
   }
   if (before.softnet && after.softnet) {

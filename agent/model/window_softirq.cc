@@ -5,13 +5,6 @@
 #include "agent/model/window_parts.h"
 
 namespace nictune::model::internal {
-namespace {
-
-// The kernel's softirq numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ).
-constexpr uint32_t kNetTxVector = 2;
-constexpr uint32_t kNetRxVector = 3;
-
-}  // namespace
 
 void AddSoftirqTimes(const Snapshot& before, const Snapshot& after, double seconds, Window& out) {
   const bool proc = before.softirqs && after.softirqs;
@@ -31,8 +24,8 @@ void AddSoftirqTimes(const Snapshot& before, const Snapshot& after, double secon
     const double share = estimate.time_ns / (seconds * 1e9);
     CpuWindow& cpu = CpuEntry(out, cpu_id);
     AddShare(cpu.bpf_softirq_share, share);
-    if (part.vector == kNetRxVector) AddShare(cpu.bpf_net_rx_share, share);
-    if (part.vector == kNetTxVector) AddShare(cpu.bpf_net_tx_share, share);
+    if (part.vector == procfs::kNetRxSoftirq) AddShare(cpu.bpf_net_rx_share, share);
+    if (part.vector == procfs::kNetTxSoftirq) AddShare(cpu.bpf_net_tx_share, share);
   }
   for (const auto& [cpu, total] : per_cpu) {
     CpuEntry(out, static_cast<int>(cpu)).bpf_softirq_source = SoftirqTimeSource(total);

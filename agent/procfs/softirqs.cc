@@ -60,10 +60,7 @@ std::string SoftirqVectorName(uint32_t vector) {
 }
 
 const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, uint32_t vector) {
-  return FindSoftirqRow(table, SoftirqVectorName(vector));
-}
-
-const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, std::string_view name) {
+  const std::string name = SoftirqVectorName(vector);
   for (const SoftirqRow& row : table.rows) {
     if (row.vector == name) return &row;
   }

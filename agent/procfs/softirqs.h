@@ -28,9 +28,12 @@ absl::StatusOr<SoftirqTable> ParseSoftirqs(std::string_view text,
 // them; other numbers come out as decimal.
 std::string SoftirqVectorName(uint32_t vector);
 
+// The networking vectors' numbers (NET_TX_SOFTIRQ, NET_RX_SOFTIRQ).
+inline constexpr uint32_t kNetTxSoftirq = 2;
+inline constexpr uint32_t kNetRxSoftirq = 3;
+
 // The row of vector number `vector` (NET_RX = 3), found by its name; null when the table has none.
 const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, uint32_t vector);
-const SoftirqRow* FindSoftirqRow(const SoftirqTable& table, std::string_view name);
 
 // `row`'s count on CPU `cpu` (an id: offline CPUs have no column), when the table has it.
 std::optional<uint64_t> SoftirqCountOn(const SoftirqTable& table, const SoftirqRow& row, int cpu);

@@ -8,13 +8,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/metrics/label_values.h"
+#include "agent/procfs/softirqs.h"
 
 namespace nictune::store {
 namespace {
-
-// The kernel's softirq vector numbers (include/linux/interrupt.h), named as /proc/softirqs does.
-constexpr uint32_t kNetTxVector = 2;
-constexpr uint32_t kNetRxVector = 3;
 
 class SeriesBuilder {
  public:
@@ -37,8 +34,8 @@ class SeriesBuilder {
 };
 
 void AddCpus(const model::Window& window, SeriesBuilder& out) {
-  const std::string net_rx = metrics::SoftirqVectorName(kNetRxVector);
-  const std::string net_tx = metrics::SoftirqVectorName(kNetTxVector);
+  const std::string net_rx = metrics::SoftirqVectorName(procfs::kNetRxSoftirq);
+  const std::string net_tx = metrics::SoftirqVectorName(procfs::kNetTxSoftirq);
   for (const model::CpuWindow& c : window.cpus) {
     const std::string cpu = std::to_string(c.cpu);
     if (c.split) {

@@ -22,8 +22,8 @@ model::SoftirqTimeEstimate VectorTime(const SoftirqReading& before, const Softir
 uint64_t ProcVectorCount(const SoftirqReading& before, const SoftirqReading& after,
                          uint32_t vector) {
   uint64_t total = 0;
-  for (const int cpu : after.proc.cpu_ids) {
-    total += model::ProcSoftirqCount(before.proc, after.proc, vector, cpu).value_or(0);
+  for (const auto& [cpu, count] : model::ProcSoftirqCounts(before.proc, after.proc, vector)) {
+    total += count;
   }
   return total;
 }
