@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "driver/errno_text.h"
 
 namespace nictune::http {
 namespace {
@@ -20,9 +20,9 @@ constexpr size_t kMinTokenLength = 16;
 constexpr size_t kMaxTokenFileBytes = 4096;
 
 absl::Status ErrnoError(const std::string& path, const char* operation, int error) {
-  return absl::Status(absl::ErrnoToStatusCode(error),
-                      absl::StrCat("api token file ", path, ": ", operation, ": ",
-                                   std::strerror(error), " (errno ", error, ")"));
+  return absl::Status(
+      absl::ErrnoToStatusCode(error),
+      absl::StrCat("api token file ", path, ": ", operation, ": ", driver::ErrnoText(error)));
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "agent/http/bearer_token.h"
 #include "agent/http/http_message.h"
 #include "agent/log.h"
+#include "driver/errno_text.h"
 
 namespace nictune::http {
 namespace {
@@ -36,8 +36,7 @@ void* LowerServerThreadPriority(const mg_context*, int) {
   if (nice(kServerThreadNiceIncrement) == -1 && errno != 0) {
     const int error_number = errno;
     agent::LogWarning(absl::StrCat("http: nice(", kServerThreadNiceIncrement,
-                                   ") for a server thread: ", std::strerror(error_number),
-                                   " (errno ", error_number, ")"));
+                                   ") for a server thread: ", driver::ErrnoText(error_number)));
   }
   return nullptr;
 }

@@ -6,19 +6,18 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "agent/http/http_message.h"
+#include "driver/errno_text.h"
 
 namespace nictune::http {
 
 absl::Status SocketError(absl::string_view where, absl::string_view operation, int error) {
-  return absl::Status(
-      absl::ErrnoToStatusCode(error),
-      absl::StrCat(where, ": ", operation, ": ", std::strerror(error), " (errno ", error, ")"));
+  return absl::Status(absl::ErrnoToStatusCode(error),
+                      absl::StrCat(where, ": ", operation, ": ", driver::ErrnoText(error)));
 }
 
 absl::Status WaitForSocket(int fd, short events, absl::Time deadline, absl::string_view where,

@@ -9,7 +9,6 @@
 #include <sys/un.h>
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <tuple>
 
@@ -17,16 +16,14 @@
 #include "absl/strings/str_cat.h"
 #include "agent/http/http_message.h"
 #include "agent/log.h"
+#include "driver/errno_text.h"
 
 namespace nictune::http {
 namespace {
 
-std::string ErrnoText(int error) {
-  return absl::StrCat(std::strerror(error), " (errno ", error, ")");
-}
-
 absl::Status ErrnoStatus(int error, absl::string_view what) {
-  return absl::Status(absl::ErrnoToStatusCode(error), absl::StrCat(what, ": ", ErrnoText(error)));
+  return absl::Status(absl::ErrnoToStatusCode(error),
+                      absl::StrCat(what, ": ", driver::ErrnoText(error)));
 }
 
 std::optional<sockaddr_un> SocketAddress(const std::string& path) {
@@ -217,7 +214,8 @@ void UnixSocketServer::AcceptLoop() {
                      {.fd = stop_fd_, .events = POLLIN, .revents = 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
-      agent::LogError(absl::StrCat("unix socket ", options_.path, ": poll: ", ErrnoText(errno)));
+      agent::LogError(
+          absl::StrCat("unix socket ", options_.path, ": poll: ", driver::ErrnoText(errno)));
       return;
     }
     if (fds[1].revents != 0 || stopping_) return;
@@ -225,7 +223,7 @@ void UnixSocketServer::AcceptLoop() {
     if (connection < 0) {
       if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) continue;
       agent::LogWarning(
-          absl::StrCat("unix socket ", options_.path, ": accept: ", ErrnoText(errno)));
+          absl::StrCat("unix socket ", options_.path, ": accept: ", driver::ErrnoText(errno)));
       // Out of descriptors: give the workers a moment to close some instead of spinning.
       ::poll(nullptr, 0, 100);
       continue;

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "agent/procfs/read_file.h"
+#include "driver/errno_text.h"
 
 namespace nictune::metrics {
 namespace {
@@ -27,8 +27,7 @@ absl::StatusOr<ProcessUsage> ReadProcessUsage() {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) != 0) {
     const int error = errno;
-    return absl::InternalError(
-        absl::StrCat("getrusage(RUSAGE_SELF): ", std::strerror(error), " (errno ", error, ")"));
+    return absl::InternalError(absl::StrCat("getrusage(RUSAGE_SELF): ", driver::ErrnoText(error)));
   }
   constexpr const char* kStatm = "/proc/self/statm";
   absl::StatusOr<std::string> statm = procfs::ReadFile(kStatm);

@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "driver/errno_text.h"
 
 namespace nictune::service {
 namespace {
@@ -32,9 +32,9 @@ absl::Status CheckSysctlsWritable(const std::string& proc_root) {
   std::string why;
   if (error == EROFS) why = "; /proc/sys is mounted read-only (systemd ProtectKernelTunables=yes?)";
   if (error == ENOENT) why = WhyMissing(proc_root);
-  return absl::FailedPreconditionError(absl::StrCat(
-      "--mode=apply: ", path, " is not writable: ", std::strerror(error), " (errno ", error, ")",
-      why, "; apply mode cannot change the host's settings, refusing to start"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("--mode=apply: ", path, " is not writable: ", driver::ErrnoText(error), why,
+                   "; apply mode cannot change the host's settings, refusing to start"));
 }
 
 }  // namespace nictune::service

@@ -4,10 +4,10 @@
 #include <time.h>
 
 #include <cstdlib>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "driver/errno_text.h"
 
 namespace nictune::systemd {
 
@@ -24,8 +24,8 @@ absl::Status Notifier::Send(const std::string& message) {
   if (!enabled_) return absl::OkStatus();
   const int sent = sd_notify(0, message.c_str());
   if (sent < 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "sd_notify \"", message, "\": ", std::strerror(-sent), " (errno ", -sent, ")"));
+    return absl::UnavailableError(
+        absl::StrCat("sd_notify \"", message, "\": ", driver::ErrnoText(-sent)));
   }
   return absl::OkStatus();
 }

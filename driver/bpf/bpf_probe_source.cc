@@ -14,17 +14,16 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "driver/bpf/drop_reasons.h"
-#include "driver/bpf/errno_text.h"
 #include "driver/bpf/libbpf_log.h"
 #include "driver/bpf/loaded_probe.h"
 #include "driver/bpf/probes.h"
 #include "driver/bpf/softirq_duty_cycle.h"
+#include "driver/errno_text.h"
 #include "driver/probe_source.h"
 
 namespace nictune::driver {
 namespace {
 
-using bpf::ErrnoText;
 using bpf::LoadedProbe;
 
 // BPF is impossible without the kernel's BTF (CO-RE and tp_btf need it) or without the right to

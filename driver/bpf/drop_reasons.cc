@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "driver/bpf/errno_text.h"
+#include "driver/errno_text.h"
 
 namespace nictune::driver::bpf {
 namespace {

@@ -12,8 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "driver/bpf/errno_text.h"
 #include "driver/bpf/libbpf_log.h"
+#include "driver/errno_text.h"
 
 namespace nictune::driver::bpf {
 namespace {

@@ -14,10 +14,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "driver/bpf/errno_text.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/softirq.h"
 #include "driver/bpf/softirq_timing.h"
+#include "driver/errno_text.h"
 
 namespace nictune::driver::bpf {
 

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "driver/errno_text.h"
 #include "driver/file_descriptor.h"
 
 namespace nictune::driver::emulated {
@@ -16,8 +16,7 @@ namespace {
 
 absl::Status ErrnoError(absl::string_view path, absl::string_view operation, int error_number) {
   return absl::UnavailableError(absl::StrCat("emulated NIC control socket ", path, ": ", operation,
-                                             ": ", std::strerror(error_number), " (errno ",
-                                             error_number, ")"));
+                                             ": ", ErrnoText(error_number)));
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 #include "driver/netlink/netlink_error.h"
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "driver/errno_text.h"
 
 namespace nictune::driver::netlink {
 namespace {
@@ -22,7 +22,7 @@ std::string DescribeRequest(const RequestContext& context) {
 }
 
 absl::Status ErrnoStatus(std::string_view what, int err, std::string_view detail) {
-  std::string message = absl::StrCat(View(what), ": ", std::strerror(err), " (errno ", err, ")");
+  std::string message = absl::StrCat(View(what), ": ", ErrnoText(err));
   if (!detail.empty()) absl::StrAppend(&message, ": ", View(detail));
   switch (err) {
     case EOPNOTSUPP:

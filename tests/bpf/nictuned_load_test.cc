@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/errno_error.h"
 #include "tests/support/http_load.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -109,9 +110,7 @@ class FileLimitScope {
  private:
   explicit FileLimitScope(rlimit old) : old_(old) {}
   static absl::Status Errno(const std::string& what) {
-    const int error = errno;
-    return absl::InternalError(
-        absl::StrCat(what, ": ", std::strerror(error), " (errno ", error, ")"));
+    return testing_support::ErrnoError(what, errno);
   }
   rlimit old_;
 };

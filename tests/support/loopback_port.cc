@@ -6,25 +6,23 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "tests/support/errno_error.h"
 
 namespace nictune::testing_support {
 namespace {
 
-absl::Status ErrnoError(const std::string& what, int error_number) {
-  return absl::InternalError(absl::StrCat("free loopback port: ", what, ": ",
-                                          std::strerror(error_number), " (errno ", error_number,
-                                          ")"));
+absl::Status PortError(const std::string& what, int error_number) {
+  return ErrnoError(absl::StrCat("free loopback port: ", what), error_number);
 }
 
 }  // namespace
 
 absl::StatusOr<uint16_t> FreeLoopbackPort() {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return ErrnoError("socket", errno);
+  if (fd < 0) return PortError("socket", errno);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -33,7 +31,7 @@ absl::StatusOr<uint16_t> FreeLoopbackPort() {
       getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
     const int error_number = errno;
     close(fd);
-    return ErrnoError("bind 127.0.0.1:0", error_number);
+    return PortError("bind 127.0.0.1:0", error_number);
   }
   close(fd);
   return ntohs(address.sin_port);
