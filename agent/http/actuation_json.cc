@@ -66,10 +66,16 @@ Json ControlStepJson(const actuate::ControlStepSummary& summary) {
     verified.push_back(
         Json{{"knob", std::string(tuner::KnobName(address.knob))}, {"target", address.target}});
   }
-  return Json{
-      {"readings", std::move(readings)},        {"unreadable", std::move(unreadable)},
-      {"actions", std::move(actions)},          {"verified", std::move(verified)},
-      {"writes_failed", summary.writes_failed}, {"summary", actuate::DescribeControlStep(summary)}};
+  return Json{{"readings", std::move(readings)},
+              {"unreadable", std::move(unreadable)},
+              {"actions", std::move(actions)},
+              {"verified", std::move(verified)},
+              {"gone", ResultsJson(summary.gone)},
+              {"writes_failed", summary.writes_failed},
+              {"not_journaled", summary.not_journaled},
+              {"journal_error",
+               summary.journal_error.ok() ? Json(nullptr) : Json(summary.journal_error.ToString())},
+              {"summary", actuate::DescribeControlStep(summary)}};
 }
 
 Json RestoreReportJson(const actuate::RestoreReport& report) {

@@ -3,7 +3,8 @@
 // sampling loop. Only in apply mode: otherwise 409 with the reason. Mutating: on TCP it needs
 // the API token (the server's rule); the unix socket passes.
 //
-// 200 {"step": {readings, unreadable, actions, verified, writes_failed, summary}};
+// 200 {"step": {readings, unreadable, actions, verified, gone, writes_failed, not_journaled,
+// journal_error, summary}} (gone: knobs released because their device went away);
 // 400 for a malformed body, 404 when no recommendation names the knob, 409 outside apply mode or
 // before the first tuner window.
 #pragma once

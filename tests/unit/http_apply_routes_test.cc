@@ -36,6 +36,13 @@ class FakeTuning : public service::TuningControl {
     summary.actions.push_back(action);
     summary.results.push_back(Written());
     summary.readings.push_back({tuner::Knob::kRxUsecs, "eth1", 8, "", std::nullopt});
+    ActuationResult gone;
+    gone.address = {tuner::Knob::kNapiDeferHardIrqs, "veth9"};
+    gone.outcome = Outcome::kReleased;
+    gone.message = "device veth9 is gone";
+    summary.gone.push_back(gone);
+    summary.not_journaled = 1;
+    summary.journal_error = absl::ResourceExhaustedError("journal: disk full");
     return summary;
   }
   absl::StatusOr<ActuationResult> RollbackChange(int64_t change_id, absl::Time) override {
@@ -115,6 +122,11 @@ TEST_F(ApplyRoutesTest, ApplyWithoutBodyRunsOneStepOverEveryRecommendation) {
   EXPECT_EQ(step["actions"][0]["change_id"], 7);
   EXPECT_EQ(step["actions"][0]["reason"], "step toward 64");
   EXPECT_EQ(step["readings"][0]["value"], 8);
+  ASSERT_EQ(step["gone"].size(), 1u);
+  EXPECT_EQ(step["gone"][0]["target"], "veth9");
+  EXPECT_EQ(step["gone"][0]["outcome"], "released");
+  EXPECT_EQ(step["not_journaled"], 1);
+  EXPECT_THAT(step["journal_error"].get<std::string>(), HasSubstr("disk full"));
 }
 
 TEST_F(ApplyRoutesTest, ApplyOneKnobPassesItsAddress) {
