@@ -13,6 +13,7 @@
 // (the tuner's margin for the matrix; the default is PolicyConfig's)
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -261,6 +262,7 @@ void BM_MatrixSummary(benchmark::State& state) {
     double scenarios = 0, drop_free = 0, grown = 0, why_not = 0, why_not_dropped = 0;
     double false_claims = 0, opt_exists = 0, drop_free_where_opt = 0, compared = 0;
     double within_1_1 = 0, fill_drop_free_where_opt = 0, worst_ratio = 0;
+    std::vector<double> grown_ints;  // the tuner's interrupt rate where it grew the buffer
     for (const MatrixPoint& p : FullMatrix()) {
       absl::StatusOr<MatrixRow> row = EvaluateMatrixPoint(p);
       if (!row.ok()) {
@@ -274,7 +276,10 @@ void BM_MatrixSummary(benchmark::State& state) {
       }
       const bool tuner_drop_free = row->tuner_dropping_seeds == 0;
       ++scenarios;
-      if (t.buffer_grown) ++grown;
+      if (t.buffer_grown) {
+        ++grown;
+        grown_ints.push_back(t.replay.interrupts_per_s);
+      }
       if (tuner_drop_free) ++drop_free;
       if (!t.unresolved.empty()) {
         ++why_not;
@@ -296,6 +301,13 @@ void BM_MatrixSummary(benchmark::State& state) {
     state.counters["scenarios"] = scenarios;
     state.counters["drop_free"] = drop_free;
     state.counters["buffer_grown"] = grown;
+    if (!grown_ints.empty()) {
+      // The upper median: what the grown buffers' interrupt rates are mostly at or below.
+      std::nth_element(grown_ints.begin(),
+                       grown_ints.begin() + static_cast<std::ptrdiff_t>(grown_ints.size() / 2),
+                       grown_ints.end());
+      state.counters["grown_median_ints"] = grown_ints[grown_ints.size() / 2];
+    }
     state.counters["why_not"] = why_not;
     state.counters["why_not_dropped"] = why_not_dropped;
     state.counters["false_claims"] = false_claims;
