@@ -30,7 +30,8 @@ bool RateLimitedLog::Log(LogLevel level, absl::string_view problem, absl::string
       return false;
     }
     unlogged = inserted ? 0 : it->second.unlogged;
-    it->second = Problem{.logged = now, .last_seen = now, .unlogged = 0};
+    it->second.logged = now;
+    it->second.unlogged = 0;
   }
   if (unlogged == 0) {
     agent::Log(level, std::string(message));

@@ -1,10 +1,10 @@
 /* Softirqs: count, time and raises per (vector, cpu) from irq:softirq_entry/exit/raise.
- * Every softirq is counted while softirq_entry is attached; its two clock reads (about 35 ns each on kvm-clock, the largest part
- * of these programs) are taken for a pseudo-random sample only, one in 2^shift, with the shift
- * chosen per CPU every rate window so that about one softirq per ns_per_timed is timed: every one
- * at low rates, down to one in 2^max_shift in a packet flood. Timed ones count 2^shift times,
- * and as many times more as user space's slot weight says (softirq.h), so the user side can
- * scale (agent/model/softirq_time.h).
+ * Every softirq is counted while softirq_entry is attached; its two clock reads (about 35 ns each
+ * on kvm-clock, the largest part of these programs) are taken for a pseudo-random sample only, one
+ * in 2^shift, with the shift chosen per CPU every rate window so that about one softirq per
+ * ns_per_timed is timed: every one at low rates, down to one in 2^max_shift in a packet flood.
+ * Timed ones count 2^shift times, and as many times more as user space's slot weight says
+ * (softirq.h), so the user side can scale (agent/model/softirq_time.h).
  * The tx share's NET_RX flag is kept here too (txshare_cpu, reused by the napi and txshare
  * objects): one program per tracepoint instead of two on this per-packet path.
  * User space may detach and attach softirq_entry/exit on a schedule (softirq_duty_cycle.cc): the

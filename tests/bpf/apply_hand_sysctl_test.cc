@@ -274,7 +274,8 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
   auto changes = WaitForRecordedWrite(*port, written, absl::Seconds(2));
   ASSERT_TRUE(changes.ok()) << changes.status();
   // By hand: the host's own value, which is neither the agent's write (at most twice the lowered
-  // default, which the host's exceeds: asserted above) nor the original it journaled.
+  // default, which the host's exceeds, asserted at the start) nor the original it journaled.
+  ASSERT_LE(written, 2 * kLoweredRmemDefault) << "the controller's step is bounded to x2";
   const int64_t by_hand = host_rmem_default;
   ASSERT_TRUE((*restorer)->Set(kRmemDefault, absl::StrCat(by_hand)).ok());
   const absl::Time hand_at = absl::Now();

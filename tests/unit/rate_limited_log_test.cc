@@ -67,7 +67,7 @@ TEST(RateLimitedLogTest, AProblemThatKeepsRecurringKeepsItsCountThroughASweep) {
   RateLimitedLog log(absl::Minutes(1));
   ::testing::internal::CaptureStderr();
   log.Log(LogLevel::kWarning, "knob", "knob unreadable", kT0);
-  // Seen every second for 70 s, while 100 other problems come once each and fill the map past
+  // Seen every second for 70 s, while 140 other problems come once each and fill the map past
   // its sweep: the knob's last line is over a period old, but it was seen a second ago.
   for (int s = 1; s <= 70; ++s) {
     log.Log(LogLevel::kWarning, absl::StrCat("device ", s), "gone", kT0 + absl::Seconds(s));
