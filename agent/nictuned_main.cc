@@ -109,7 +109,7 @@ ABSL_FLAG(absl::Duration, record_retention, absl::Hours(24 * 30),
 ABSL_FLAG(double, tuner_margin, nictune::tuner::kDefaultMargin,
           "Fraction of the socket fill time kept unused against bursts (u_max = (1-m)*T_fill - "
           "gap). Reloaded on SIGHUP.");
-ABSL_FLAG(double, tuner_interrupt_cpu_share, 0.10,
+ABSL_FLAG(double, tuner_interrupt_cpu_share, nictune::tuner::PolicyConfig{}.interrupt_cpu_share,
           "Share of one CPU that interrupt and poll overhead may use (the interrupt-rate "
           "ceiling). Reloaded on SIGHUP.");
 ABSL_FLAG(uint32_t, metrics_top_sockets, 10,

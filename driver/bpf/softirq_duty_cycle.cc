@@ -150,7 +150,7 @@ void SoftirqDutyCycle::Run() {
     if (Timing()) {
       // Timing from the last period (whole): that goes on as this period's slot.
       std::lock_guard<std::mutex> lock(link_mutex_);
-      NoteError(WriteTiming(epoch_, false, held_ ? 1 : weight));
+      NoteError(OpenLocked(held_ ? 1 : weight));
     } else {
       if (!WaitUntil(period_start + ToNs(plan.slot_start))) break;
       std::lock_guard<std::mutex> lock(link_mutex_);
@@ -245,9 +245,13 @@ absl::Status SoftirqDutyCycle::AttachPairLocked() {
   return absl::OkStatus();
 }
 
+absl::Status SoftirqDutyCycle::OpenLocked(uint64_t weight) {
+  return WriteTiming(epoch_, false, weight);
+}
+
 absl::Status SoftirqDutyCycle::AttachAndOpenLocked(uint64_t weight) {
   if (absl::Status attached = AttachPairLocked(); !attached.ok()) return attached;
-  return WriteTiming(epoch_, false, weight);
+  return OpenLocked(weight);
 }
 
 void SoftirqDutyCycle::Close() {

@@ -63,9 +63,11 @@ class SoftirqDutyCycle {
   void Describe(const SoftirqDutyPlan& plan, std::optional<double> busiest_per_s);
 
   // The steps of a slot, under link_mutex_. Attaching (softirq_exit first, moving the epoch on,
-  // then softirq_entry) leaves timing closed; AttachAndOpenLocked then opens it, each softirq
-  // timed standing for `weight` (1 while whole; the inverse of a slot's share of its period).
+  // then softirq_entry) leaves timing closed. OpenLocked opens it, each softirq timed standing for
+  // `weight` (1 while whole; the inverse of a slot's share of its period); AttachAndOpenLocked
+  // does both, as a slot does when the pair is detached.
   absl::Status AttachPairLocked();
+  absl::Status OpenLocked(uint64_t weight);
   absl::Status AttachAndOpenLocked(uint64_t weight);
   // Unless held: close timing; detach both (softirq_entry first).
   void Close();
