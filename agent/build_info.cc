@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/build_info.h"
 
 namespace nictune::agent {

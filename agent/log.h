@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Logging to stderr with the syslog priority prefixes journald understands ("<3>" error ...).
 // The Debian Abseil has no absl/log; this is all the daemon needs.
 #pragma once

@@ -1,4 +1,5 @@
-// nictune: the command-line client of nictuned (README "CLI"). It talks to the agent over its
+// SPDX-License-Identifier: Apache-2.0
+// nictune: the command-line client of nictuned (docs/cli.md). It talks to the agent over its
 // root-only unix socket, or over HTTP with --url.
 #include <signal.h>
 #include <unistd.h>
@@ -64,7 +65,8 @@ class PlainPacer : public Pacer {
 int Main(const std::vector<std::string>& args) {
   absl::StatusOr<CliArgs> parsed = ParseCliArgs(args);
   if (!parsed.ok()) {
-    std::cerr << parsed.status().message() << "\n\n" << UsageText();
+    // One line and where to look, not the whole usage: the error stays on screen.
+    std::cerr << parsed.status().message() << "\n(nictune help lists the commands and options)\n";
     return ToInt(ExitCode::kUsage);
   }
   std::unique_ptr<AgentClient> client;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/queue_view.h"
 
 #include <algorithm>
@@ -6,6 +7,12 @@ namespace nictune::agent {
 namespace {
 
 const model::NapiWindow* FindNapi(const model::Window& w, const collect::QueueBinding& b) {
+  if (b.napi_thread) {
+    for (const auto& n : w.napis) {
+      if (n.napi_id == 0 && n.thread_pid == *b.napi_thread) return &n;
+    }
+    return nullptr;
+  }
   if (b.napi_id) {
     for (const auto& n : w.napis) {
       if (n.napi_id == *b.napi_id) return &n;
@@ -20,6 +27,37 @@ const model::NapiWindow* FindNapi(const model::Window& w, const collect::QueueBi
     only = &n;
   }
   return only;
+}
+
+void AddNapiFigures(const model::Window& window, QueueWindow& q) {
+  if (const model::NapiWindow* n = FindNapi(window, q.binding)) {
+    q.polls_per_s = n->polls_per_s;
+    q.packets_per_poll = n->packets_per_poll;
+    q.budget_exhausted_fraction = n->budget_exhausted_fraction;
+    q.rx_share = n->rx_share;
+  }
+}
+
+// Queues the map has no row for but whose device counts them itself: the rows its per-queue
+// counters give, with their interrupt rates and the NAPI figures of their poller threads.
+void AddCountedQueues(const model::Window& window,
+                      const std::vector<collect::QueueBinding>& bindings,
+                      std::vector<QueueWindow>& out) {
+  for (const model::EmulatedNicWindow& nic : window.emulated_nics) {
+    const bool mapped = std::any_of(bindings.begin(), bindings.end(),
+                                    [&](const auto& b) { return b.device == nic.device; });
+    if (mapped) continue;
+    for (const model::NicQueueWindow& counted : nic.queues) {
+      QueueWindow q{.binding = {.device = nic.device,
+                                .queue = static_cast<int>(counted.queue),
+                                .kind = collect::QueueKind::kRx,
+                                .source = collect::kSourceNicCounters}};
+      if (counted.napi_thread != 0) q.binding.napi_thread = counted.napi_thread;
+      q.interrupts_per_s = counted.interrupts_per_s;
+      AddNapiFigures(window, q);
+      out.push_back(std::move(q));
+    }
+  }
 }
 
 }  // namespace
@@ -37,12 +75,7 @@ std::vector<QueueWindow> BuildQueueWindows(const model::Window& window,
       q.interrupts_per_s = irq == window.irqs.end() ? 0.0 : irq->per_s;
       if (irq != window.irqs.end()) q.irq_handler_time_share = irq->handler_time_share;
     }
-    if (const model::NapiWindow* n = FindNapi(window, b)) {
-      q.polls_per_s = n->polls_per_s;
-      q.packets_per_poll = n->packets_per_poll;
-      q.budget_exhausted_fraction = n->budget_exhausted_fraction;
-      q.rx_share = n->rx_share;
-    }
+    AddNapiFigures(window, q);
     double softirq = 0, hardirq = 0;
     int cpus = 0;
     for (int cpu : b.cpus) {
@@ -59,6 +92,7 @@ std::vector<QueueWindow> BuildQueueWindows(const model::Window& window,
     }
     out.push_back(std::move(q));
   }
+  AddCountedQueues(window, bindings, out);
   return out;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-queue view the mission asks for: each NIC queue with its interrupt rate, its NAPI
 // instance's poll figures and the CPUs that serve it, joined from the Window and the queue map.
 #pragma once
@@ -13,7 +14,8 @@ namespace nictune::agent {
 
 struct QueueWindow {
   collect::QueueBinding binding;
-  std::optional<double> interrupts_per_s;  // of the queue's irq (procfs, or bpf without procfs)
+  // Of the queue's irq (procfs, or bpf without procfs), or the device's own per-queue count.
+  std::optional<double> interrupts_per_s;
   std::optional<double> irq_handler_time_share;  // bpf
   // From the queue's NAPI instance (bpf napi_poll); several queues can share one instance.
   std::optional<double> polls_per_s;
@@ -25,6 +27,8 @@ struct QueueWindow {
   std::optional<double> cpu_hardirq_share;
 };
 
+// One row per binding, then one per queue that only its device's own counters name (a TAP's
+// queues have neither an irq nor a napi id for the map to find them by).
 std::vector<QueueWindow> BuildQueueWindows(const model::Window& window,
                                            const std::vector<collect::QueueBinding>& bindings);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/rate_limited_log.h"
 
 #include "absl/strings/str_cat.h"

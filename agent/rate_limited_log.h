@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Logging of problems that recur: a device that went away or a knob that cannot be read is seen
 // again every window, and one line per window would bury everything else in the journal. Each
 // problem (a key naming what failed) is logged at most once per period; the repeats in between

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which queues, irqs, CPUs and NAPI instances each device has, and its coalescing and ring
 // settings. These change rarely (a device comes or goes, an irq moves, someone runs ethtool), so
 // the sampling loop re-reads them only when the device set changes or every refresh_windows

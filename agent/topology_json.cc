@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/topology_json.h"
 
 #include <utility>
@@ -64,6 +65,7 @@ nlohmann::json QueueWindowsToJson(const std::vector<QueueWindow>& queues) {
            {"map_source", b.source}};
     Put(j, "irq", b.irq);
     Put(j, "napi_id", b.napi_id);
+    Put(j, "napi_thread", b.napi_thread);
     Put(j, "interrupts_per_s", q.interrupts_per_s);
     Put(j, "irq_handler_time_share", q.irq_handler_time_share);
     Put(j, "polls_per_s", q.polls_per_s);

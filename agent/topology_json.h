@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON for the per-queue view and the devices' current coalescing and ring settings.
 #pragma once
 

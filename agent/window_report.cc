@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/window_report.h"
 
 #include "agent/model/window_json.h"

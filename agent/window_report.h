@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The whole measurement of one window as JSON: the Window's figures, the per-queue view, the
 // devices' settings and every source with its state. Printed by `nictuned --once --json`.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A one-line human summary of a Window, for the log and systemd's STATUS=.
 #pragma once
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # nictune_bpf_skeleton(NAME [HEADERS h...]) compiles driver/bpf/NAME.bpf.c with clang for the
 # BPF target (CO-RE, BTF) and generates NAME.skel.h with `bpftool gen skeleton`. The object is
 # rebuilt when the program, vmlinux.h or any listed BPF header changes.

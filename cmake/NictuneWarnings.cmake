@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warnings are errors for our own code only; third-party headers come in as SYSTEM.
 function(nictune_warnings target)
   target_compile_options(${target} PRIVATE

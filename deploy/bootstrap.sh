@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs every build, run and test dependency of nictune from Debian 12 packages. Idempotent:
 # packages already present are not reinstalled, and apt's lists are refreshed only when needed.
 set -euo pipefail
@@ -6,10 +7,12 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config clang llvm
+  # the manual pages are written from the binaries' help text at build time
+  python3
   # kernel side: CO-RE programs, skeletons, libbpf
   bpftool libbpf-dev libelf-dev zlib1g-dev
   # libraries
-  libabsl-dev nlohmann-json3-dev libmnl-dev libsqlite3-dev prometheus-cpp-dev libcivetweb-dev
+  libabsl-dev nlohmann-json3-dev libmnl-dev libsqlite3-dev prometheus-cpp-dev libmicrohttpd-dev
   libsystemd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev iproute2 ethtool libbpf-tools prometheus procps

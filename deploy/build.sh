@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds nictune into ${BUILD_DIR:-build} (Release with debug info by default).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the nictune .deb into a clean Debian 12 (a debootstrap minbase tree, entered with
 # chroot) the way an administrator would, and checks that it works there and that purging it
 # leaves nothing behind. Not part of CI: it downloads from Debian's mirror and takes minutes.
 #
 #   deploy/check_package.sh [nictune_VERSION_ARCH.deb]   (as root; default: deploy/package.sh)
 #
-# Steps: the Depends field names the package of every shared library the binaries need (host
-# side); `dpkg -i` then `apt-get -f install`; `nictuned --version`; nictuned started with the
-# packaged flagfile (the unit's ExecStart line, by hand: no systemd in a chroot) until its unix
-# socket answers `nictune status`; SIGTERM ends it with status 0; `dpkg -r` keeps only the
-# conffile; `dpkg --purge` and `apt-get autoremove --purge` leave the file tree as it was before
-# the install; then `apt-get install ./nictune_*.deb` once more. Prints a report; exits non-zero
-# at the first failure. The chroot's mounts and the tree itself are removed on every exit.
+# Steps: lintian finds no error and no warning; the Depends field names the package of every shared
+# library the binaries need (host side); `dpkg -i` then `apt-get -f install`; `nictuned --version`;
+# nictuned started with the packaged flagfile (the unit's ExecStart line, by hand: no systemd in a
+# chroot) until its unix socket answers `nictune status`; SIGTERM ends it with status 0; `dpkg -r`
+# keeps only the conffile; `dpkg --purge` and `apt-get autoremove --purge` leave the file tree as it
+# was before the install; then `apt-get install ./nictune_*.deb` once more. `nictuned --check` with
+# the packaged flags must exit 0 there, before the service is started. Prints a report; exits
+# non-zero at the first failure. The chroot's mounts and the tree itself are removed on every exit.
 #
 # Environment: NICTUNE_CHECK_CACHE (bootstrapped tree tarball, default /var/cache/nictune-check),
 # DEBIAN_MIRROR (default http://deb.debian.org/debian), NICTUNE_CHECK_BPF (true|false: the
@@ -34,6 +36,7 @@ step() { printf '\n== [%3d s] %s\n' "$(($(now) - started))" "$*"; }
 started=$(now)
 [[ $(id -u) -eq 0 ]] || fail "must run as root (debootstrap, chroot, mount)"
 command -v debootstrap >/dev/null || fail "debootstrap not found: apt-get install -y debootstrap"
+command -v lintian >/dev/null || fail "lintian not found: apt-get install -y lintian"
 [[ $bpf == true || $bpf == false ]] || fail "NICTUNE_CHECK_BPF=$bpf: expected true or false"
 
 root=
@@ -87,7 +90,9 @@ deb_bytes=$(stat -c %s "$deb")
 depends_count=$(tr ',' '\n' <<<"$depends" | grep -c .)
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
 for expected in /usr/sbin/nictuned /usr/bin/nictune /lib/systemd/system/nictuned.service \
-  /etc/nictune/nictuned.flags /usr/share/doc/nictune/README.md; do
+  /etc/nictune/nictuned.flags /usr/share/doc/nictune/README.md /usr/share/doc/nictune/changelog.gz \
+  /usr/share/man/man8/nictuned.8.gz /usr/share/man/man8/nictune.8.gz \
+  /usr/share/bash-completion/completions/nictune /usr/share/bash-completion/completions/nictuned; do
   grep -qx -- "$expected" <<<"$contents" || fail "$deb_name does not contain $expected"
 done
 control_files=$(dpkg-deb --ctrl-tarfile "$deb" | tar -t)
@@ -96,6 +101,9 @@ for control in conffiles postinst prerm postrm; do
 done
 grep -qx /etc/nictune/nictuned.flags <(dpkg-deb -I "$deb" conffiles) ||
   fail "$deb_name: /etc/nictune/nictuned.flags is not a conffile"
+
+step "lintian: no errors and no warnings"
+lintian --fail-on error,warning "$deb" || fail "lintian found errors or warnings in $deb_name"
 
 # Every NEEDED library of both binaries, resolved as the loader does on this host, must belong to
 # a package the Depends field names (libc6 for the C library, libbpf1 for libbpf, ...).
@@ -218,6 +226,15 @@ echo "nictuned --version: $version"
   fail "nictuned --version says '$version', the package is $(dpkg-deb -f "$deb" Version)"
 in_root test -f /etc/nictune/nictuned.flags || fail "no /etc/nictune/nictuned.flags"
 
+step "nictuned --check"
+# The support self-test with the packaged flags, as an administrator runs it before the service.
+check_exit=0
+in_root nictuned --check --flagfile=/etc/nictune/nictuned.flags "--bpf=$bpf" 2>/dev/null ||
+  check_exit=$?
+(( check_exit == 0 )) || fail "nictuned --check exited $check_exit in the clean root"
+check_verdict=$(in_root nictuned --check --flagfile=/etc/nictune/nictuned.flags "--bpf=$bpf" \
+  2>/dev/null | tail -n 1)
+
 # ---------------------------------------------------------------------------------------------
 exec_start=$(sed -n 's/^ExecStart=//p' "$root/lib/systemd/system/nictuned.service")
 [[ $exec_start == "/usr/sbin/nictuned --flagfile=/etc/nictune/nictuned.flags" ]] ||
@@ -309,6 +326,7 @@ Depends ($depends_count)     $depends
 dpkg -i          $dpkg_i_result
 apt-get -f       installed nictune and $pulled automatic packages in ${install_seconds} s
 version          $version
+--check          exit 0: $check_verdict
 nictuned         --bpf=$bpf, ${probes#BPF: }; SIGTERM exit 0
 postinst         enabled the unit ($wants), started nothing (no systemd)
 nictune status   exit 0 over $socket, $samples sample(s) taken

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (clang, ASan + UBSan, coverage-instrumented libraries) and runs
 # each for a bounded time on a corpus seeded from the recorded fixtures.
 #
@@ -30,7 +31,8 @@ CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$top" -B "$build_dir" -G Ninja \
 cmake --build "$build_dir" -j2 --target "${targets[@]}" -- -k 0 ||
   echo "fuzz: some targets did not build; the rest run" >&2
 
-# Seeds: the fixtures of the file the target parses (snmp and netstat share one parser).
+# Seeds: the fixtures of the file the target parses (snmp and netstat share one parser); the
+# whatif bodies that once went wrong.
 seed_dirs() {
   case $1 in
     procfs_interrupts_fuzz) echo "$fixtures/interrupts" ;;
@@ -38,6 +40,7 @@ seed_dirs() {
     procfs_softnet_stat_fuzz) echo "$fixtures/softnet_stat" ;;
     procfs_snmp_fuzz) echo "$fixtures/snmp $fixtures/netstat" ;;
     procfs_stat_fuzz) echo "$fixtures/stat" ;;
+    http_whatif_fuzz) echo "$top/tests/fuzz/seeds/http_whatif" ;;
     *) ;;
   esac
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sets up (packages, build) and runs nictuned in the foreground with its state in ./state.
 # Extra arguments go to nictuned, e.g. `deploy/run.sh --once --json`.
 set -euo pipefail

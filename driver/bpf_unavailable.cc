@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built instead of driver/bpf/*.cc when the project is configured with NICTUNE_BPF=OFF.
 #include "absl/status/status.h"
 #include "driver/dispatch_floor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calibration for the probe-overhead bench, not part of the agent: empty BPF programs on the
 // tracepoints the default probe set uses (irq:softirq_entry, irq:softirq_exit, napi:napi_poll),
 // so that a measurement can tell what any program on those hooks costs (the kernel's dispatch to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "strerror (errno N)": how every error message names an errno.
 #pragma once
 

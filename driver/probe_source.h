@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's view of the kernel-side probes (driver/bpf). Only driver/ includes libbpf; the agent
 // and the tests see the probes through this interface and the plain structs below.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,7 @@ struct ProbeStatus {
   std::string name;         // e.g. "napi_poll"
   std::string attach_type;  // "tp_btf", "raw_tp", or "" when disabled
   bool attached = false;
-  std::string reason;       // why it is disabled (verifier message, missing tracepoint, ...)
+  std::string reason;  // why it is disabled (verifier message, missing tracepoint, ...)
   // A per-packet concern (txshare, sockfill, truesize): loaded, but its programs run only while
   // SetPerPacketProbes(true); its maps (and counters) are kept while it is off.
   bool per_packet = false;
@@ -56,16 +58,29 @@ struct NapiCounter {
   uint32_t napi_id = 0;  // 0 for drivers without a napi id (threaded/legacy); then keyed by ifindex
   int32_t ifindex = 0;
   uint32_t netns_inode = 0;  // network namespace of the device (ifindex is unique only inside it)
-  std::string device;        // "backlog" for the per-CPU backlog NAPI (RPS, loopback, netif_rx)
+  // Without a napi id, the pid of the instance's poller thread when it is threaded (0: none): what
+  // tells a device's NAPIs without ids apart (tun's queues).
+  uint32_t thread_pid = 0;
+  std::string device;  // "backlog" for the per-CPU backlog NAPI (RPS, loopback, netif_rx)
   uint64_t polls = 0;
   uint64_t work = 0;              // sum of packets processed (rx work reported by the driver)
   uint64_t budget_exhausted = 0;  // polls with work >= budget
   uint32_t last_budget = 0;
-  uint64_t tx_completions = 0;  // skbs consumed inside this napi's NET_RX polls (tx share)
+  uint64_t tx_completions = 0;           // skbs consumed inside this napi's NET_RX polls (tx share)
   std::vector<uint64_t> work_histogram;  // kNapiWorkBuckets entries
 };
 
+// Where a drop count comes from. The probe's key map is bounded (driver/bpf/README.md "Bounded
+// maps"): keys idle for a while are pruned, and a drop that finds the map full is still counted.
+enum class DropOrigin {
+  kKey,         // a key the map holds now: reason, protocol, device, port and socket
+  kPrunedKeys,  // the last counts of keys pruned from the map, summed per reason, protocol and
+                // device (local_port and socket_cookie 0)
+  kMapFull,     // drops that found the map full: the reason alone (no protocol or device)
+};
+
 struct DropCounter {
+  DropOrigin origin = DropOrigin::kKey;
   uint32_t reason = 0;      // enum skb_drop_reason value, subsystem bits included
   std::string reason_name;  // from the running kernel's BTF, e.g. "SOCKET_RCVBUFF"
   uint16_t protocol = 0;    // skb->protocol in host order (ETH_P_IP = 0x0800, ...)
@@ -88,13 +103,13 @@ struct SocketKey {
 
 struct SocketFill {
   SocketKey key;
-  uint64_t enqueues = 0;          // sk_data_ready events
-  uint64_t rcvqueue_full = 0;     // sock_rcvqueue_full events
+  uint64_t enqueues = 0;            // sk_data_ready events
+  uint64_t rcvqueue_full = 0;       // sock_rcvqueue_full events
   uint64_t udp_queue_failures = 0;  // udp_fail_queue_rcv_skb events
-  uint32_t rcvbuf = 0;            // sk_rcvbuf at the last event
-  uint32_t peak_rmem_alloc = 0;   // peak: highest rmem_alloc seen since the previous Read()
-  double peak_fill = 0;           // peak: peak_rmem_alloc / rcvbuf
-  uint64_t truesize_sum = 0;      // sum over enqueues of rmem_alloc / queued packets (bytes)
+  uint32_t rcvbuf = 0;              // sk_rcvbuf at the last event
+  uint32_t peak_rmem_alloc = 0;     // peak: highest rmem_alloc seen since the previous Read()
+  double peak_fill = 0;             // peak: peak_rmem_alloc / rcvbuf
+  uint64_t truesize_sum = 0;        // sum over enqueues of rmem_alloc / queued packets (bytes)
   uint64_t truesize_samples = 0;
 };
 
@@ -107,12 +122,12 @@ struct TruesizeHistogram {
   std::string device;
   uint32_t sample_every = 1;  // one packet in sample_every is recorded
   uint64_t samples = 0;
-  uint64_t bytes = 0;  // sum of sampled truesize
+  uint64_t bytes = 0;             // sum of sampled truesize
   std::vector<uint64_t> buckets;  // kTruesizeBuckets entries
 };
 
 // The duty cycle of the softirq timing programs (softirq_entry/exit) since the probes were opened
-// (driver/bpf/README.md "Softirq timing, duty-cycled"). Softirqs that start while timing is off
+// (driver/bpf/README.md "The probe budget"). Softirqs that start while timing is off
 // (the pair detached, or attached at a slot's edges) are not timed, and while the pair is
 // detached not counted by the probes either: a window in which untimed_ns moved takes its counts
 // from /proc/softirqs and scales the timed ones (agent/model/softirq_time.h).
@@ -131,8 +146,51 @@ struct SoftirqDutyCounters {
   uint64_t link_detach_cpu_ns = 0;
 };
 
+// One hook of the probe budget (driver/bpf/README.md "The probe budget"): a concern's programs,
+// attached whole or measuring in slots as the budget allows. Figures a hook counts were seen only
+// while it measured: over a window, the share of the window's time attached_ns grew by is what
+// they cover, and the agent scales them by it.
+struct HookDuty {
+  std::string hook;  // "softirq", "napi", "irq", "drops", "udp_fail", "txshare", ...
+  // CLOCK_MONOTONIC time it measured, cumulative: its event handlers attached and, while gated
+  // (its handlers attached throughout), its gate open.
+  uint64_t attached_ns = 0;
+  uint64_t events = 0;  // events its programs saw, cumulative
+  uint64_t slots = 0;   // times it began to measure: slots (by links or gate), going whole
+  // CPU time of the link operations (attach and detach) to the thread that made them.
+  uint64_t link_cpu_ns = 0;
+  // The current plan: "whole", "slotted", "gated" or "detached"; the rate and cost it was planned
+  // with.
+  std::string mode;
+  double share = 1;  // of each period its slot covers (1 whole, 0 detached)
+  double events_per_s = 0;
+  double cost_ns_per_event = 0;
+  bool cost_measured = false;  // from a calibration on this host, not the default
+};
+
+struct ProbeBudgetCounters {
+  double budget_cpu_share = 0;  // 0: no limit
+  // What the current plan was made with: the budget less what earlier plans overspent, as
+  // measured (driver/bpf/probe_spend_account.h); 0: no limit.
+  double planning_cpu_share = 0;
+  double planned_ns_per_s = 0;  // what the current plan costs, link operations included
+  bool over_budget = false;     // even the shortest slots cost more than the budget
+  uint64_t calibrations = 0;    // windows run with the kernel's BPF statistics on
+};
+
+// How full one of the probes' hash maps is: what /metrics and the status call map pressure.
+struct MapPressure {
+  std::string map;        // the BPF map's name, e.g. "drop_counts"
+  uint64_t entries = 0;   // keys it holds after this read's pruning
+  uint64_t capacity = 0;  // its max_entries
+  uint64_t no_room = 0;   // events that found it full since the probes loaded (still counted
+                          // elsewhere, e.g. DropOrigin::kMapFull)
+  uint64_t pruned = 0;    // keys pruned since the probes loaded
+};
+
 struct BpfCounters {
   uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC when read
+  uint32_t netns_inode = 0;   // the reader's own network namespace, 0 if unknown
   std::vector<IrqCpuCounter> irqs;
   std::vector<SoftirqCpuCounter> softirqs;
   std::vector<NapiCounter> napis;
@@ -141,12 +199,14 @@ struct BpfCounters {
   std::vector<TruesizeHistogram> truesize;
   // Events the fixed-size maps could not place (so totals can be checked for completeness).
   uint64_t irq_events_beyond_bound = 0;  // irq numbers beyond the per-irq array, all together
-  uint64_t drops_unrecorded = 0;         // drops that found the drop key map full
   // Tx share: completions in NET_RX that no napi_poll followed, and skbs skipped because another
   // CPU deferred their free to this one (skb_defer_free_flush; they are receive buffers).
   uint64_t tx_completions_unattributed = 0;
   uint64_t tx_completions_deferred_rx = 0;
+  std::vector<MapPressure> maps;
   SoftirqDutyCounters softirq_duty;
+  std::vector<HookDuty> hooks;
+  ProbeBudgetCounters budget;
 };
 
 // Per-program run-time statistics from kernel.bpf_stats_enabled (zero when disabled).
@@ -171,10 +231,13 @@ class ProbeSource {
   }
 };
 
+// The default probe budget: 0.5% of one CPU for every BPF program together.
+inline constexpr double kDefaultProbeBudget = 0.005;
+
 struct ProbeOptions {
-  uint32_t truesize_sample_every = 64;  // sampling for the per-packet truesize histogram
+  uint32_t truesize_sample_every = 64;      // sampling for the per-packet truesize histogram
   uint32_t socket_fill_threshold_pct = 50;  // record socket fill only at or above this fill
-  uint32_t max_sockets = 1024;        // LRU socket map size
+  uint32_t max_sockets = 1024;              // LRU socket map size
   // irq:softirq_raise feeds only SoftirqCpuCounter::raised; it runs several times per packet, so
   // it is opt-in (raised stays 0 without it).
   bool softirq_raise = false;
@@ -183,14 +246,17 @@ struct ProbeOptions {
   // flood; they start detached unless this is set, and SetPerPacketProbes switches them.
   bool per_packet_probes = false;
   // Softirq timing: about this many softirqs a second per CPU get their two clock reads, every
-  // one below that rate. Above twice that rate on the busiest CPU, softirq_entry/exit are
-  // attached for short slots only (softirq_duty_cycle, while the per-packet probes are off;
-  // counts then come from /proc/softirqs, driver/bpf/softirq_duty_plan.h); attached whole, the
-  // programs time one in up to 2^softirq_max_sample_shift per CPU above it (0: every one).
+  // one below that rate; above it the programs time one in up to 2^softirq_max_sample_shift per
+  // CPU (0: every one). Whether the pair runs whole or in slots is the probe budget's choice.
   uint32_t softirq_timed_per_s = 10000;
   uint32_t softirq_max_sample_shift = 3;
-  // Duty-cycle softirq_entry/exit (false: attached whole, every softirq counted by the probes).
+  // Let the probe budget slot softirq_entry/exit (false: attached whole whatever the budget,
+  // every softirq counted by the probes).
   bool softirq_duty_cycle = true;
+  // The probe budget: the share of one CPU that every program together may use (nullopt: no
+  // limit, every hook attached whole). Hooks whose cost fits stay whole; the costliest run in
+  // short slots spread over each period (driver/bpf/README.md "The probe budget").
+  std::optional<double> budget_cpu_share = kDefaultProbeBudget;
 };
 
 // Loads and attaches every program the running kernel can run. Fails only when BPF cannot be

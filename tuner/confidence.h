@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How much a recommendation can be trusted, from how much data the window saw.
 #pragma once
 

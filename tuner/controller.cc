@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/controller.h"
 
 #include <algorithm>
@@ -8,9 +9,7 @@
 namespace nictune::tuner {
 namespace {
 
-std::string Key(Knob knob, const std::string& target) {
-  return absl::StrCat(std::string(KnobName(knob)), "@", target);
-}
+Controller::KnobKey Key(Knob knob, const std::string& target) { return {knob, target}; }
 
 const Recommendation* FindRecommendation(const std::vector<Recommendation>& recs, Knob knob,
                                          const std::string& target) {
@@ -160,11 +159,26 @@ void Controller::WriteFailed(Knob knob, const std::string& target, absl::Time no
   st.changed_at = now;
 }
 
+void Controller::DeviceGone(Knob knob, const std::string& target, absl::Time now) {
+  auto it = knobs_.find(Key(knob, target));
+  if (it == knobs_.end() || !it->second.last_written.has_value()) return;
+  WriteFailed(knob, target, now);
+}
+
 void Controller::WriteNotMade(Knob knob, const std::string& target) {
   auto before = before_apply_.find(Key(knob, target));
   if (before == before_apply_.end()) return;
   knobs_[before->first] = before->second;
   before_apply_.erase(before);
+}
+
+std::vector<Controller::KnobKey> Controller::KnobsHoldingOurValue() const {
+  std::vector<KnobKey> knobs;
+  for (const auto& [key, st] : knobs_) {
+    // A released knob is a person's: nothing of ours is owed there, wherever its device goes.
+    if (st.last_written.has_value() && st.mode != KnobMode::kReleased) knobs.push_back(key);
+  }
+  return knobs;
 }
 
 KnobMode Controller::ModeOf(Knob knob, const std::string& target) const {

@@ -1,13 +1,16 @@
-// The apply-mode controller (DESIGN.md §5): turns recommendations into bounded, guarded changes.
-// One change per knob per window; steps of at most x2 or /2; act only on a predicted gain above a
-// threshold; after each change a guard window compares drops and CPU with the baseline and rolls
-// back and parks the knob for a cooldown on a regression; direction reversals at most one per
-// cooldown; a value someone else wrote releases the knob for good. Time is passed in.
+// SPDX-License-Identifier: Apache-2.0
+// The apply-mode controller (docs/design.md "The controller"): turns recommendations into bounded,
+// guarded changes. One change per knob per window; steps of at most x2 or /2; act only on a
+// predicted gain above a threshold; after each change a guard window compares drops and CPU with
+// the baseline and rolls back and parks the knob for a cooldown on a regression; direction
+// reversals at most one per cooldown; a value someone else wrote releases the knob for good. Time
+// is passed in.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -81,12 +84,26 @@ class Controller {
   // park the knob for a cooldown rather than retry every window.
   void WriteFailed(Knob knob, const std::string& target, absl::Time now);
 
+  // The knob's device went away (its read answered NotFound). A value we wrote or rolled back to
+  // went with it, and a device that comes back under the name is another one: one that held a
+  // value of ours is forgotten and parked, as WriteFailed, so the newcomer's own value is judged
+  // afresh after the cooldown rather than taken for a person's change of ours.
+  void DeviceGone(Knob knob, const std::string& target, absl::Time now);
+
   // The actuator made no write for this window's Apply of the knob, for a reason outside the
   // knob (the change journal could not record its original first): the knob is as if the Apply
   // had never been asked for, unparked, so the next window asks again. Only for the last Step.
   void WriteNotMade(Knob knob, const std::string& target);
 
   KnobMode ModeOf(Knob knob, const std::string& target) const;
+
+  // A knob at its target ("eth0", "eth0 rx 3", "host").
+  using KnobKey = std::pair<Knob, std::string>;
+
+  // Each knob not released that holds a value we wrote or rolled back to. These are read every
+  // window whether or not a recommendation names them, so that their device going away is seen
+  // (DeviceGone) even while the tuner no longer recommends anything for it.
+  std::vector<KnobKey> KnobsHoldingOurValue() const;
 
  private:
   struct KnobState {
@@ -106,9 +123,9 @@ class Controller {
   bool Regressed(const Health& now, const Health& baseline) const;
 
   ControllerConfig config_;
-  absl::flat_hash_map<std::string, KnobState> knobs_;
+  absl::flat_hash_map<KnobKey, KnobState> knobs_;
   // Each knob the last Step applied, as it was before: what WriteNotMade puts back.
-  absl::flat_hash_map<std::string, KnobState> before_apply_;
+  absl::flat_hash_map<KnobKey, KnobState> before_apply_;
 };
 
 }  // namespace nictune::tuner

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the apply-mode controller asks the agent's actuator to do. The controller performs no I/O.
 #pragma once
 

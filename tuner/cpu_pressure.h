@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the softirq stands against user space on the busiest CPUs serving the queues (seed 000:
 // livelock and the fair share for user space). Budget and weight policies both read it.
 #pragma once

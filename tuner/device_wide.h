@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Coalescing (ethtool -C) and deferral (sysfs napi_defer_hard_irqs, gro_flush_timeout) are set per
 // device, while the policies judge each queue by its own sockets. A device gets the settings of
 // its queue that needs the shortest interval: any longer one would let that queue's sockets

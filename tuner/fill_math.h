@@ -1,5 +1,6 @@
-// Socket-buffer fill math (DESIGN.md §1, seed 001): how many packets a socket holds, how fast a
-// flow fills it, and the longest interrupt interval that cannot overflow it.
+// SPDX-License-Identifier: Apache-2.0
+// Socket-buffer fill math (docs/design.md "The math", seed 001): how many packets a socket holds,
+// how fast a flow fills it, and the longest interrupt interval that cannot overflow it.
 #pragma once
 
 #include "absl/status/statusor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/interval_plan.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tuner/count_text.h"
 #include "tuner/limits.h"
 #include "tuner/rates.h"
 
@@ -44,13 +46,17 @@ struct SocketModel {
   double one_cycle_limit_s = -1;
 };
 
+// A delivery of WholePacketsWithin(rate, cycle) fits while rate * (cycle + kClockResolutionS) <
+// floor(usable): the supremum of the intervals whose one cycle fits.
 double OneCycleLimit(const SocketModel& m) {
   const BurstInputs& b = m.burst;
-  if (m.usable_packets <= 0 || b.socket_rate_pps <= 0) return -1;
-  if (!b.reader_waits_for_napi) return m.usable_packets / b.socket_rate_pps;
+  const double whole = std::floor(m.usable_packets);
+  if (whole < 1 || b.socket_rate_pps <= 0) return -1;
+  const double cycle = whole / b.socket_rate_pps - kClockResolutionS;
+  if (!b.reader_waits_for_napi) return cycle;
   const double load = b.queue_rate_pps * b.packet_cost_s;
   if (load >= kSaturatedSoftirqLoad) return -1;
-  return m.usable_packets * (1 - load) / b.socket_rate_pps - b.interrupt_cost_s;
+  return cycle * (1 - load) - b.interrupt_cost_s;
 }
 
 // Relative slack for comparing a hold against its limit computed from the same numbers.
@@ -61,20 +67,18 @@ bool SocketFits(const SocketModel& m, double interval_s) {
   return !b.saturated && b.packets_held <= m.usable_packets * kRoundingSlack;
 }
 
-// The most a socket may hold at an interval at least twice the cost floor's when the buffer must
-// grow anyway: the floor's hold plus PolicyConfig::grown_buffer_slack of it, or one packet when
-// that is more (the floor's sparse deliveries and a longer interval's dense ones round to whole
-// packets apart). Behind a drain gap the hold grows slowly with u, so this buys many times fewer
-// interrupts; without one it grows in proportion to u and never qualifies, and the floor's
-// smaller buffer stays.
-double NearFloorHold(double held_at_floor, double slack) {
-  return held_at_floor + std::max(1.0, slack * held_at_floor);
+// The most a socket may hold at a longer interval than the cost floor's when the buffer must grow
+// anyway: the floor's hold plus a packet (the floor's deliveries and a longer interval's round to
+// whole packets apart), and from twice the floor on PolicyConfig::grown_buffer_slack of it when
+// that is more. Behind a drain gap the hold grows slowly with u, so this buys many times fewer
+// interrupts; without one it grows in proportion to u and qualifies only for a few packets.
+double NearFloorHold(double held_at_floor, double slack, bool halves_interrupts) {
+  return held_at_floor + (halves_interrupts ? std::max(1.0, slack * held_at_floor) : 1.0);
 }
 
 // When the buffer must grow anyway: the longest multiple of step in (floor_us, top_us] at which
-// no socket holds more than at floor_us (the same buffer, fewer interrupts: with a drain gap the
-// hold is not monotonic in u), or, from 2 * floor_us on, no more than NearFloorHold of it. 0 when
-// none.
+// no socket holds more than NearFloorHold of what it holds at floor_us (with a drain gap the hold
+// is not monotonic in u). 0 when none.
 int64_t LongestIntervalNearFloorHold(const std::vector<SocketModel>& models, int64_t floor_us,
                                      int64_t top_us, int64_t step, double slack) {
   std::vector<double> held_at_floor;
@@ -86,29 +90,44 @@ int64_t LongestIntervalNearFloorHold(const std::vector<SocketModel>& models, int
     bool near = true;
     for (size_t i = 0; i < models.size() && near; ++i) {
       const Burst b = BurstAt(models[i].burst, static_cast<double>(u) * 1e-6);
-      const double limit =
-          halves_interrupts ? NearFloorHold(held_at_floor[i], slack) : held_at_floor[i];
-      near = !b.saturated && b.packets_held <= limit * kRoundingSlack;
+      near = !b.saturated &&
+             b.packets_held <=
+                 NearFloorHold(held_at_floor[i], slack, halves_interrupts) * kRoundingSlack;
     }
     if (near) return u;
   }
   return 0;
 }
 
+// The packets' worth whose floor WholePacketsWithin takes, shown to 2 decimals toward zero so
+// that the printed floor is the one taken (0.999 prints 0.99, not 1.00).
+double WorthShown(double rate_pps, double span_s) {
+  return std::floor(rate_pps * (span_s + kClockResolutionS) * 100) / 100;
+}
+
 // How packets_held came about (burst_model.h), numbers substituted.
 std::string HeldFormula(const BurstInputs& in, const Burst& b) {
-  if (b.packets_per_delivery <= 0 || (b.deliveries_per_gap <= 1 && !b.held_by_bursts)) {
-    return absl::StrFormat("1 cycle of %.2f us (drain gap %.2f us) x %.0f pps = %.2f packets",
-                           Us(b.cycle_s), Us(in.drain_gap_s), in.socket_rate_pps, b.packets_held);
+  if (b.deliveries_per_gap <= 1 && !b.held_by_bursts) {
+    return absl::StrFormat(
+        "1 delivery: floor(%.0f pps x %.2f us cycle = %.2f) + 1 = %s (drain gap %.2f us)",
+        in.socket_rate_pps, Us(b.cycle_s), WorthShown(in.socket_rate_pps, b.cycle_s),
+        PacketsText(b.packets_held, 0), Us(in.drain_gap_s));
   }
   std::string out = absl::StrFormat(
       "%.0f deliveries complete in the drain gap %.2f us + %.2f us of softirq (1 + floor(%.2f us "
-      "/ %.2f us apart)), all but the last floor(%.2f) + 1 = %.0f packets, the last %.2f (cycle "
-      "%.2f us)",
+      "/ %.2f us apart)), each floor(%.2f) + 1 = %s (cycle %.2f us)",
       b.deliveries_per_gap, Us(in.drain_gap_s), Us(b.processing_s),
-      Us(in.drain_gap_s + b.processing_s), Us(b.delivery_s), b.packets_per_cycle,
-      b.packets_per_delivery, b.packets_per_cycle, Us(b.cycle_s));
-  if (b.held_by_bursts) {
+      Us(in.drain_gap_s + b.processing_s), Us(b.delivery_s),
+      WorthShown(in.socket_rate_pps, b.cycle_s), PacketsText(b.packets_per_delivery, 0),
+      Us(b.cycle_s));
+  if (b.held_by_bursts && in.max_packets_per_gap > 0) {
+    absl::StrAppend(&out, absl::StrFormat(
+                              ", but at most %.0f packets come in a drain gap and %.0f pps in "
+                              "the %.2f us of the cycle and softirq around it",
+                              in.max_packets_per_gap, in.socket_rate_pps,
+                              Us(b.span_s - in.drain_gap_s)));
+  }
+  if (b.held_by_bursts && in.burst_s > 0) {
     absl::StrAppend(
         &out, absl::StrFormat(", but bursts of at most %.2f us at least %.2f us apart bring no "
                               "more than floor(%.0f pps * %.2f us bursting) + 1 in the %.2f us "
@@ -116,8 +135,339 @@ std::string HeldFormula(const BurstInputs& in, const Burst& b) {
                               Us(in.burst_s), Us(in.burst_pause_s), in.socket_rate_pps,
                               Us(b.bursting_s), Us(b.span_s)));
   }
-  absl::StrAppend(&out, absl::StrFormat(" = %.2f packets", b.packets_held));
+  absl::StrAppend(&out, " = ", PacketsText(b.packets_held, 0));
   return out;
+}
+
+// A plan in the making: what the stages below share, and what the formula repeats.
+struct Planning {
+  const QueueObservation& queue;
+  const PolicyConfig& config;
+  IntervalPlan plan;
+  std::vector<SocketModel> models;
+  double floor_us = 0;    // the cost floor
+  double queue_peak = 0;  // the queue's peak rate, the sockets' included
+  bool dropped_at_current = false;
+  double observed_cap_s = kInf;  // (1 - dropped_backoff) * current when sockets dropped at it
+  const char* cost_source = "measured";
+  const char* packet_cost_source = "measured";
+  const SocketModel* worst = nullptr;
+};
+
+// The interrupt-rate ceiling from what an interrupt costs (the cost also lengthens each cycle),
+// and the softirq time per packet.
+absl::Status SetCosts(Planning& p, absl::Duration window) {
+  const QueueObservation& q = p.queue;
+  IntervalPlan& plan = p.plan;
+  const double interrupt_rate = PerSecond(q.interrupts, window);
+  if (q.interrupt_cost_s > 0) {
+    plan.interrupt_cost_s = q.interrupt_cost_s;
+    plan.interrupt_cost_measured = true;
+  } else if (interrupt_rate > 0 && q.cpu.hardirq > 0) {
+    plan.interrupt_cost_s = q.cpu.hardirq / interrupt_rate;
+    plan.interrupt_cost_measured = true;
+    p.cost_source = "hardirq share / interrupt rate";
+  } else {
+    plan.interrupt_cost_s = kDefaultInterruptCostSeconds;
+    p.cost_source = "assumed, not measured";
+  }
+  absl::StatusOr<InterruptCeiling> ceiling =
+      ComputeInterruptCeiling(plan.interrupt_cost_s, p.config.interrupt_cpu_share);
+  if (!ceiling.ok()) return ceiling.status();
+  plan.ceiling = *ceiling;
+  p.floor_us = Us(plan.ceiling.min_interval_s);
+  if (q.packet_cost_s > 0) {
+    plan.packet_cost_s = q.packet_cost_s;
+  } else if (q.cpu.softirq > 0 && plan.rx_rate_pps > 0) {
+    plan.packet_cost_s = q.cpu.softirq / plan.rx_rate_pps;
+    p.packet_cost_source = "softirq share / rx rate";
+  } else {
+    p.packet_cost_source = "unknown, taken as 0";
+  }
+  return absl::OkStatus();
+}
+
+// Every socket with packets and a truesize: its fill math and its burst model's inputs.
+absl::Status ModelSockets(Planning& p, absl::Duration window) {
+  for (const SocketObservation& s : p.queue.sockets) {
+    const double truesize =
+        s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
+    if (s.packets == 0 || truesize <= 0) continue;
+    SocketModel m;
+    m.socket = &s;
+    m.fill_inputs = {.rate_pps = PerSecond(s.packets, window),
+                     .truesize_bytes = truesize,
+                     .rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes),
+                     .drain_gap_s = s.drain_gap_s,
+                     .margin = p.config.margin};
+    absl::StatusOr<FillResult> fill = ComputeFill(m.fill_inputs);
+    if (!fill.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("socket ", s.name, " on ", p.queue.device,
+                                                     ": ", fill.status().message()));
+    }
+    m.fill = *fill;
+    m.burst = {.socket_rate_pps = std::max(m.fill_inputs.rate_pps, s.peak_rate_pps),
+               .queue_rate_pps = 0,
+               .packet_cost_s = p.plan.packet_cost_s,
+               .interrupt_cost_s = p.plan.interrupt_cost_s,
+               .drain_gap_s = s.drain_gap_s,
+               .burst_s = s.burst_s,
+               .burst_pause_s = s.burst_pause_s,
+               .max_packets_per_gap = s.max_packets_per_gap,
+               .reader_waits_for_napi = s.reader_shares_softirq_cpu};
+    m.burst.queue_rate_pps = std::max(p.plan.rx_peak_rate_pps, m.burst.socket_rate_pps);
+    m.usable_packets = UsablePackets(m.fill.capacity_packets, p.config.margin);
+    m.one_cycle_limit_s = OneCycleLimit(m);
+    p.models.push_back(m);
+  }
+  return absl::OkStatus();
+}
+
+// The queue's peak, CPU saturation, the ring's limit and the cap drops at the current interval
+// set.
+void SetLimits(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  p.queue_peak = std::accumulate(
+      p.models.begin(), p.models.end(), plan.rx_peak_rate_pps,
+      [](double acc, const SocketModel& m) { return std::max(acc, m.burst.queue_rate_pps); });
+  plan.cpu_saturated = p.queue_peak * plan.packet_cost_s >= kSaturatedSoftirqLoad;
+  // The ring holds rx_ring_size descriptors from the first packet of an interval until the poll
+  // takes them, an interrupt's cost later; NAPI then drains faster than packets come (load < 1).
+  const CoalesceState& c = p.queue.coalesce;
+  plan.ring_limit_s = kInf;
+  if (c.rx_ring_size > 0 && p.queue_peak > 0) {
+    plan.ring_limit_s =
+        (1 - p.config.margin) * c.rx_ring_size / p.queue_peak - plan.interrupt_cost_s;
+  }
+  plan.constrained = !p.models.empty() || plan.ring_limit_s < kInf;
+  // Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose
+  // count per interval the margin does not cover for a small socket): stay below it.
+  p.dropped_at_current =
+      c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0 &&
+      std::any_of(p.models.begin(), p.models.end(),
+                  [](const SocketModel& m) { return m.socket->drops > 0; });
+  if (p.dropped_at_current) {
+    p.observed_cap_s = (1 - p.config.dropped_backoff) * static_cast<double>(c.rx_usecs) * 1e-6;
+  }
+}
+
+bool AllFit(const Planning& p, double interval_s) {
+  if (p.plan.cpu_saturated || interval_s > p.plan.ring_limit_s * kRoundingSlack) return false;
+  return std::all_of(p.models.begin(), p.models.end(),
+                     [&](const SocketModel& m) { return SocketFits(m, interval_s); });
+}
+
+// The longest drop-free interval, and the choice: it when not below the cost floor; else the
+// floor, or the longest interval whose buffer is about the floor's (the buffer must grow).
+void ChooseInterval(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  // Every drop-free interval lies below each socket's one-cycle limit and the ring's. There the
+  // model is monotonic unless a drain gap reaches the interval; then the longest drop-free
+  // multiple of the granularity is searched downwards (at most cap / granularity steps).
+  double upper_s = std::min(plan.ring_limit_s, p.observed_cap_s);
+  for (const SocketModel& m : p.models) upper_s = std::min(upper_s, m.one_cycle_limit_s);
+  int64_t longest_us = -1;
+  for (int64_t u = FloorToStep(Us(upper_s), plan.granularity_us, plan.cap_us); u >= 0;
+       u -= plan.granularity_us) {
+    if (AllFit(p, static_cast<double>(u) * 1e-6)) {
+      longest_us = u;
+      break;
+    }
+  }
+  plan.some_interval_fits = longest_us >= 0;
+  if (!plan.constrained) {
+    plan.max_interval_s = kInf;
+  } else if (upper_s >= 0 && upper_s < p.observed_cap_s && AllFit(p, upper_s / kRoundingSlack)) {
+    plan.max_interval_s = upper_s;  // a supremum: just below it every socket fits
+  } else {
+    plan.max_interval_s = longest_us >= 0 ? static_cast<double>(longest_us) * 1e-6 : 0;
+  }
+  if (longest_us >= 0 && static_cast<double>(longest_us) >= p.floor_us) {
+    plan.interval_us = longest_us;
+    plan.drop_free = true;
+  } else {
+    plan.interval_us = CeilToStep(p.floor_us, plan.granularity_us, plan.cap_us);
+    plan.drop_free = AllFit(p, static_cast<double>(plan.interval_us) * 1e-6);
+    if (!plan.drop_free && !plan.cpu_saturated) {
+      plan.near_floor_buffer_interval_us = LongestIntervalNearFloorHold(
+          p.models, plan.interval_us,
+          FloorToStep(Us(std::min(plan.ring_limit_s, p.observed_cap_s)), plan.granularity_us,
+                      plan.cap_us),
+          plan.granularity_us, p.config.grown_buffer_slack);
+      plan.interval_us = std::max(plan.interval_us, plan.near_floor_buffer_interval_us);
+    }
+  }
+  plan.predicted_interrupt_rate =
+      plan.interval_us > 0 ? std::min(1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
+                           : plan.rx_rate_pps;
+}
+
+// The worst socket (the one that fills furthest at the chosen interval) and the buffer that makes
+// the interval drop-free for it.
+void DescribeWorst(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
+  double worst_ratio = -1;
+  for (const SocketModel& m : p.models) {
+    const Burst b = BurstAt(m.burst, interval_s);
+    const double ratio = m.usable_packets > 0 ? b.packets_held / m.usable_packets : kInf;
+    if (p.worst == nullptr || ratio > worst_ratio) {
+      p.worst = &m;
+      worst_ratio = ratio;
+    }
+  }
+  if (p.worst == nullptr) return;
+  const SocketModel& w = *p.worst;
+  plan.worst_socket = w.socket->name;
+  plan.worst_socket_rcvbuf_locked = w.socket->rcvbuf_locked;
+  plan.worst_inputs = w.fill_inputs;
+  plan.worst_fill = w.fill;
+  plan.worst_burst_inputs = w.burst;
+  plan.worst_burst = BurstAt(w.burst, interval_s);
+  plan.worst_usable_packets = w.usable_packets;
+  plan.reader_softirq_load = w.burst.reader_waits_for_napi ? plan.worst_burst.softirq_load : 0;
+  plan.rcvbuf_needed_bytes =
+      plan.worst_burst.saturated
+          ? kInf
+          : RcvbufForPackets(plan.worst_burst.packets_held, w.fill_inputs.truesize_bytes,
+                             p.config.margin);
+  plan.rcvbuf_formula = absl::StrFormat(
+      "rcvbuf_needed = %s / (1 - %.2f) * %.0f B = %.0f B (socket %s, now %.0f B)",
+      PacketsText(plan.worst_burst.packets_held, 0), p.config.margin,
+      // Bytes are whole: the least that holds the packets.
+      w.fill_inputs.truesize_bytes, std::ceil(plan.rcvbuf_needed_bytes), plan.worst_socket,
+      w.fill_inputs.rcvbuf_bytes);
+}
+
+// Why no interval and no buffer makes the queue drop-free, when that is so.
+void SetUnresolved(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  if (plan.cpu_saturated) {
+    plan.unresolved = absl::StrFormat(
+        "CPU saturated: the softirq needs %.0f pps * %.3f us = %.2f of a CPU at the peak rate "
+        "(>= %.2f); no interval or buffer keeps up: spread the queue over more CPUs (RSS) or lower "
+        "the per-packet cost",
+        p.queue_peak, Us(plan.packet_cost_s), p.queue_peak * plan.packet_cost_s,
+        kSaturatedSoftirqLoad);
+  } else if (Us(plan.ring_limit_s) < static_cast<double>(plan.interval_us)) {
+    plan.unresolved = absl::StrFormat(
+        "ring overrun: %u descriptors hold %.2f us at the peak rate, below the cost floor %.2f us; "
+        "a bigger ring (ethtool -G) or a higher interrupt CPU share is needed",
+        p.queue.coalesce.rx_ring_size, Us(plan.ring_limit_s), p.floor_us);
+  }
+}
+
+// The worst socket's part of the formula: the fill math, the usable packets, the cycle and the
+// hold at the chosen interval.
+void WorstSocketFormula(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  std::string& f = plan.formula;
+  const FillInputs& in = plan.worst_inputs;
+  const FillResult& r = plan.worst_fill;
+  const BurstInputs& bi = plan.worst_burst_inputs;
+  const Burst& b = plan.worst_burst;
+  absl::StrAppend(&f, absl::StrFormat("C = %.0f B / %.0f B = %.2f packets; T_fill = %.2f / %.0f "
+                                      "pps = %.2f us; u_max = (1 - %.2f) * %.2f us - %.2f us = "
+                                      "%.2f us",
+                                      in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
+                                      r.capacity_packets, in.rate_pps, Us(r.fill_time_s),
+                                      in.margin, Us(r.fill_time_s), Us(in.drain_gap_s),
+                                      Us(r.max_interval_s)));
+  absl::StrAppend(&f, absl::StrFormat("; per interrupt: usable = (1 - %.2f) * %.2f = %.2f packets "
+                                      "at the peak %.0f pps",
+                                      in.margin, r.capacity_packets, plan.worst_usable_packets,
+                                      bi.socket_rate_pps));
+  if (bi.reader_waits_for_napi) {
+    absl::StrAppend(
+        &f, absl::StrFormat("; the reader waits for the NAPI cycle: load = %.0f pps * %.3f us "
+                            "(%s) = %.3f, cycle = (u + %.2f us) / (1 - %.3f)",
+                            bi.queue_rate_pps, Us(bi.packet_cost_s), p.packet_cost_source,
+                            b.softirq_load, Us(bi.interrupt_cost_s), b.softirq_load));
+    plan.inputs.push_back({"reader_softirq_load", b.softirq_load, "fraction"});
+    plan.inputs.push_back({"packet_cost", Us(bi.packet_cost_s), "us"});
+  }
+  if (!b.saturated) {
+    absl::StrAppend(&f, "; at u = ", plan.interval_us, " us: ", HeldFormula(bi, b), " ",
+                    b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
+                    absl::StrFormat(" %.2f", plan.worst_usable_packets));
+  }
+  plan.inputs.push_back({"socket_rate", in.rate_pps, "pps"});
+  plan.inputs.push_back({"socket_peak_rate", bi.socket_rate_pps, "pps"});
+  plan.inputs.push_back({"truesize", in.truesize_bytes, "B"});
+  plan.inputs.push_back({"rcvbuf", in.rcvbuf_bytes, "B"});
+  plan.inputs.push_back({"drain_gap", Us(in.drain_gap_s), "us"});
+  if (bi.burst_s > 0) {
+    plan.inputs.push_back({"burst", Us(bi.burst_s), "us"});
+    plan.inputs.push_back({"burst_pause", Us(bi.burst_pause_s), "us"});
+  }
+  if (bi.max_packets_per_gap > 0) {
+    plan.inputs.push_back({"max_packets_per_gap", bi.max_packets_per_gap, "packets"});
+  }
+  plan.inputs.push_back({"margin", in.margin, "fraction"});
+}
+
+// The queue's part: the ring, the drops at the current interval, the cost floor.
+void QueueFormula(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  std::string& f = plan.formula;
+  const CoalesceState& c = p.queue.coalesce;
+  if (plan.ring_limit_s < kInf) {
+    absl::StrAppend(&f, f.empty() ? "" : "; ",
+                    absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps - %.2f us = %.2f us",
+                                    p.config.margin, c.rx_ring_size, p.queue_peak,
+                                    Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
+    plan.inputs.push_back({"rx_ring_size", static_cast<double>(c.rx_ring_size), "descriptors"});
+  }
+  if (p.dropped_at_current) {
+    absl::StrAppend(&f,
+                    absl::StrFormat("; sockets dropped at the current %u us: the interval stays "
+                                    "below (1 - %.2f) * %u us = %.2f us",
+                                    c.rx_usecs, p.config.dropped_backoff, c.rx_usecs,
+                                    Us(p.observed_cap_s)));
+  }
+  plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
+  plan.inputs.push_back({"rx_peak_rate", p.queue_peak, "pps"});
+  plan.inputs.push_back({"interrupt_cost", Us(plan.interrupt_cost_s), "us"});
+  absl::StrAppend(
+      &f, f.empty() ? "" : "; ",
+      // %g: a share below 0.01 (--tuner_interrupt_cpu_share=0.0004) must not print 0.00.
+      absl::StrFormat("cost floor = %.2f us / %g = %.2f us (ceiling %.0f ints/s, cost %s)",
+                      Us(plan.interrupt_cost_s), p.config.interrupt_cpu_share, p.floor_us,
+                      plan.ceiling.max_rate, p.cost_source));
+}
+
+// When no interval is drop-free: why, or that the buffer must grow and at which interval.
+void GrowthFormula(Planning& p) {
+  IntervalPlan& plan = p.plan;
+  std::string& f = plan.formula;
+  if (!plan.unresolved.empty()) {
+    absl::StrAppend(&f, "; ", plan.unresolved);
+    return;
+  }
+  if (!plan.constrained || plan.drop_free) return;
+  absl::StrAppend(&f, plan.some_interval_fits
+                          ? absl::StrFormat("; the longest drop-free interval %.2f us is below "
+                                            "the cost floor",
+                                            Us(plan.max_interval_s))
+                          : std::string("; no interval fits the socket"),
+                  ": the buffer must grow");
+  if (plan.near_floor_buffer_interval_us <= 0 || p.worst == nullptr) return;
+  const int64_t floor_step_us = CeilToStep(p.floor_us, plan.granularity_us, plan.cap_us);
+  const double held_at_floor =
+      BurstAt(plan.worst_burst_inputs, static_cast<double>(floor_step_us) * 1e-6).packets_held;
+  const bool halves = plan.interval_us >= 2 * floor_step_us;
+  absl::StrAppend(
+      &f, absl::StrFormat("; at %d us no socket holds more than at the cost floor %d us plus %s "
+                          "(%s: %s <= %.0f + %.2f): about the same buffer with %s interrupts",
+                          plan.interval_us, floor_step_us,
+                          halves ? absl::StrFormat("max(1, %.2f of it) packets",
+                                                   p.config.grown_buffer_slack)
+                                 : std::string("a packet"),
+                          plan.worst_socket, PacketsText(plan.worst_burst.packets_held, 0),
+                          held_at_floor,
+                          NearFloorHold(held_at_floor, p.config.grown_buffer_slack, halves) -
+                              held_at_floor,
+                          halves ? "far fewer" : "fewer"));
 }
 
 }  // namespace
@@ -125,292 +475,38 @@ std::string HeldFormula(const BurstInputs& in, const Burst& b) {
 absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::Duration window,
                                           const PolicyConfig& config, uint32_t granularity_us,
                                           int64_t max_us) {
-  IntervalPlan plan;
+  Planning p{.queue = queue, .config = config};
+  IntervalPlan& plan = p.plan;
   plan.granularity_us = std::max<int64_t>(1, granularity_us);
   plan.cap_us = std::max<int64_t>(0, max_us) / plan.granularity_us * plan.granularity_us;
   plan.rx_rate_pps = PerSecond(queue.rx_packets, window);
   plan.rx_peak_rate_pps = std::max(plan.rx_rate_pps, queue.rx_peak_rate_pps);
-
-  // The interrupt-rate ceiling from what an interrupt costs; the cost also lengthens each cycle.
-  const double interrupt_rate = PerSecond(queue.interrupts, window);
-  const char* cost_source = "measured";
-  if (queue.interrupt_cost_s > 0) {
-    plan.interrupt_cost_s = queue.interrupt_cost_s;
-    plan.interrupt_cost_measured = true;
-  } else if (interrupt_rate > 0 && queue.cpu.hardirq > 0) {
-    plan.interrupt_cost_s = queue.cpu.hardirq / interrupt_rate;
-    plan.interrupt_cost_measured = true;
-    cost_source = "hardirq share / interrupt rate";
-  } else {
-    plan.interrupt_cost_s = kDefaultInterruptCostSeconds;
-    cost_source = "assumed, not measured";
-  }
-  absl::StatusOr<InterruptCeiling> ceiling =
-      ComputeInterruptCeiling(plan.interrupt_cost_s, config.interrupt_cpu_share);
-  if (!ceiling.ok()) return ceiling.status();
-  plan.ceiling = *ceiling;
-  const double floor_us = Us(plan.ceiling.min_interval_s);
-
-  // Softirq time per packet: measured, else the softirq share spread over the mean rate.
-  const char* packet_cost_source = "measured";
-  if (queue.packet_cost_s > 0) {
-    plan.packet_cost_s = queue.packet_cost_s;
-  } else if (queue.cpu.softirq > 0 && plan.rx_rate_pps > 0) {
-    plan.packet_cost_s = queue.cpu.softirq / plan.rx_rate_pps;
-    packet_cost_source = "softirq share / rx rate";
-  } else {
-    packet_cost_source = "unknown, taken as 0";
-  }
-
-  std::vector<SocketModel> models;
-  for (const SocketObservation& s : queue.sockets) {
-    const double truesize =
-        s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
-    if (s.packets == 0 || truesize <= 0) continue;
-    SocketModel m;
-    m.socket = &s;
-    m.fill_inputs.rate_pps = PerSecond(s.packets, window);
-    m.fill_inputs.truesize_bytes = truesize;
-    m.fill_inputs.rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes);
-    m.fill_inputs.drain_gap_s = s.drain_gap_s;
-    m.fill_inputs.margin = config.margin;
-    absl::StatusOr<FillResult> fill = ComputeFill(m.fill_inputs);
-    if (!fill.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("socket ", s.name, " on ", queue.device, ": ", fill.status().message()));
-    }
-    m.fill = *fill;
-    m.burst.socket_rate_pps = std::max(m.fill_inputs.rate_pps, s.peak_rate_pps);
-    m.burst.queue_rate_pps = std::max(plan.rx_peak_rate_pps, m.burst.socket_rate_pps);
-    m.burst.packet_cost_s = plan.packet_cost_s;
-    m.burst.interrupt_cost_s = plan.interrupt_cost_s;
-    m.burst.drain_gap_s = s.drain_gap_s;
-    m.burst.burst_s = s.burst_s;
-    m.burst.burst_pause_s = s.burst_pause_s;
-    m.burst.reader_waits_for_napi = s.reader_shares_softirq_cpu;
-    m.usable_packets = UsablePackets(m.fill.capacity_packets, config.margin);
-    m.one_cycle_limit_s = OneCycleLimit(m);
-    models.push_back(m);
-  }
-  const double queue_peak = std::accumulate(
-      models.begin(), models.end(), plan.rx_peak_rate_pps,
-      [](double acc, const SocketModel& m) { return std::max(acc, m.burst.queue_rate_pps); });
-  plan.cpu_saturated = queue_peak * plan.packet_cost_s >= kSaturatedSoftirqLoad;
-
-  // The ring holds rx_ring_size descriptors from the first packet of an interval until the poll
-  // takes them, an interrupt's cost later; NAPI then drains faster than packets come (load < 1).
-  plan.ring_limit_s = kInf;
-  if (queue.coalesce.rx_ring_size > 0 && queue_peak > 0) {
-    plan.ring_limit_s =
-        (1 - config.margin) * queue.coalesce.rx_ring_size / queue_peak - plan.interrupt_cost_s;
-  }
-  plan.constrained = !models.empty() || plan.ring_limit_s < kInf;
-
-  const auto all_fit = [&](double interval_s) {
-    if (plan.cpu_saturated || interval_s > plan.ring_limit_s * kRoundingSlack) return false;
-    return std::all_of(models.begin(), models.end(),
-                       [&](const SocketModel& m) { return SocketFits(m, interval_s); });
-  };
-
-  // Every drop-free interval lies below each socket's one-cycle limit and the ring's. There the
-  // model is monotonic unless a drain gap reaches the interval; then the longest drop-free
-  // multiple of the granularity is searched downwards (at most cap / granularity steps).
-  double upper_s = plan.ring_limit_s;
-  for (const SocketModel& m : models) upper_s = std::min(upper_s, m.one_cycle_limit_s);
-  // Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose
-  // count per interval the margin does not cover for a small socket): stay below it.
-  const CoalesceState& c = queue.coalesce;
-  const bool dropped_at_current =
-      c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0 &&
-      std::any_of(models.begin(), models.end(),
-                  [](const SocketModel& m) { return m.socket->drops > 0; });
-  double observed_cap_s = kInf;
-  if (dropped_at_current) {
-    observed_cap_s = (1 - config.margin) * static_cast<double>(c.rx_usecs) * 1e-6;
-    upper_s = std::min(upper_s, observed_cap_s);
-  }
-  int64_t longest_us = -1;
-  for (int64_t u = FloorToStep(Us(upper_s), plan.granularity_us, plan.cap_us); u >= 0;
-       u -= plan.granularity_us) {
-    if (all_fit(static_cast<double>(u) * 1e-6)) {
-      longest_us = u;
-      break;
-    }
-  }
-  if (!plan.constrained) {
-    plan.max_interval_s = kInf;
-  } else if (upper_s >= 0 && upper_s < observed_cap_s && all_fit(upper_s)) {
-    plan.max_interval_s = upper_s;
-  } else {
-    plan.max_interval_s = longest_us >= 0 ? static_cast<double>(longest_us) * 1e-6 : 0;
-  }
-
-  // The choice: the longest drop-free interval not below the cost floor; when none exists, the
-  // cost floor itself (drops then need a bigger buffer).
-  if (longest_us >= 0 && static_cast<double>(longest_us) >= floor_us) {
-    plan.interval_us = longest_us;
-    plan.drop_free = true;
-  } else {
-    plan.interval_us = CeilToStep(floor_us, plan.granularity_us, plan.cap_us);
-    plan.drop_free = all_fit(static_cast<double>(plan.interval_us) * 1e-6);
-    if (!plan.drop_free && !plan.cpu_saturated) {
-      plan.near_floor_buffer_interval_us =
-          LongestIntervalNearFloorHold(models, plan.interval_us,
-                                       FloorToStep(Us(std::min(plan.ring_limit_s, observed_cap_s)),
-                                                   plan.granularity_us, plan.cap_us),
-                                       plan.granularity_us, config.grown_buffer_slack);
-      plan.interval_us = std::max(plan.interval_us, plan.near_floor_buffer_interval_us);
-    }
-  }
-  const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
-  plan.predicted_interrupt_rate =
-      plan.interval_us > 0 ? std::min(1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
-                           : plan.rx_rate_pps;
-
-  // Worst socket: the one that fills furthest at the chosen interval.
-  const SocketModel* worst = nullptr;
-  double worst_ratio = -1;
-  for (const SocketModel& m : models) {
-    const Burst b = BurstAt(m.burst, interval_s);
-    const double ratio = m.usable_packets > 0 ? b.packets_held / m.usable_packets : kInf;
-    if (worst == nullptr || ratio > worst_ratio) {
-      worst = &m;
-      worst_ratio = ratio;
-    }
-  }
-  if (worst != nullptr) {
-    plan.worst_socket = worst->socket->name;
-    plan.worst_socket_rcvbuf_locked = worst->socket->rcvbuf_locked;
-    plan.worst_inputs = worst->fill_inputs;
-    plan.worst_fill = worst->fill;
-    plan.worst_burst_inputs = worst->burst;
-    plan.worst_burst = BurstAt(worst->burst, interval_s);
-    plan.worst_usable_packets = worst->usable_packets;
-    plan.reader_softirq_load =
-        worst->burst.reader_waits_for_napi ? plan.worst_burst.softirq_load : 0;
-    plan.rcvbuf_needed_bytes =
-        plan.worst_burst.saturated
-            ? kInf
-            : RcvbufForPackets(plan.worst_burst.packets_held, worst->fill_inputs.truesize_bytes,
-                               config.margin);
-    plan.rcvbuf_formula = absl::StrFormat(
-        "rcvbuf_needed = max(%.2f packets / (1 - %.2f), ceil(%.2f + %.2f)) * %.0f B = %.0f B "
-        "(socket %s, now %.0f B)",
-        plan.worst_burst.packets_held, config.margin, plan.worst_burst.packets_held, config.margin,
-        worst->fill_inputs.truesize_bytes, plan.rcvbuf_needed_bytes, plan.worst_socket,
-        worst->fill_inputs.rcvbuf_bytes);
-  }
-
-  const double peak_load = queue_peak * plan.packet_cost_s;
-  if (plan.cpu_saturated) {
-    plan.unresolved = absl::StrFormat(
-        "CPU saturated: the softirq needs %.0f pps * %.3f us = %.2f of a CPU at the peak rate "
-        "(>= %.2f); no interval or buffer keeps up: spread the queue over more CPUs (RSS) or lower "
-        "the per-packet cost",
-        queue_peak, Us(plan.packet_cost_s), peak_load, kSaturatedSoftirqLoad);
-  } else if (Us(plan.ring_limit_s) < static_cast<double>(plan.interval_us)) {
-    plan.unresolved = absl::StrFormat(
-        "ring overrun: %u descriptors hold %.2f us at the peak rate, below the cost floor %.2f us; "
-        "a bigger ring (ethtool -G) or a higher interrupt CPU share is needed",
-        queue.coalesce.rx_ring_size, Us(plan.ring_limit_s), floor_us);
-  }
-
+  if (absl::Status s = SetCosts(p, window); !s.ok()) return s;
+  if (absl::Status s = ModelSockets(p, window); !s.ok()) return s;
+  SetLimits(p);
+  ChooseInterval(p);
+  DescribeWorst(p);
+  SetUnresolved(p);
   // The arithmetic, in the order a person would redo it.
-  std::string& f = plan.formula;
-  if (worst != nullptr) {
-    const FillInputs& in = plan.worst_inputs;
-    const FillResult& r = plan.worst_fill;
-    const BurstInputs& bi = plan.worst_burst_inputs;
-    const Burst& b = plan.worst_burst;
-    absl::StrAppend(
-        &f, absl::StrFormat("C = %.0f B / %.0f B = %.2f packets; T_fill = %.2f / %.0f pps = "
-                            "%.2f us; u_max = (1 - %.2f) * %.2f us - %.2f us = %.2f us",
-                            in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
-                            r.capacity_packets, in.rate_pps, Us(r.fill_time_s), in.margin,
-                            Us(r.fill_time_s), Us(in.drain_gap_s), Us(r.max_interval_s)));
-    absl::StrAppend(&f, absl::StrFormat("; per interrupt: usable = min((1 - %.2f) * %.2f, "
-                                        "floor(%.2f) - %.2f) = %.2f packets at the peak %.0f pps",
-                                        in.margin, r.capacity_packets, r.capacity_packets,
-                                        in.margin, plan.worst_usable_packets, bi.socket_rate_pps));
-    if (bi.reader_waits_for_napi) {
-      absl::StrAppend(
-          &f, absl::StrFormat("; the reader waits for the NAPI cycle: load = %.0f pps * %.3f us "
-                              "(%s) = %.3f, cycle = (u + %.2f us) / (1 - %.3f)",
-                              bi.queue_rate_pps, Us(bi.packet_cost_s), packet_cost_source,
-                              b.softirq_load, Us(bi.interrupt_cost_s), b.softirq_load));
-      plan.inputs.push_back({"reader_softirq_load", b.softirq_load, "fraction"});
-      plan.inputs.push_back({"packet_cost", Us(bi.packet_cost_s), "us"});
-    }
-    if (!b.saturated) {
-      absl::StrAppend(&f, "; at u = ", plan.interval_us, " us: ", HeldFormula(bi, b), " ",
-                      b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
-                      absl::StrFormat(" %.2f", plan.worst_usable_packets));
-    }
-    plan.inputs.push_back({"socket_rate", in.rate_pps, "pps"});
-    plan.inputs.push_back({"socket_peak_rate", bi.socket_rate_pps, "pps"});
-    plan.inputs.push_back({"truesize", in.truesize_bytes, "B"});
-    plan.inputs.push_back({"rcvbuf", in.rcvbuf_bytes, "B"});
-    plan.inputs.push_back({"drain_gap", Us(in.drain_gap_s), "us"});
-    if (bi.burst_s > 0) {
-      plan.inputs.push_back({"burst", Us(bi.burst_s), "us"});
-      plan.inputs.push_back({"burst_pause", Us(bi.burst_pause_s), "us"});
-    }
-    plan.inputs.push_back({"margin", in.margin, "fraction"});
+  if (p.worst != nullptr) WorstSocketFormula(p);
+  QueueFormula(p);
+  GrowthFormula(p);
+  return std::move(p.plan);
+}
+
+absl::StatusOr<IntervalPlan> PlanQueueInterval(const QueueObservation& queue,
+                                               absl::Duration window,
+                                               const PolicyConfig& config) {
+  const bool hardware = queue.coalesce.rx_usecs_supported;
+  // Hardware rx-usecs in the driver's steps up to its maximum; the software timer in 1 us steps
+  // up to gro_flush_timeout's cap.
+  const uint32_t granularity = hardware ? queue.coalesce.rx_usecs_granularity : 1;
+  int64_t max_us =
+      hardware ? TunerRange(Knob::kRxUsecs).max : TunerRange(Knob::kGroFlushTimeout).max / 1000;
+  if (hardware && queue.coalesce.rx_usecs_max > 0) {
+    max_us = std::min<int64_t>(max_us, queue.coalesce.rx_usecs_max);
   }
-  if (plan.ring_limit_s < kInf) {
-    absl::StrAppend(&f, f.empty() ? "" : "; ",
-                    absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps - %.2f us = %.2f us",
-                                    config.margin, queue.coalesce.rx_ring_size, queue_peak,
-                                    Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
-    plan.inputs.push_back(
-        {"rx_ring_size", static_cast<double>(queue.coalesce.rx_ring_size), "descriptors"});
-  }
-  if (dropped_at_current) {
-    absl::StrAppend(&f,
-                    absl::StrFormat("; sockets dropped at the current %u us: the interval stays "
-                                    "below (1 - %.2f) * %u us = %.2f us",
-                                    c.rx_usecs, config.margin, c.rx_usecs, Us(observed_cap_s)));
-  }
-  plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
-  plan.inputs.push_back({"rx_peak_rate", queue_peak, "pps"});
-  plan.inputs.push_back({"interrupt_cost", Us(plan.interrupt_cost_s), "us"});
-  absl::StrAppend(
-      &f, f.empty() ? "" : "; ",
-      // %g: a share below 0.01 (--tuner_interrupt_cpu_share=0.0004) must not print 0.00.
-      absl::StrFormat("cost floor = %.2f us / %g = %.2f us (ceiling %.0f ints/s, "
-                      "cost %s)",
-                      Us(plan.interrupt_cost_s), config.interrupt_cpu_share, floor_us,
-                      plan.ceiling.max_rate, cost_source));
-  if (!plan.unresolved.empty()) {
-    absl::StrAppend(&f, "; ", plan.unresolved);
-  } else if (plan.constrained && !plan.drop_free) {
-    absl::StrAppend(&f, absl::StrFormat("; the longest drop-free interval %.2f us is below the "
-                                        "cost floor: no interval is drop-free, the buffer must "
-                                        "grow",
-                                        Us(plan.max_interval_s)));
-    if (plan.near_floor_buffer_interval_us > 0 && worst != nullptr) {
-      const int64_t floor_step_us = CeilToStep(floor_us, plan.granularity_us, plan.cap_us);
-      const double held_at_floor =
-          BurstAt(plan.worst_burst_inputs, static_cast<double>(floor_step_us) * 1e-6).packets_held;
-      const double held = plan.worst_burst.packets_held;
-      if (held <= held_at_floor * kRoundingSlack) {
-        absl::StrAppend(&f, absl::StrFormat("; at %d us no socket holds more than at the cost "
-                                            "floor %d us (%s: %.2f <= %.2f packets): the same "
-                                            "buffer with fewer interrupts",
-                                            plan.interval_us, floor_step_us, plan.worst_socket,
-                                            held, held_at_floor));
-      } else {
-        absl::StrAppend(
-            &f, absl::StrFormat("; at %d us (at least twice the cost floor %d us) no socket "
-                                "holds more than at the floor plus a share or a packet (%s: "
-                                "%.2f <= %.2f + max(1, %.2f * %.2f) packets): about the same "
-                                "buffer with far fewer interrupts",
-                                plan.interval_us, floor_step_us, plan.worst_socket, held,
-                                held_at_floor, config.grown_buffer_slack, held_at_floor));
-      }
-    }
-  }
-  return plan;
+  return PlanInterval(queue, window, config, granularity, max_us);
 }
 
 }  // namespace nictune::tuner

@@ -1,8 +1,9 @@
-// The interrupt interval a queue can afford (DESIGN.md §5): the longest interval, in the driver's
-// granularity, that neither overflows a socket fed by the queue (at its peak rate, with the NAPI
-// cycle's stretch and its drain gap: burst_model.h) nor the rx ring, and not shorter than the
-// cost of interrupts allows; else the cost floor and the buffer the worst socket needs there.
-// Coalescing, deferral and rmem policies share it.
+// SPDX-License-Identifier: Apache-2.0
+// The interrupt interval a queue can afford (docs/design.md "The math"): the longest interval, in
+// the driver's granularity, that neither overflows a socket fed by the queue (at its peak rate,
+// with the NAPI cycle's stretch and its drain gap: burst_model.h) nor the rx ring, and not shorter
+// than the cost of interrupts allows; else the cost floor and the buffer the worst socket needs
+// there. Coalescing, deferral and rmem policies share it.
 #pragma once
 
 #include <cstdint>
@@ -35,10 +36,11 @@ struct IntervalPlan {
   double rx_peak_rate_pps = 0;      // the queue's rate while traffic flows (>= rx_rate_pps)
   double packet_cost_s = 0;         // softirq time per packet: measured, derived or 0 (unknown)
   double ring_limit_s = 0;  // (1 - margin) * ring / peak rx rate - interrupt cost; +inf unknown
-  // The longest drop-free interval for every socket and the ring: exact where the drain gap is
-  // shorter than it, else the longest multiple of the granularity (up to cap_us) the model
-  // admits; 0 when none. +inf when unconstrained.
+  // The longest drop-free interval for every socket and the ring: exact (a supremum: every socket
+  // fits just below it) where the drain gap is shorter than it, else the longest multiple of the
+  // granularity (up to cap_us) the model admits; 0 when none. +inf when unconstrained.
   double max_interval_s = 0;
+  bool some_interval_fits = false;  // some multiple of the granularity, 0 included, is drop-free
   double interrupt_cost_s = 0;
   bool interrupt_cost_measured = false;
   InterruptCeiling ceiling;
@@ -46,8 +48,8 @@ struct IntervalPlan {
   int64_t cap_us = 0;       // largest allowed interval (driver and tuner caps), in granularity
   int64_t interval_us = 0;  // the choice
   // When no interval is drop-free: the longest interval above the cost floor at which no socket
-  // holds more than at the floor, or, from twice the floor on, more than the floor's plus
-  // PolicyConfig::grown_buffer_slack or a packet (about the same grown buffer, far fewer
+  // holds more than a packet more than at the floor, or, from twice the floor on, more than the
+  // floor's plus PolicyConfig::grown_buffer_slack of it (about the same grown buffer, fewer
   // interrupts); chosen when > 0.
   int64_t near_floor_buffer_interval_us = 0;
   bool drop_free = false;      // no socket or ring overflow predicted at interval_us
@@ -68,5 +70,11 @@ struct IntervalPlan {
 absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::Duration window,
                                           const PolicyConfig& config, uint32_t granularity_us,
                                           int64_t max_us);
+
+// PlanInterval in the queue's own terms, as Recommend() plans it: hardware rx-usecs in the
+// driver's granularity up to its maximum and the tuner's cap; without hardware moderation the
+// software timer (gro_flush_timeout) in 1 us steps up to its cap.
+absl::StatusOr<IntervalPlan> PlanQueueInterval(const QueueObservation& queue,
+                                               absl::Duration window, const PolicyConfig& config);
 
 }  // namespace nictune::tuner

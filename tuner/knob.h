@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The knobs the tuner recommends, and their names as people and the agent's actuator spell them.
 #pragma once
 

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integer ranges of every knob: what the kernel accepts (a reading outside it is corrupt) and the
-// hard caps inside which the tuner may move a knob (DESIGN.md §4-5).
+// hard caps inside which the tuner may move a knob (docs/design.md "Knobs").
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuner's input: what the agent measured over one window, per receive queue (or whole device
 // when queues are not told apart) and host-wide. The agent adapts its Window to this type; the
 // tuner never depends on the agent. Counts are deltas over the window (u64, as the agent computed
@@ -35,6 +36,10 @@ struct SocketObservation {
   // rate times the gap. 0 = unknown (the peak is taken to last).
   double burst_s = 0;
   double burst_pause_s = 0;
+  // The most packets that arrived for the socket within any stretch as long as drain_gap_s: what
+  // a gap can pile up, whatever the traffic's shape. 0 = unknown (the agent does not measure it
+  // yet: the peak rate over the gap, or the bursts' share of it, is used).
+  double max_packets_per_gap = 0;
   bool rcvbuf_locked = false;  // the application set SO_RCVBUF (rmem_default does not apply)
   // The reader runs on a CPU that serves the queue's softirq: it drains only between NAPI cycles,
   // so packets that arrive while a cycle runs land in the same burst.

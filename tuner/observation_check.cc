@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/observation_check.h"
 
 #include <cmath>
@@ -55,19 +56,17 @@ absl::Status CheckKnob(const std::string& where, Knob knob, int64_t value) {
 absl::Status CheckSocket(const std::string& queue, const SocketObservation& s,
                          absl::Duration window) {
   const std::string where = absl::StrCat(queue, " socket ", s.name);
-  // A truesize is at least an skb head (~256 B) and at most a 64 KiB GRO super-packet with its
-  // pages; 1 MiB leaves room without letting garbage through.
-  constexpr double kMaxTruesize = 1 << 20;
-  constexpr double kMaxDrainGapSeconds = 3600;
   for (absl::Status st : {
            CheckCount(where, "packets", s.packets, window),
            CheckCount(where, "drops", s.drops, window),
-           CheckGauge(where, "truesize_mean_bytes", s.truesize_mean_bytes, kMaxTruesize),
-           CheckGauge(where, "truesize_p99_bytes", s.truesize_p99_bytes, kMaxTruesize),
+           CheckGauge(where, "truesize_mean_bytes", s.truesize_mean_bytes, kMaxTruesizeBytes),
+           CheckGauge(where, "truesize_p99_bytes", s.truesize_p99_bytes, kMaxTruesizeBytes),
            CheckGauge(where, "peak_fill", s.peak_fill, 1.0),
            CheckGauge(where, "drain_gap_s", s.drain_gap_s, kMaxDrainGapSeconds),
            CheckGauge(where, "burst_s", s.burst_s, kMaxDrainGapSeconds),
            CheckGauge(where, "burst_pause_s", s.burst_pause_s, kMaxDrainGapSeconds),
+           CheckGauge(where, "max_packets_per_gap", s.max_packets_per_gap,
+                      kMaxPlausibleEventsPerSecond * kMaxDrainGapSeconds),
            CheckGauge(where, "peak_rate_pps", s.peak_rate_pps, kMaxPlausibleEventsPerSecond),
            // sk_rcvbuf is an int in the kernel.
            CheckGauge(where, "rcvbuf_bytes", static_cast<double>(s.rcvbuf_bytes),

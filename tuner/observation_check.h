@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rejects observations the math cannot trust: NaN/inf/negative gauges, shares outside 0..1, knob
 // readings outside the kernel's range, and counts that imply impossible rates (wrapped counters).
 #pragma once
@@ -6,6 +7,12 @@
 #include "tuner/observation.h"
 
 namespace nictune::tuner {
+
+// A truesize is at least an skb head (~256 B) and at most a 64 KiB GRO super-packet with its
+// pages; 1 MiB leaves room without letting garbage through.
+inline constexpr double kMaxTruesizeBytes = 1 << 20;
+// The longest drain gap, burst or pause an observation may report.
+inline constexpr double kMaxDrainGapSeconds = 3600;
 
 // InvalidArgument naming the queue, field and value, e.g.
 // "observation eth0 rx 0: interrupts = 18446744073709551611 over 10 s is 1.8e+18/s, above the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // netdev_budget and netdev_budget_usecs, moved together, from time_squeeze and the softirq share.
 #pragma once
 

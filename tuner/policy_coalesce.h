@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Coalescing policy: rx-usecs, rx-frames and adaptive-rx of one queue from its interval plan.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Software interrupt mitigation (napi_defer_hard_irqs, gro_flush_timeout) for devices whose NIC
 // has no usable hardware moderation (veth, some virtio, no rx-usecs).
 #pragma once

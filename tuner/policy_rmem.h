@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Socket-buffer policy: rmem_default, rmem_max, udp_rmem_min and SO_RCVBUF advice for named
 // application sockets, from the buffers the queues' chosen intervals need.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dev_weight, dev_weight_rx_bias and dev_weight_tx_bias from the rx vs tx share of poll work.
 #pragma once
 

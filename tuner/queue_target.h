@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a queue is named as the target of a recommendation ("eth0", "eth0 rx 3").
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts over a window into per-second rates.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/recommend.h"
 
 #include <algorithm>
@@ -16,31 +17,23 @@
 #include "tuner/policy_rmem.h"
 #include "tuner/policy_weight.h"
 #include "tuner/queue_target.h"
+#include "tuner/range_check.h"
 
 namespace nictune::tuner {
 namespace {
 
 absl::Status CheckConfig(const PolicyConfig& c) {
-  const struct {
-    const char* name;
-    double value;
-    double min;
-    double max;
-  } fields[] = {
-      {"margin", c.margin, 0, 0.9},
-      {"interrupt_cpu_share", c.interrupt_cpu_share, 1e-6, 1},
-      {"user_fair_share", c.user_fair_share, 1e-6, 1},
-      {"softirq_cap", c.softirq_cap, 1e-6, 1},
-      {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
-      {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9, 0.5},
-  };
-  for (const auto& f : fields) {
-    if (!(f.value >= f.min && f.value <= f.max)) {
-      return absl::InvalidArgumentError(absl::StrFormat("tuner config: %s = %g must be in [%g, %g]",
-                                                        f.name, f.value, f.min, f.max));
-    }
-  }
-  return absl::OkStatus();
+  return CheckRanges("tuner config",
+                     {
+                         {"margin", c.margin, 0, 0.9},
+                         {"dropped_backoff", c.dropped_backoff, 0.01, 0.9},
+                         {"interrupt_cpu_share", c.interrupt_cpu_share, 1e-6, 1},
+                         {"user_fair_share", c.user_fair_share, 1e-6, 1},
+                         {"softirq_cap", c.softirq_cap, 1e-6, 1},
+                         {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
+                         {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9,
+                          0.5},
+                     });
 }
 
 Recommendation* Find(std::vector<Recommendation>& recs, Knob knob) {
@@ -62,16 +55,7 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
   plans.reserve(obs.queues.size());
   std::vector<QueueRecommendations> per_queue;
   for (const QueueObservation& q : obs.queues) {
-    const bool hardware = q.coalesce.rx_usecs_supported;
-    // Hardware rx-usecs in the driver's steps up to its maximum; the software timer in 1 us steps
-    // up to gro_flush_timeout's cap.
-    const uint32_t granularity = hardware ? q.coalesce.rx_usecs_granularity : 1;
-    int64_t max_us =
-        hardware ? TunerRange(Knob::kRxUsecs).max : TunerRange(Knob::kGroFlushTimeout).max / 1000;
-    if (hardware && q.coalesce.rx_usecs_max > 0) {
-      max_us = std::min<int64_t>(max_us, q.coalesce.rx_usecs_max);
-    }
-    absl::StatusOr<IntervalPlan> plan = PlanInterval(q, obs.window, config, granularity, max_us);
+    absl::StatusOr<IntervalPlan> plan = PlanQueueInterval(q, obs.window, config);
     if (!plan.ok()) {
       return absl::Status(plan.status().code(),
                           absl::StrCat("queue ", QueueTarget(q), ": ", plan.status().message()));

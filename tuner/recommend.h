@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // All policies over one observation, with related knobs kept consistent.
 #pragma once
 

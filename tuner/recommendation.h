@@ -1,4 +1,6 @@
-// What the tuner says about one knob, with the arithmetic a person can check (DESIGN.md §5).
+// SPDX-License-Identifier: Apache-2.0
+// What the tuner says about one knob, with the arithmetic a person can check
+// (docs/design.md "The math").
 #pragma once
 
 #include <cstdint>

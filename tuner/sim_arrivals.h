@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Packet arrival times for the simulator: constant, Poisson or on/off bursts, from a seeded PRNG
 // of our own (std::mt19937_64 plus inverse-transform sampling) so that a seed gives the same
 // sequence on every platform and library version.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuner's discrete-event simulator: packets arrive, wait in the NIC rx ring, an interrupt
 // fires as the moderation scheme decides, NAPI polls move packets into a socket with truesize
 // accounting, and an application drains it. Deterministic: the same scenario (seed included)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // When the simulated application is off CPU: one scheduling gap of gap_ns in every gap_period_ns,
 // at a seeded random point of its period. A real application's scheduling has no relation to the
 // sender's phase; a gap always at the same point of a period that is a multiple of the traffic's

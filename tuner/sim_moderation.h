@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interrupt moderation for the simulator: when an armed interrupt fires. Static rx-usecs /
 // rx-frames, ixgbe's adaptive ITR classes, or lib/dim's net_dim profile walk; the adaptive ones
 // learn from what each NAPI cycle processed, as the drivers do at napi_complete time.

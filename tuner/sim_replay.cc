@@ -1,12 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/sim_replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "tuner/burst_model.h"
 #include "tuner/recommend.h"
 #include "tuner/sim_engine.h"
 
@@ -18,6 +21,18 @@ constexpr int64_t kWindowSeconds = 10;
 double PeakRate(const ArrivalConfig& a) {
   if (a.pattern != ArrivalPattern::kOnOff || a.on_ns <= 0) return a.rate_pps;
   return a.rate_pps * static_cast<double>(a.on_ns + a.off_ns) / static_cast<double>(a.on_ns);
+}
+
+// The most packets that arrive within any stretch of gap_s: whole packets of a constant flow, the
+// bursts' share of the stretch for on/off traffic (whose ends of two bursts may add a packet
+// each); 0 (unknown) for Poisson arrivals, which have no such bound.
+double MaxPacketsPerGap(const ArrivalConfig& a, double gap_s) {
+  if (gap_s <= 0) return 0;
+  if (a.pattern == ArrivalPattern::kConstant) return std::floor(a.rate_pps * gap_s) + 1;
+  if (a.pattern != ArrivalPattern::kOnOff || a.on_ns <= 0) return 0;
+  const BurstInputs bursts{.burst_s = static_cast<double>(a.on_ns) * 1e-9,
+                           .burst_pause_s = static_cast<double>(a.off_ns) * 1e-9};
+  return std::floor(PeakRate(a) * BurstingWithin(bursts, gap_s)) + 2;
 }
 
 }  // namespace
@@ -57,6 +72,7 @@ Observation ObservationOfScenario(const SimScenario& s, uint32_t rx_usecs_max) {
     socket.burst_s = static_cast<double>(s.arrivals.on_ns) * 1e-9;
     socket.burst_pause_s = static_cast<double>(s.arrivals.off_ns) * 1e-9;
   }
+  socket.max_packets_per_gap = MaxPacketsPerGap(s.arrivals, socket.drain_gap_s);
   socket.reader_shares_softirq_cpu = s.app.placement == AppPlacement::kSameCpuAsSoftirq;
   socket.peak_rate_pps = q.rx_peak_rate_pps;
   q.sockets.push_back(socket);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuner judged by the simulator: build the Observation the agent would make of a simulated
 // queue, run Recommend() on it (the real tuner path: PlanInterval, RecommendCoalesce,
 // RecommendRmem), and replay the simulator with what it recommends (rx-usecs, and the bigger
@@ -19,8 +20,8 @@ namespace nictune::tuner {
 // What the agent measures of the scenario over a 10 s window, taken from the scenario's truth:
 // mean and peak rates (on/off bursts peak at rate * (on + off) / on), truesize, the socket's
 // buffer (on the default buffer: rmem_default = rcvbuf), the drain gap, the bursts' length and
-// pause (on/off), whether the reader shares
-// the softirq's CPU, the per-interrupt cost (hard IRQ + poll) and the per-packet softirq cost
+// pause (on/off), the most packets a gap can meet (constant and on/off traffic), whether the
+// reader shares the softirq's CPU, the per-interrupt cost (hard IRQ + poll) and the per-packet softirq cost
 // (packet + poll / weight), the ring size, and a driver that takes rx-usecs in 1 us steps up to
 // rx_usecs_max with adaptive moderation off.
 Observation ObservationOfScenario(const SimScenario& scenario, uint32_t rx_usecs_max);

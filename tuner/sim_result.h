@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one simulator run measured. Plain data. Packets are conserved:
 // arrived = ring_drops + socket_drops + read_by_app + in_ring_at_end + in_socket_at_end.
 #pragma once

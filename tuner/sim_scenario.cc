@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/sim_scenario.h"
 
 #include <cmath>
@@ -50,7 +51,7 @@ absl::Status ValidateScenario(const SimScenario& s) {
       {"frame.rx_buffer_usable_bytes", s.frame.rx_buffer_usable_bytes, 1, s.frame.rx_buffer_bytes},
       {"frame.skb_overhead_bytes", s.frame.skb_overhead_bytes, 0, 1 << 20},
       {"frame.truesize_bytes", s.frame.truesize_bytes.value_or(1), 1, 1 << 30},
-      {"ring_size", s.ring_size, 1, 1 << 16},
+      {"ring_size", s.ring_size, 1, kMaxSimRingSize},
       {"moderation.fixed.rx_usecs", s.moderation.fixed.rx_usecs, 0, 1'000'000},
       {"moderation.fixed.rx_frames", s.moderation.fixed.rx_frames, 0, 1 << 16},
       {"moderation.ixgbe.lowest_latency_usecs", s.moderation.ixgbe.lowest_latency_usecs, 1,

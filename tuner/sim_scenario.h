@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inputs of the discrete-event simulator: traffic, NIC ring, interrupt moderation, NAPI,
 // per-event CPU costs, the receiving socket and the application that drains it. Plain data; times
 // are integer nanoseconds so that a run is exact and repeatable for a given seed.
@@ -50,10 +51,13 @@ struct StaticModeration {
 // per interrupt, bytes per microsecond of the last interval pick a class; the interrupt rate moves
 // 10% of the way towards the class's rate. Seed 001 raised the bulk class from 8K (125 us) to
 // 12K (84 us) ints/s so that one interval's burst fits a 212992-byte socket.
+// The bulk class before seed 001's patch: IXGBE_8K_ITR.
+inline constexpr int64_t kIxgbeBulkLatencyBeforeSeed001Usecs = 125;
+
 struct IxgbeAdaptiveConfig {
   int64_t lowest_latency_usecs = 10;  // IXGBE_100K_ITR
   int64_t low_latency_usecs = 50;     // IXGBE_20K_ITR (also the starting interval)
-  int64_t bulk_latency_usecs = 84;    // IXGBE_12K_ITR (seed 001); 125 before it
+  int64_t bulk_latency_usecs = 84;    // IXGBE_12K_ITR (seed 001)
   int64_t low_bytes_per_usec = 10;    // lowest <-> low threshold
   int64_t high_bytes_per_usec = 20;   // low <-> bulk threshold
 };
@@ -120,6 +124,10 @@ struct AppConfig {
   int64_t gap_ns = 0;
   int64_t gap_period_ns = 0;
 };
+
+// Rx descriptors a scenario may have: beyond any NIC's (8K-16K), so that a what-if about a device
+// whose ring is unknown can run with one that never limits (a delivery of 10 Mpps for 100 ms).
+inline constexpr int64_t kMaxSimRingSize = int64_t{1} << 20;
 
 struct SimScenario {
   ArrivalConfig arrivals;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exhaustive sweep of static rx-usecs in the simulator: the optimum a tuner is judged against is
 // the lowest interrupt rate that drops nothing (neither ring nor socket).
 #pragma once

@@ -1,13 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tuner/sim_whatif.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "tuner/saturating_cast.h"
 #include "tuner/sim_engine.h"
 
 namespace nictune::tuner {
+
+int64_t WhatIfDurationUs(double rate_pps, int64_t rx_usecs, int64_t drain_gap_us) {
+  // The reader's gap period is the simulator's (WhatIfScenario).
+  const double gap_us = static_cast<double>(std::max<int64_t>(0, drain_gap_us));
+  const double gap_period_us = gap_us > 0 ? std::max(1000.0, 10 * gap_us) : 0;
+  const double packets_us = rate_pps > 0 ? kWhatIfSimulatedPackets / rate_pps * 1e6 : 0;
+  const double us = std::max({packets_us, 10.0 * static_cast<double>(rx_usecs), 2 * gap_period_us});
+  // Clamped as a double: the cast of a value beyond int64 is undefined.
+  const double bounded = std::clamp(std::ceil(us), 1.0, static_cast<double>(kMaxWhatIfSimulatedUs));
+  return SaturatingInt64(bounded);
+}
+
+int64_t WhatIfRingThatDoesNotLimit(double rate_pps, int64_t rx_usecs) {
+  constexpr int64_t kDefaultRing = 4096;
+  const double delivery = std::ceil(rate_pps * static_cast<double>(rx_usecs) * 1e-6) + 2;
+  if (!(delivery > kDefaultRing)) return kDefaultRing;  // NaN too
+  return SaturatingInt64(std::min(delivery, static_cast<double>(kMaxSimRingSize)));
+}
 
 SimScenario WhatIfScenario(const WhatIfInput& in) {
   SimScenario s;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/actuate/actuation_result.h"
 
 namespace nictune::actuate {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one actuator call did to one knob, for the log, the controller, /api/v1/changes and status.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/actuate/actuator.h"
 
 #include <utility>
@@ -89,9 +90,9 @@ std::vector<int64_t> RowIds(const PendingKnob& knob) {
 
 }  // namespace
 
-Actuator::Actuator(std::vector<driver::knobs::KnobProvider*> providers, store::Store& store,
+Actuator::Actuator(std::vector<driver::knobs::KnobProvider*> providers, store::Journal& journal,
                    std::string boot_id)
-    : providers_(std::move(providers)), store_(store), boot_id_(std::move(boot_id)) {}
+    : providers_(std::move(providers)), journal_(journal), boot_id_(std::move(boot_id)) {}
 
 absl::StatusOr<KnobAccess*> Actuator::AccessLocked(const KnobAddress& address) {
   const std::string key = KnobKey(address);
@@ -154,7 +155,7 @@ std::vector<int64_t> Actuator::CloseRowsLocked(const std::vector<int64_t>& rows,
                                                const std::string& reason, absl::Time now) {
   std::vector<int64_t> still_open;
   for (int64_t id : rows) {
-    absl::Status closed = store_.MarkChange({id, now, state, value, reason});
+    absl::Status closed = journal_.MarkChange({id, now, state, value, reason});
     if (!closed.ok()) {
       agent::LogError(absl::StrCat("change journal: could not mark change ", id, " ",
                                    store::ChangeStateName(state), ": ", closed.message(),
@@ -308,7 +309,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
   if (!access.ok()) return Failed(address, access.status());
 
   // Step 2: the original is on disk before the kernel is touched.
-  absl::StatusOr<int64_t> id = store_.JournalOriginal(
+  absl::StatusOr<int64_t> id = journal_.JournalOriginal(
       {boot_id_, now, KnobNameText(address.knob), address.target, original, reason});
   if (!id.ok()) {
     ActuationResult failed =
@@ -374,7 +375,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
     if (undone.outcome != Outcome::kRestored) {
       // Our value is in the kernel and recorded, so restore knows it is ours.
       const int64_t holds = undone.after.value_or(*back);
-      absl::Status marked = store_.MarkChange(
+      absl::Status marked = journal_.MarkChange(
           {*id, now, ChangeState::kApplied, holds,
            absl::StrFormat("%s; putting back the original failed: %s", what, undone.message)});
       OweLocked(address, original, holds, *id,
@@ -383,7 +384,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
     return failed;
   }
 
-  absl::Status marked = store_.MarkChange({*id, now, ChangeState::kApplied, value, reason});
+  absl::Status marked = journal_.MarkChange({*id, now, ChangeState::kApplied, value, reason});
   if (!marked.ok()) {
     // The value is in the kernel; the row stays journaled, which restore treats as ours.
     agent::LogError(absl::StrCat("change journal: ", marked.message()));
@@ -444,7 +445,7 @@ ActuationResult Actuator::RollbackToOriginal(const KnobAddress& address, const s
   if (it == managed_.end() && !resolved_ && !released_.contains(KnobKey(address))) {
     // The journal was never resolved (recommend or observe mode): what this boot owes is in its
     // rows alone, as restore finds it (a crashed apply-mode agent's changes).
-    absl::StatusOr<std::vector<store::ChangeRecord>> pending = store_.PendingChanges(boot_id_);
+    absl::StatusOr<std::vector<store::ChangeRecord>> pending = journal_.PendingChanges(boot_id_);
     if (!pending.ok()) {
       return Failed(address, Annotate(pending.status(), "rollback: read the pending changes"));
     }
@@ -544,7 +545,7 @@ absl::Status Actuator::MarkVerified(const KnobAddress& address, const std::strin
   ManagedKnob& knob = it->second;
   if (knob.newest_state != ChangeState::kApplied) return absl::OkStatus();
   absl::Status marked =
-      store_.MarkChange({knob.rows.back(), now, ChangeState::kVerified, std::nullopt, reason});
+      journal_.MarkChange({knob.rows.back(), now, ChangeState::kVerified, std::nullopt, reason});
   if (marked.ok()) knob.newest_state = ChangeState::kVerified;
   return marked;
 }
@@ -657,7 +658,7 @@ ActuationResult Actuator::AdoptPendingLocked(const PendingKnob& knob, absl::Time
 RestoreReport Actuator::RestoreAll(absl::Time now) {
   std::lock_guard<std::mutex> lock(mutex_);
   RestoreReport report;
-  absl::StatusOr<std::vector<store::ChangeRecord>> pending = store_.PendingChanges(boot_id_);
+  absl::StatusOr<std::vector<store::ChangeRecord>> pending = journal_.PendingChanges(boot_id_);
   if (!pending.ok()) {
     report.error = Annotate(pending.status(), "restore: read the pending changes");
     return report;
@@ -680,7 +681,8 @@ RestoreReport Actuator::RestoreAll(absl::Time now) {
 RestoreReport Actuator::ResolveAtStart(PendingPolicy policy, absl::Time now) {
   std::lock_guard<std::mutex> lock(mutex_);
   RestoreReport report;
-  absl::StatusOr<std::vector<store::ChangeRecord>> all = store_.ChangesSince(absl::InfinitePast());
+  absl::StatusOr<std::vector<store::ChangeRecord>> all =
+      journal_.ChangesSince(absl::InfinitePast());
   if (!all.ok()) {
     report.error = Annotate(all.status(), "resolve the change journal at start");
     return report;
@@ -710,7 +712,7 @@ RestoreReport Actuator::ResolveAtStart(PendingPolicy policy, absl::Time now) {
       released_.insert(KnobKey({*knob, row.target}));
     }
   }
-  absl::StatusOr<std::vector<store::ChangeRecord>> pending = store_.PendingChanges(boot_id_);
+  absl::StatusOr<std::vector<store::ChangeRecord>> pending = journal_.PendingChanges(boot_id_);
   if (!pending.ok()) {
     report.error = Annotate(pending.status(), "resolve the change journal at start");
     return report;

@@ -1,4 +1,6 @@
-// The journaled actuator (DESIGN.md §6, issue 4 item 2): the only way the agent writes a knob.
+// SPDX-License-Identifier: Apache-2.0
+// The journaled actuator (docs/design.md "The journaled actuator"): the only way the agent
+// writes a knob.
 //
 // Every write follows one order, so that a crash at any point leaves the knob at its original or
 // at a value the journal recorded (pending_knob.h walks through each crash point):
@@ -29,8 +31,8 @@
 #include "absl/time/time.h"
 #include "agent/actuate/actuation_result.h"
 #include "agent/actuate/pending_knob.h"
+#include "agent/store/journal.h"
 #include "agent/store/records.h"
-#include "agent/store/store.h"
 #include "driver/knobs/knob_access.h"
 #include "tuner/controller_action.h"
 
@@ -46,8 +48,8 @@ inline constexpr const char* kChangedBySomeoneElse = "changed by someone else";
 class Actuator {
  public:
   // Providers are asked in turn to open a knob (the first that does not answer NotFound owns it);
-  // they and the store must outlive the actuator. boot_id comes from ReadBootId().
-  Actuator(std::vector<driver::knobs::KnobProvider*> providers, store::Store& store,
+  // they and the journal must outlive the actuator. boot_id comes from ReadBootId().
+  Actuator(std::vector<driver::knobs::KnobProvider*> providers, store::Journal& journal,
            std::string boot_id);
 
   Actuator(const Actuator&) = delete;
@@ -157,7 +159,7 @@ class Actuator {
   void NoteUnsupportedLocked(const driver::knobs::KnobAddress& address, const absl::Status& status);
 
   const std::vector<driver::knobs::KnobProvider*> providers_;
-  store::Store& store_;
+  store::Journal& journal_;
   const std::string boot_id_;
 
   mutable std::mutex mutex_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/actuate/boot_id.h"
 
 #include "absl/strings/ascii.h"

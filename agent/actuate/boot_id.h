@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's boot id: a journal row tagged with another boot's id is stale, because the reboot
 // already reset every knob to its default.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/actuate/control_step.h"
 
 #include <type_traits>
@@ -13,7 +14,7 @@ namespace {
 
 using driver::knobs::KnobAddress;
 
-std::vector<KnobAddress> KnobsToRead(const Actuator& actuator,
+std::vector<KnobAddress> KnobsToRead(const Actuator& actuator, const tuner::Controller& controller,
                                      const std::vector<tuner::Recommendation>& recommendations) {
   std::vector<KnobAddress> knobs;
   absl::flat_hash_set<std::string> seen;
@@ -23,6 +24,10 @@ std::vector<KnobAddress> KnobsToRead(const Actuator& actuator,
     if (seen.insert(KnobKey(address)).second) knobs.push_back(std::move(address));
   }
   for (KnobAddress& address : actuator.ManagedKnobs()) {
+    if (seen.insert(KnobKey(address)).second) knobs.push_back(std::move(address));
+  }
+  for (auto& [knob, target] : controller.KnobsHoldingOurValue()) {
+    KnobAddress address{knob, std::move(target)};
     if (seen.insert(KnobKey(address)).second) knobs.push_back(std::move(address));
   }
   return knobs;
@@ -40,7 +45,7 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
   ControlStepSummary summary;
   summary.at = now;
   std::vector<KnobAddress> guarding;
-  for (const KnobAddress& address : KnobsToRead(actuator, recommendations)) {
+  for (const KnobAddress& address : KnobsToRead(actuator, controller, recommendations)) {
     absl::StatusOr<int64_t> value = actuator.Read(address);
     if (!value.ok()) {
       if (std::optional<ActuationResult> gone =
@@ -51,6 +56,11 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
         controller.WriteFailed(address.knob, address.target, now);
         summary.gone.push_back(*std::move(gone));
         continue;
+      }
+      // Nothing owed (the guard rolled our value back, say), but the controller may still
+      // remember writing it.
+      if (value.status().code() == absl::StatusCode::kNotFound) {
+        controller.DeviceGone(address.knob, address.target, now);
       }
       summary.unreadable.push_back({address, value.status()});
       continue;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One apply-mode controller step for the service: read the knobs, let the controller decide, carry
 // out its actions through the actuator and tell the controller which writes failed.
 #pragma once

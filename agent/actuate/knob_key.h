@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the actuator names a knob on a target: the journal stores the knob's name and its target as
 // text, and the actuator keys its memory of each knob by both.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The journal rows of this boot that still owe one knob its original value, and what the value
 // the kernel holds now says about who set it. RestoreAll and the start-up resolution both decide
 // from this, so a knob left in any half-state by a crash resolves the same way.

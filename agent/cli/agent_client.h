@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the CLI reaches the agent: one HTTP exchange per call, over the unix socket or TCP. Commands
 // take this interface so that tests can answer with recorded responses.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/agent_request.h"
 
 #include <cctype>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "agent/http/query.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::cli {
@@ -18,7 +20,7 @@ using Json = nlohmann::json;
 AgentRequest Get(std::string target) { return {.method = "GET", .target = std::move(target)}; }
 
 AgentRequest Post(std::string target, const Json& body) {
-  return {.method = "POST", .target = std::move(target), .body = body.dump()};
+  return {.method = "POST", .target = std::move(target), .body = model::JsonText(body)};
 }
 
 Json WhatifBody(const WhatifCommand& w) {
@@ -28,10 +30,12 @@ Json WhatifBody(const WhatifCommand& w) {
   if (w.drain_gap_us) body["drain_gap_us"] = *w.drain_gap_us;
   if (w.margin) body["margin"] = *w.margin;
   if (w.rx_usecs) body["rx_usecs"] = *w.rx_usecs;
+  if (w.ring_size) body["ring_size"] = *w.ring_size;
   return body;
 }
 
 absl::StatusOr<AgentRequest> HistoryRequest(const HistoryCommand& h, absl::Time now) {
+  if (h.list) return Get("/api/v1/history/series");
   std::vector<std::string> parameters{
       absl::StrCat("series=", PercentEncode(absl::StrJoin(h.series, ",")))};
   for (const auto& [name, value] : {std::pair{"since", h.since}, std::pair{"until", h.until}}) {
@@ -106,8 +110,8 @@ absl::StatusOr<AgentRequest> RequestFor(const Command& command, absl::Time now) 
         } else if constexpr (std::is_same_v<T, HistoryCommand>) {
           return HistoryRequest(c, now);
         } else {
-          static_assert(std::is_same_v<T, HelpCommand>);
-          return absl::InvalidArgumentError("nictune help sends no request");
+          static_assert(std::is_same_v<T, HelpCommand> || std::is_same_v<T, VersionCommand>);
+          return absl::InvalidArgumentError("nictune help and version send no request");
         }
       },
       command);

@@ -1,4 +1,5 @@
-// Which HTTP request each command sends (the REST API in README): method, target and JSON body.
+// SPDX-License-Identifier: Apache-2.0
+// Which HTTP request each command sends (the REST API, docs/api.md): method, target and body.
 #pragma once
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/agent_url.h"
 
 #include <cstdint>

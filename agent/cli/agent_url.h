@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The --url the CLI talks to over TCP: http://HOST:PORT with an optional trailing '/'. HTTPS is not
 // spoken (the agent listens on loopback by default; put a TLS proxy in front for anything else).
 #pragma once

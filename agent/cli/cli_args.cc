@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/cli_args.h"
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "agent/cli/usage_text.h"
 
 namespace nictune::cli {
 namespace {
@@ -19,6 +21,12 @@ struct Option {
   std::string name;
   std::optional<std::string> value;  // none: bare --name
 };
+
+// Options that a bare --name sets: the word after one is never its value.
+bool IsSwitch(absl::string_view name) {
+  return name == "json" || name == "help" || name == "version" || name == "why" ||
+         name == "sparkline" || name == "list";
+}
 
 absl::Status Usage(absl::string_view message) {
   return absl::InvalidArgumentError(std::string(message));
@@ -137,8 +145,13 @@ absl::StatusOr<Command> ParseWhatif(Options& options) {
                          Assign(options.Integer("rcvbuf_bytes", 0, kMax), rcvbuf),
                          Assign(options.Integer("drain_gap_us", 0, kMax), whatif.drain_gap_us),
                          Assign(options.Number("margin"), whatif.margin),
-                         Assign(options.Integer("rx_usecs", 0, kMax), whatif.rx_usecs)}) {
+                         Assign(options.Integer("rx_usecs", 0, kMax), whatif.rx_usecs),
+                         Assign(options.Integer("ring_size", 0, kMax), whatif.ring_size),
+                         Assign(options.String("device"), whatif.device)}) {
     if (!s.ok()) return s;
+  }
+  if (whatif.ring_size && whatif.device) {
+    return Usage("nictune whatif: --ring_size and --device both give the ring; pass one");
   }
   std::vector<std::string> missing;
   if (!rate) missing.push_back("--rate_pps");
@@ -189,10 +202,18 @@ absl::StatusOr<Command> ParseHistory(Options& options) {
        {Assign(options.String("series"), series), Assign(options.String("since"), history.since),
         Assign(options.String("until"), history.until),
         Assign(options.String("step"), history.step),
-        Assign(options.Bool("sparkline"), history.sparkline)}) {
+        Assign(options.Bool("sparkline"), history.sparkline),
+        Assign(options.Bool("list"), history.list)}) {
     if (!s.ok()) return s;
   }
-  if (!series) return Usage("nictune history: missing --series=NAME[,NAME...]");
+  if (history.list) {
+    if (series || history.since || history.until || history.step || history.sparkline ||
+        !options.Take("label").empty()) {
+      return Usage("nictune history --list: takes no other option");
+    }
+    return history;
+  }
+  if (!series) return Usage("nictune history: missing --series=NAME[,NAME...] (--list names them)");
   history.series = absl::StrSplit(*series, ',', absl::SkipEmpty());
   for (const Option& label : options.Take("label")) {
     if (!label.value || label.value->find('=') == std::string::npos ||
@@ -207,28 +228,37 @@ absl::StatusOr<Command> ParseHistory(Options& options) {
 absl::StatusOr<Command> ParseCommand(const std::string& name, Options& options) {
   if (name == "status") return StatusCommand{};
   if (name == "restore") return RestoreCommand{};
-  if (name == "help") return HelpCommand{};
+  if (name == "version") return VersionCommand{};
   if (name == "top") return ParseTop(options);
   if (name == "recommend") {
     RecommendCommand recommend;
     if (absl::Status s = Assign(options.Bool("why"), recommend.why); !s.ok()) return s;
+    std::optional<std::string> as;
+    if (absl::Status s = Assign(options.String("as"), as); !s.ok()) return s;
+    if (as == "shell") recommend.format = RecommendFormat::kShell;
+    if (as == "sysctl.d") recommend.format = RecommendFormat::kSysctlConf;
+    if (as && recommend.format == RecommendFormat::kTable) {
+      return Usage(absl::StrCat("nictune recommend --as: \"", *as,
+                                "\" is not shell or sysctl.d"));
+    }
+    if (as && recommend.why) return Usage("nictune recommend: give --why or --as, not both");
     return recommend;
   }
   if (name == "whatif") return ParseWhatif(options);
   if (name == "apply") return ParseApply(options);
   if (name == "rollback") return ParseRollback(options);
   if (name == "history") return ParseHistory(options);
-  return Usage(absl::StrCat("nictune: unknown command \"", name,
-                            "\" (status, top, recommend, whatif, apply, rollback, restore, "
-                            "history)"));
+  return Usage(absl::StrCat("nictune: unknown command \"", name, "\" (", CommandNames(), ")"));
 }
 
 }  // namespace
 
 absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
   std::optional<std::string> command;
+  std::optional<std::string> help_topic;  // `help COMMAND`
   std::vector<Option> options;
-  for (const std::string& arg : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       options.push_back({.name = "help", .value = std::nullopt});
     } else if (absl::StartsWith(arg, "--") && arg.size() > 2) {
@@ -236,13 +266,23 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
       Option option{
           .name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2),
           .value = std::nullopt};
-      if (equals != std::string::npos) option.value = arg.substr(equals + 1);
+      if (equals != std::string::npos) {
+        option.value = arg.substr(equals + 1);
+      } else if (!IsSwitch(option.name) && i + 1 < args.size() &&
+                 !absl::StartsWith(args[i + 1], "--") &&
+                 // Before the command, a command's name is the command: `--jsn status` is an
+                 // unknown option, not --jsn=status.
+                 (command || !CommandUsageText(args[i + 1]))) {
+        option.value = args[++i];
+      }
       options.push_back(std::move(option));
     } else if (!command) {
       command = arg;
+    } else if (*command == "help" && !help_topic) {
+      help_topic = arg;
     } else {
       return Usage(absl::StrCat("nictune: unexpected argument \"", arg, "\" after command \"",
-                                *command, "\" (options are --name=value)"));
+                                *command, "\""));
     }
   }
 
@@ -250,10 +290,11 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
   CliArgs out;
   std::optional<std::string> socket;
   bool help = false;
+  bool version = false;
   for (absl::Status s :
        {Assign(parsed.String("socket"), socket), Assign(parsed.String("url"), out.url),
         Assign(parsed.String("token_file"), out.token_file), Assign(parsed.Bool("json"), out.json),
-        Assign(parsed.Bool("help"), help)}) {
+        Assign(parsed.Bool("help"), help), Assign(parsed.Bool("version"), version)}) {
     if (!s.ok()) return s;
   }
   if (socket && out.url) return Usage("nictune: give --socket or --url, not both");
@@ -261,9 +302,21 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
     return Usage("nictune: --token_file goes with --url (the unix socket needs no token)");
   }
   if (socket) out.socket_path = *socket;
+  if (version && !help) {
+    out.command = VersionCommand{};
+    return out;
+  }
+  if (command == "help") {
+    help = true;
+    command = help_topic;
+  }
   if (help || !command) {
     if (!help) return Usage("nictune: no command given");
-    out.command = HelpCommand{};
+    if (command && !CommandUsageText(*command)) {
+      return Usage(absl::StrCat("nictune help: unknown command \"", *command, "\" (",
+                                CommandNames(), ")"));
+    }
+    out.command = HelpCommand{.command = command};
     return out;
   }
   absl::StatusOr<Command> parsed_command = ParseCommand(*command, parsed);
@@ -271,32 +324,6 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
   if (absl::Status s = parsed.NoneLeft(); !s.ok()) return s;
   out.command = *std::move(parsed_command);
   return out;
-}
-
-const char* UsageText() {
-  return R"(usage: nictune [--socket=PATH | --url=http://HOST:PORT [--token_file=F]] [--json] COMMAND
-
-Talks to the nictuned agent over its unix socket (default /run/nictune/nictune.sock, root only) or
-over HTTP (--url; mutating commands need --token_file with the agent's --api_token_file token).
---json prints the agent's JSON answer, pretty, for scripts.
-
-commands:
-  status                       mode, version, uptime, sources, BPF programs, store, sampling
-  top [--interval=1s] [--count=N]
-                               live per-queue view (ints/s, packets/poll, budget exhausted,
-                               rx share, drops, CPU split) and socket fill; Ctrl-C stops
-  recommend [--why]            current -> recommended per knob and target; --why: formulas
-  whatif --rate_pps=R --truesize_bytes=T --rcvbuf_bytes=B [--drain_gap_us=G] [--margin=M]
-         [--rx_usecs=U]        socket fill math and a simulation of those numbers
-  apply [--knob=K --target=T]  apply the current recommendations (or one) now (apply mode)
-  rollback --change=ID | --knob=K --target=T
-                               put a changed knob back to its original value
-  restore                      put every knob the agent changed back
-  history --series=A[,B] [--since=-1h] [--until=now] [--step=10s] [--label=KEY=VALUE]...
-          [--sparkline]        stored samples as a table, or a sparkline per series
-
-exit codes: 0 ok, 1 the agent answered with an error, 2 usage, 3 cannot reach the agent
-)";
 }
 
 }  // namespace nictune::cli

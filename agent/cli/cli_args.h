@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line of `nictune`: global options, one command and its options, parsed strictly
 // (an unknown, repeated or malformed option is a usage error naming it), so that nothing is sent
 // to the agent for a command line that does not say exactly one thing.
@@ -22,8 +23,11 @@ struct TopCommand {
   absl::Duration interval = absl::Seconds(1);
   std::optional<int64_t> count;  // frames to print; none: until Ctrl-C
 };
+// How `recommend` prints: the table, or the changes as shell commands or a sysctl.d file.
+enum class RecommendFormat { kTable, kShell, kSysctlConf };
 struct RecommendCommand {
   bool why = false;  // print each formula and its inputs
+  RecommendFormat format = RecommendFormat::kTable;  // --as=shell|sysctl.d
 };
 struct WhatifCommand {
   double rate_pps = 0;
@@ -32,6 +36,10 @@ struct WhatifCommand {
   std::optional<int64_t> drain_gap_us;
   std::optional<double> margin;
   std::optional<int64_t> rx_usecs;
+  std::optional<int64_t> ring_size;
+  // A device the agent knows: its rx ring size is asked of the agent (GET /api/v1/snapshot) and
+  // sent as ring_size. Not with ring_size.
+  std::optional<std::string> device;
 };
 struct ApplyCommand {  // both or neither: one recommendation, or all of them
   std::optional<std::string> knob;
@@ -50,12 +58,17 @@ struct HistoryCommand {
   std::optional<std::string> step;
   std::vector<std::string> labels;  // "device=eth0", each one --label
   bool sparkline = false;
+  bool list = false;  // --list: the names of the stored series instead
 };
-struct HelpCommand {};
+struct HelpCommand {
+  std::optional<std::string> command;  // `help COMMAND` or `COMMAND --help`: that command's part
+};
+struct VersionCommand {};  // --version or `version`: printed without asking the agent
 
 using Command =
     std::variant<StatusCommand, TopCommand, RecommendCommand, WhatifCommand, ApplyCommand,
-                 RollbackCommand, RestoreCommand, HistoryCommand, HelpCommand>;
+                 RollbackCommand, RestoreCommand, HistoryCommand, HelpCommand,
+                 VersionCommand>;
 
 struct CliArgs {
   std::string socket_path = kDefaultSocket;
@@ -66,10 +79,8 @@ struct CliArgs {
 };
 
 // args excludes argv[0]. Global options may come before or after the command; options take the
-// form --name=value (booleans also bare --name). InvalidArgument naming the option otherwise.
+// form --name=value or --name value (switches such as --json bare --name). InvalidArgument
+// naming the option otherwise.
 absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args);
-
-// The --help text, also printed after a usage error.
-const char* UsageText();
 
 }  // namespace nictune::cli

@@ -1,4 +1,5 @@
-// The exit codes of `nictune`, documented in README "CLI": scripts branch on them.
+// SPDX-License-Identifier: Apache-2.0
+// The exit codes of `nictune`, documented in docs/cli.md: scripts branch on them.
 #pragma once
 
 namespace nictune::cli {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/history_view.h"
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include "absl/time/time.h"
 #include "agent/cli/json_text.h"
 #include "agent/cli/text_table.h"
+#include "agent/cli/time_text.h"
+#include "agent/model/json_text.h"
 
 namespace nictune::cli {
 namespace {
@@ -31,8 +34,8 @@ std::vector<Series> SeriesOf(const Json& history) {
     if (s.contains("labels") && s["labels"].is_object() && !s["labels"].empty()) {
       std::vector<std::string> labels;
       for (const auto& [key, value] : s["labels"].items()) {
-        labels.push_back(
-            absl::StrCat(key, "=", value.is_string() ? value.get<std::string>() : value.dump()));
+        labels.push_back(absl::StrCat(
+            key, "=", value.is_string() ? value.get<std::string>() : model::JsonText(value)));
       }
       series.title += absl::StrCat("{", absl::StrJoin(labels, ","), "}");
     }
@@ -46,13 +49,6 @@ std::vector<Series> SeriesOf(const Json& history) {
     out.push_back(std::move(series));
   }
   return out;
-}
-
-std::string TimeText(double unix_seconds) {
-  return absl::FormatTime(
-      "%Y-%m-%d %H:%M:%S",
-      absl::FromUnixMillis(static_cast<int64_t>(std::llround(unix_seconds * 1e3))),
-      absl::UTCTimeZone());
 }
 
 }  // namespace
@@ -97,7 +93,7 @@ std::string RenderHistoryTable(const Json& history) {
   }
   TextTable table(std::move(columns));
   for (auto& [ms, cells] : rows) {
-    cells.insert(cells.begin(), TimeText(static_cast<double>(ms) / 1e3));
+    cells.insert(cells.begin(), TimeText(absl::FromUnixMillis(ms)));
     table.AddRow(std::move(cells));
   }
   std::string out = table.Render();
@@ -129,6 +125,14 @@ std::string RenderHistorySparklines(const Json& history) {
                   absl::StrCat(values.size())});
   }
   return table.Render();
+}
+
+std::string RenderSeriesNames(const Json& names) {
+  std::string out;
+  for (const Json& name : names.value("series", Json::array())) {
+    if (name.is_string()) absl::StrAppend(&out, name.get<std::string>(), "\n");
+  }
+  return out.empty() ? "no stored series\n" : out;
 }
 
 }  // namespace nictune::cli

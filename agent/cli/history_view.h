@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `nictune history`: the answer of GET /api/v1/history as a compact table (one row per time, one
 // column per series) or as one unicode sparkline per series with its min, max and last value.
 #pragma once
@@ -10,6 +11,9 @@
 namespace nictune::cli {
 
 std::string RenderHistoryTable(const nlohmann::json& history);
+
+// GET /api/v1/history/series's names, one a line.
+std::string RenderSeriesNames(const nlohmann::json& names);
 std::string RenderHistorySparklines(const nlohmann::json& history);
 
 // Eight block characters from ▁ to █ scaled between the values' min and max (all ▄ when they are

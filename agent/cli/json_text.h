@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the agent's JSON for display: a missing or mistyped field is shown as "-", never a
 // crash, since the CLI may be older or newer than the agent it talks to.
 #pragma once

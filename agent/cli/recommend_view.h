@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `nictune recommend`: GET /api/v1/recommendations as current -> recommended per knob and target,
 // with the expected effect and confidence; with why, each formula and its inputs, so a person can
 // check the arithmetic.

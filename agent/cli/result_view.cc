@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/result_view.h"
 
 #include <algorithm>
@@ -5,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/cli/text_table.h"
+#include "agent/model/json_text.h"
 
 namespace nictune::cli {
 namespace {
@@ -14,7 +16,7 @@ using Json = nlohmann::json;
 std::string Scalar(const Json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_null()) return "-";
-  return value.dump();
+  return model::JsonText(value);
 }
 
 bool IsScalar(const Json& value) { return !value.is_object() && !value.is_array(); }
@@ -50,7 +52,7 @@ void Append(const std::string& prefix, const Json& value, std::string& out) {
              std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_object(); })) {
     absl::StrAppend(&out, prefix, ":\n", Table(value));
   } else if (value.is_array()) {
-    absl::StrAppend(&out, prefix, ": ", value.empty() ? "(none)" : value.dump(), "\n");
+    absl::StrAppend(&out, prefix, ": ", value.empty() ? "(none)" : model::JsonText(value), "\n");
   } else {
     absl::StrAppend(&out, prefix.empty() ? "" : prefix + ": ", Scalar(value), "\n");
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The answers of apply, rollback and restore, whose shape is the actuator's: scalar fields as
 // "name: value" lines, nested objects with dotted names, and arrays of objects (the changes made)
 // as a table whose columns are the union of their scalar fields.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/run_command.h"
 
 #include <optional>
@@ -6,15 +7,21 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "agent/build_info.h"
 #include "agent/cli/agent_request.h"
+#include "agent/cli/device_ring.h"
 #include "agent/cli/exit_code.h"
 #include "agent/cli/history_view.h"
 #include "agent/cli/json_text.h"
+#include "agent/cli/local_whatif_client.h"
+#include "agent/cli/recommend_commands.h"
 #include "agent/cli/recommend_view.h"
 #include "agent/cli/result_view.h"
 #include "agent/cli/status_view.h"
 #include "agent/cli/top_view.h"
+#include "agent/cli/usage_text.h"
 #include "agent/cli/whatif_view.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::cli {
@@ -58,7 +65,7 @@ Answer Exchange(AgentClient& client, const AgentRequest& request, Terminal& term
     if (!body.is_discarded() && body.is_object() && body.contains("error")) {
       terminal.err << "nictune: " << what << ": " << response->status << " "
                    << TextAt(body, "error") << ": " << TextAt(body, "detail") << "\n";
-      if (print_error_json) terminal.out << body.dump(2) << "\n";
+      if (print_error_json) terminal.out << model::JsonText(body, 2) << "\n";
     } else {
       terminal.err << "nictune: " << what << ": " << response->status << ": "
                    << response->body.substr(0, 200) << "\n";
@@ -83,10 +90,19 @@ std::string Render(const Command& command, const Json& answer) {
         } else if constexpr (std::is_same_v<T, TopCommand>) {
           return RenderTop(answer);
         } else if constexpr (std::is_same_v<T, RecommendCommand>) {
+          switch (c.format) {
+            case RecommendFormat::kShell:
+              return RenderRecommendationsAsShell(answer);
+            case RecommendFormat::kSysctlConf:
+              return RenderRecommendationsAsSysctlConf(answer);
+            case RecommendFormat::kTable:
+              break;
+          }
           return RenderRecommendations(answer, c.why);
         } else if constexpr (std::is_same_v<T, WhatifCommand>) {
           return RenderWhatif(answer);
         } else if constexpr (std::is_same_v<T, HistoryCommand>) {
+          if (c.list) return RenderSeriesNames(answer);
           return c.sparkline ? RenderHistorySparklines(answer) : RenderHistoryTable(answer);
         } else {
           return RenderResult(answer);
@@ -103,7 +119,7 @@ ExitCode RunOnce(const CliArgs& args, const AgentRequest& request, AgentClient& 
   if (!answer.json) return answer.code;
   std::string text;
   if (args.json) {
-    text = answer.json->dump(2) + "\n";
+    text = model::JsonText(*answer.json, 2) + "\n";
   } else {
     try {
       text = Render(args.command, *answer.json);
@@ -132,12 +148,43 @@ ExitCode RunTop(const CliArgs& args, const TopCommand& top, const AgentRequest& 
   }
 }
 
+// whatif --device=D: the device's rx ring as the agent reads it, sent as ring_size. An exit code
+// when there is none to send.
+std::optional<ExitCode> ResolveDeviceRing(WhatifCommand& whatif, AgentClient& client,
+                                          Terminal& terminal) {
+  if (!whatif.device) return std::nullopt;
+  const AgentRequest get{.method = "GET", .target = "/api/v1/snapshot", .body = ""};
+  Answer snapshot = Exchange(client, get, terminal, /*print_error_json=*/false);
+  if (!snapshot.json) return snapshot.code;
+  absl::StatusOr<int64_t> ring = RxRingSize(*snapshot.json, *whatif.device);
+  if (!ring.ok()) {
+    terminal.err << "nictune whatif --device=" << *whatif.device << ": " << ring.status().message()
+                 << "\n";
+    return ExitCode::kServerError;
+  }
+  whatif.ring_size = *ring;
+  return std::nullopt;
+}
+
 }  // namespace
 
-int RunCli(const CliArgs& args, AgentClient& client, Pacer& pacer, Terminal terminal) {
-  if (std::holds_alternative<HelpCommand>(args.command)) {
-    terminal.out << UsageText();
+int RunCli(const CliArgs& given, AgentClient& client, Pacer& pacer, Terminal terminal) {
+  if (const auto* help = std::get_if<HelpCommand>(&given.command)) {
+    // The parser named an unknown command already; an unknown one here still gets the whole text.
+    std::optional<std::string> one =
+        help->command ? CommandUsageText(*help->command) : std::nullopt;
+    terminal.out << (one ? *one : UsageText());
     return ToInt(ExitCode::kOk);
+  }
+  if (std::holds_alternative<VersionCommand>(given.command)) {
+    terminal.out << "nictune " << agent::Version() << "\n";
+    return ToInt(ExitCode::kOk);
+  }
+  CliArgs args = given;
+  if (auto* whatif = std::get_if<WhatifCommand>(&args.command)) {
+    if (std::optional<ExitCode> code = ResolveDeviceRing(*whatif, client, terminal)) {
+      return ToInt(*code);
+    }
   }
   absl::StatusOr<AgentRequest> request = RequestFor(args.command, pacer.Now());
   if (!request.ok()) {
@@ -146,6 +193,10 @@ int RunCli(const CliArgs& args, AgentClient& client, Pacer& pacer, Terminal term
   }
   if (const auto* top = std::get_if<TopCommand>(&args.command)) {
     return ToInt(RunTop(args, *top, *request, client, pacer, terminal));
+  }
+  if (const auto* whatif = std::get_if<WhatifCommand>(&args.command); whatif && !whatif->device) {
+    LocalWhatifClient local;
+    return ToInt(RunOnce(args, *request, local, terminal, /*clear_screen=*/false));
   }
   return ToInt(RunOnce(args, *request, client, terminal, /*clear_screen=*/false));
 }

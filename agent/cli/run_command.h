@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one parsed command line against the agent and prints the answer: human text by default,
 // the agent's JSON (pretty) with --json. Returns the process exit code (exit_code.h).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/status_view.h"
 
 #include <vector>
@@ -7,6 +8,7 @@
 #include "absl/time/time.h"
 #include "agent/cli/json_text.h"
 #include "agent/cli/text_table.h"
+#include "agent/cli/time_text.h"
 
 namespace nictune::cli {
 namespace {
@@ -14,6 +16,14 @@ namespace {
 std::string Seconds(std::optional<double> seconds) {
   if (!seconds) return "-";
   return absl::FormatDuration(absl::Trunc(absl::Seconds(*seconds), absl::Milliseconds(1)));
+}
+
+// The agent's RFC 3339 time to the second, as a person reads it; the text as given otherwise.
+std::string Timestamp(const std::string& rfc3339) {
+  absl::Time time;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, rfc3339, &time, &error)) return rfc3339;
+  return TimeText(time) + " UTC";
 }
 
 std::string BpfLine(const nlohmann::json& bpf) {
@@ -51,7 +61,7 @@ std::string RenderStatus(const nlohmann::json& status) {
   absl::StrAppend(&out, "sampling: ", TextAt(sampling, "samples"), " samples (",
                   TextAt(sampling, "failed_samples"), " failed), ", TextAt(sampling, "windows"),
                   " windows, missed intervals ", TextAt(sampling, "missed_intervals"),
-                  ", last sample ", TextAt(sampling, "last_sample"), " (took ",
+                  ", last sample ", Timestamp(TextAt(sampling, "last_sample")), " (took ",
                   Seconds(NumberAt(sampling, "last_sampling_seconds")), ")\n");
   if (const std::string error = TextAt(sampling, "last_error"); !error.empty()) {
     absl::StrAppend(&out, "sampling last error: ", error, "\n");
@@ -64,11 +74,18 @@ std::string RenderStatus(const nlohmann::json& status) {
                     store.value("healthy", false) ? "healthy" : "UNHEALTHY", ", ",
                     TextAt(store, "errors"), " errors\n");
     if (const std::string error = TextAt(store, "last_error"); !error.empty()) {
-      absl::StrAppend(&out, "store last error (", TextAt(store, "last_error_time"), "): ", error,
-                      "\n");
+      absl::StrAppend(&out, "store last error (", Timestamp(TextAt(store, "last_error_time")),
+                      "): ", error, "\n");
     }
   }
   absl::StrAppend(&out, BpfLine(status.value("bpf", nlohmann::json())));
+  if (const std::string why = TextAt(status, "other_tuners_unknown"); !why.empty()) {
+    absl::StrAppend(&out, "other tuners (tuned, bpftune, irqbalance): not looked for: ", why, "\n");
+  }
+  for (const nlohmann::json& t : status.value("other_tuners", nlohmann::json::array())) {
+    absl::StrAppend(&out, "another tuner is running: ", TextAt(t, "name"), " (pid ",
+                    TextAt(t, "pid"), "): ", TextAt(t, "overlap"), "\n");
+  }
 
   TextTable sources({{"SOURCE"}, {"KIND"}, {"IN USE"}, {"DETAIL"}});
   for (const nlohmann::json& s : status.value("sources", nlohmann::json::array())) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `nictune status`: GET /api/v1/status as a few lines a person reads at a glance.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AgentClient over TCP (--url), with the bearer token from --token_file on every request (the
 // agent requires it for mutating requests over TCP and ignores it on reads).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plain text table: a header row, left-aligned text columns and right-aligned number columns,
 // two spaces between columns, no ANSI escapes (it goes to pipes and logs as well as terminals).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `nictune top`: one frame of the per-queue view from GET /api/v1/snapshot (the latest interval's
 // window report): each NIC queue with its interrupt rate, its NAPI instance's poll figures, the
 // drops on its device and the CPU split of the CPUs its interrupt goes to; then the sockets the

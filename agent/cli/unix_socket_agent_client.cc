@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/unix_socket_agent_client.h"
 
 #include "absl/strings/str_cat.h"

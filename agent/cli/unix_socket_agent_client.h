@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AgentClient over the agent's root-only unix socket (agent/http/unix_socket_client.h).
 #pragma once
 

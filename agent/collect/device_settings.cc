@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/collect/device_settings.h"
 
 #include "absl/status/status.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The current coalescing and ring settings of each network device, read-only, with the reason
 // where a device does not report them (veth and lo have no coalescing: "not supported").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/collect/queue_map.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "agent/procfs/cpu_list.h"
 #include "agent/procfs/net_devices.h"
 #include "agent/procfs/read_file.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::collect {
 namespace {
@@ -433,9 +435,10 @@ QueueMapDevice DescribeDevice(const fs::path& class_net, const procfs::NetDevice
   out.ifindex = device.ifindex;
   out.msi_irqs = device.msi_irqs;
   std::error_code error;
-  const fs::path bus_device = fs::canonical(class_net / device.name / "device", error);
+  const fs::path bus_device =
+      fs::canonical(class_net / driver::KernelNameBytes(device.name) / "device", error);
   if (error) return out;  // virtual devices have no bus device
-  out.bus_id = bus_device.filename().native();
+  out.bus_id = driver::KernelNameText(bus_device.filename().native());
   if (IsPciAddress(out.bus_id)) {
     out.pci_address = out.bus_id;
   } else if (IsPciAddress(bus_device.parent_path().filename().native())) {
@@ -479,7 +482,7 @@ absl::StatusOr<QueueMap> ReadQueueMap(const CollectorPaths& paths,
   inputs.interrupts = *std::move(interrupts);
 
   const fs::path class_net = fs::path(paths.sys) / "class" / "net";
-  absl::StatusOr<std::vector<procfs::NetDevice>> devices = procfs::ReadNetDevices(class_net);
+  absl::StatusOr<std::vector<procfs::NetDevice>> devices = procfs::ReadNetDevices(class_net, {.statistics = false});
   if (!devices.ok()) return devices.status();
   for (const procfs::NetDevice& device : *devices) {
     inputs.devices.push_back(DescribeDevice(class_net, device));

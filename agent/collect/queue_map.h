@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which interrupt, CPUs and NAPI instance serve each queue of each network device.
 //
 // Sources, best first: the kernel's own map over netdev netlink (queue-get + napi-get, 6.8+);
@@ -32,6 +33,9 @@ inline constexpr char kSourceIrqName[] = "procfs-irq-name";
 // The name has a queue pattern but not the device (renamed after it requested its irqs, or an
 // old mlx5 "mlx5_comp3"): the irq is tied to the device only by its device/msi_irqs.
 inline constexpr char kSourceMsiIrqs[] = "msi_irqs";
+// No irq and no napi id (a TAP's queues): the device's own per-queue counters name the queue, its
+// interrupt count and the thread that polls it.
+inline constexpr char kSourceNicCounters[] = "nic-counters";
 
 struct QueueBinding {
   std::string device;
@@ -41,7 +45,8 @@ struct QueueBinding {
   std::optional<uint32_t> irq;
   std::vector<int> cpus;  // where irq is delivered; empty without an irq
   std::optional<uint32_t> napi_id;
-  std::string source;  // one of the kSource* values
+  std::optional<uint32_t> napi_thread;  // without a napi id: the pid of the thread that polls it
+  std::string source;                   // one of the kSource* values
 };
 
 // A device as the map needs it.

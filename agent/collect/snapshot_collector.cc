@@ -1,12 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/collect/snapshot_collector.h"
 
 #include <time.h>
 
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/procfs/read_file.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::collect {
 namespace {
@@ -45,10 +48,14 @@ SnapshotClock SystemClock() {
 }
 
 SnapshotCollector::SnapshotCollector(CollectorPaths paths, driver::ProbeSource* probes,
-                                     std::string bpf_unavailable_reason, SnapshotClock clock)
+                                     std::string bpf_unavailable_reason,
+                                     driver::SocketCensusSource* sockets,
+                                     driver::LinkStatisticsSource* links, SnapshotClock clock)
     : paths_(std::move(paths)),
       probes_(probes),
       bpf_unavailable_reason_(std::move(bpf_unavailable_reason)),
+      sockets_(sockets),
+      links_(links),
       clock_(std::move(clock)) {}
 
 model::Snapshot SnapshotCollector::Collect() {
@@ -56,34 +63,32 @@ model::Snapshot SnapshotCollector::Collect() {
   const std::string& proc = paths_.proc;
   // The monotonic stamp is taken between the procfs reads and the BPF read so that both sit
   // within the few hundred microseconds a collection takes.
-  ReadSource(proc + "/interrupts", Source::kProcfs,
-             [](std::string_view t, std::string_view p) { return procfs::ParseInterrupts(t, p); },
-             s.interrupts, s.sources);
-  ReadSource(proc + "/softirqs", Source::kProcfs,
-             [](std::string_view t, std::string_view p) { return procfs::ParseSoftirqs(t, p); },
-             s.softirqs, s.sources);
-  ReadSource(proc + "/net/softnet_stat", Source::kProcfs,
-             [](std::string_view t, std::string_view p) { return procfs::ParseSoftnetStat(t, p); },
-             s.softnet, s.sources);
-  ReadSource(proc + "/net/snmp", Source::kProcfs,
-             [](std::string_view t, std::string_view p) { return procfs::ParseSnmp(t, p); },
-             s.snmp, s.sources);
-  ReadSource(proc + "/net/netstat", Source::kProcfs,
-             [](std::string_view t, std::string_view p) { return procfs::ParseSnmp(t, p); },
-             s.netstat, s.sources);
-  ReadSource(proc + "/stat", Source::kProcfs,
-             [](std::string_view t, std::string_view p) { return procfs::ParseProcStat(t, p); },
-             s.stat, s.sources);
+  ReadSource(
+      proc + "/interrupts", Source::kProcfs,
+      [](std::string_view t, std::string_view p) { return procfs::ParseInterrupts(t, p); },
+      s.interrupts, s.sources);
+  ReadSource(
+      proc + "/softirqs", Source::kProcfs,
+      [](std::string_view t, std::string_view p) { return procfs::ParseSoftirqs(t, p); },
+      s.softirqs, s.sources);
+  ReadSource(
+      proc + "/net/softnet_stat", Source::kProcfs,
+      [](std::string_view t, std::string_view p) { return procfs::ParseSoftnetStat(t, p); },
+      s.softnet, s.sources);
+  ReadSource(
+      proc + "/net/snmp", Source::kProcfs,
+      [](std::string_view t, std::string_view p) { return procfs::ParseSnmp(t, p); }, s.snmp,
+      s.sources);
+  ReadSource(
+      proc + "/net/netstat", Source::kProcfs,
+      [](std::string_view t, std::string_view p) { return procfs::ParseSnmp(t, p); }, s.netstat,
+      s.sources);
+  ReadSource(
+      proc + "/stat", Source::kProcfs,
+      [](std::string_view t, std::string_view p) { return procfs::ParseProcStat(t, p); }, s.stat,
+      s.sources);
 
-  const std::string net = paths_.sys + "/class/net";
-  SourceState devices{.name = net, .source = Source::kSysfs};
-  if (auto read = procfs::ReadNetDevices(net); read.ok()) {
-    s.devices = *std::move(read);
-    devices.in_use = true;
-  } else {
-    devices.detail = std::string(read.status().message());
-  }
-  s.sources.push_back(std::move(devices));
+  CollectDevices(s);
 
   s.monotonic_ns = clock_.monotonic_ns();
   s.unix_ns = clock_.unix_ns();
@@ -103,7 +108,108 @@ model::Snapshot SnapshotCollector::Collect() {
     bpf.detail = std::string(counters.status().message());
   }
   s.sources.push_back(std::move(bpf));
+  if (sockets_ != nullptr) CollectSockets(s);
   return s;
+}
+
+void SnapshotCollector::CollectDevices(model::Snapshot& s) {
+  const std::string net = paths_.sys + "/class/net";
+  SourceState devices{.name = net, .source = Source::kSysfs};
+  absl::StatusOr<std::vector<procfs::NetDevice>> read =
+      procfs::ReadNetDevices(net, {.statistics = links_ == nullptr});
+  if (read.ok()) {
+    s.devices = *std::move(read);
+    devices.in_use = true;
+  } else {
+    devices.detail = std::string(read.status().message());
+  }
+  const size_t devices_source = s.sources.size();
+  s.sources.push_back(std::move(devices));
+  if (links_ == nullptr || !s.devices.has_value() || FillLinkStatistics(s)) return;
+  if (read = procfs::ReadNetDevices(net); read.ok()) {
+    s.devices = *std::move(read);
+  } else {
+    s.devices.reset();
+    s.sources[devices_source].in_use = false;
+    s.sources[devices_source].detail = std::string(read.status().message());
+  }
+}
+
+bool SnapshotCollector::FillLinkStatistics(model::Snapshot& s) {
+  SourceState state{.name = "rtnetlink RTM_GETSTATS", .source = Source::kRtnetlink};
+  absl::StatusOr<std::vector<driver::LinkStatistics>> links = links_->Read();
+  if (!links.ok()) {
+    state.detail = absl::StrCat(links.status().message(), "; statistics read from sysfs");
+    s.sources.push_back(std::move(state));
+    return false;
+  }
+  if (std::string other = OtherNamespacesDevice(*s.devices); !other.empty()) {
+    state.detail = absl::StrCat(other,
+                                ": sysfs lists another network namespace's devices; "
+                                "statistics read from sysfs");
+    s.sources.push_back(std::move(state));
+    return false;
+  }
+  absl::flat_hash_map<int32_t, const driver::LinkStatistics*> by_ifindex;
+  for (const driver::LinkStatistics& link : *links) by_ifindex[link.ifindex] = &link;
+  std::vector<std::string> missing;
+  for (procfs::NetDevice& device : *s.devices) {
+    const auto found = by_ifindex.find(device.ifindex);
+    if (found == by_ifindex.end()) {
+      missing.push_back(device.name);
+      continue;
+    }
+    for (size_t i = 0; i < driver::kLinkStatisticCount; ++i) {
+      device.statistics.emplace(driver::kLinkStatisticNames[i], found->second->counters[i]);
+    }
+  }
+  // A device registered between the sysfs listing and the dump: the files have its counters.
+  state.in_use = missing.empty();
+  if (!missing.empty()) {
+    state.detail = absl::StrCat("not in the dump: ", absl::StrJoin(missing, ", "),
+                                "; statistics read from sysfs");
+  }
+  s.sources.push_back(std::move(state));
+  return missing.empty();
+}
+
+std::string SnapshotCollector::OtherNamespacesDevice(
+    const std::vector<procfs::NetDevice>& devices) {
+  for (const procfs::NetDevice& device : devices) {
+    const auto known = same_namespace_names_.find(device.ifindex);
+    if (known != same_namespace_names_.end() && known->second == device.name) continue;
+    absl::StatusOr<std::string> name = links_->DeviceName(device.ifindex);
+    // A device gone since the listing is the dump's to miss, not a sign of another namespace.
+    if (absl::IsNotFound(name.status())) continue;
+    const std::string here = name.ok() ? driver::KernelNameText(*name) : "";
+    if (here != device.name) {
+      return absl::StrCat("ifindex ", device.ifindex, " is ", device.name, " in sysfs and ",
+                          name.ok() ? here : std::string(name.status().message()),
+                          " in the agent's namespace");
+    }
+    same_namespace_names_[device.ifindex] = device.name;
+  }
+  return "";
+}
+
+void SnapshotCollector::CollectSockets(model::Snapshot& s) {
+  SourceState state{.name = "sock_diag", .source = Source::kSockDiag};
+  if (absl::StatusOr<driver::SocketCensus> census = sockets_->Read(); census.ok()) {
+    state.in_use = true;
+    state.detail = absl::StrCat(census->sockets_seen, " UDP sockets in ", census->namespaces,
+                                " network namespaces");
+    if (census->namespaces_unread > 0) {
+      absl::StrAppend(&state.detail, ", ", census->namespaces_unread, " not read");
+    }
+    if (census->truncated) {
+      absl::StrAppend(&state.detail, "; the ", census->sockets.size(),
+                      " most dropping and fullest kept");
+    }
+    s.udp_sockets = *std::move(census);
+  } else {
+    state.detail = std::string(census.status().message());
+  }
+  s.sources.push_back(std::move(state));
 }
 
 }  // namespace nictune::collect

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The actuator's results as JSON for the mutating routes (apply, rollback, restore), and the
 // {"knob", "target"} body they share.
 #pragma once

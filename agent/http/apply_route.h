@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /api/v1/apply: one controller step now over the latest window's recommendations, or over
 // the one naming {"knob", "target"}; the controller's bounds and guard window apply as in the
 // sampling loop. Only in apply mode: otherwise 409 with the reason. Mutating: on TCP it needs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/bearer_token.h"
 
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "driver/errno_text.h"
 
 namespace nictune::http {
@@ -40,6 +42,14 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
     close(fd);
     return absl::FailedPreconditionError(
         absl::StrCat("api token file ", path, ": not a regular file"));
+  }
+  // Anyone who owns the file can change the token, and so can mutate through the API.
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    close(fd);
+    return absl::PermissionDeniedError(
+        absl::StrFormat("api token file %s: owned by uid %d, neither root nor this agent's uid "
+                        "%d; chown it",
+                        path, st.st_uid, ::geteuid()));
   }
   if ((st.st_mode & 077) != 0) {
     close(fd);
@@ -105,10 +115,16 @@ std::optional<Response> RefuseUnauthorized(const Request& request, Effect effect
                                       " changes state and is refused over TCP without an API "
                                       "token (--api_token_file); use the unix socket"));
   }
-  constexpr absl::string_view kBearer = "Bearer ";
-  const absl::string_view header = request.authorization;
-  if (!absl::StartsWith(header, kBearer) ||
-      !ConstantTimeEquals(*token, header.substr(kBearer.size()))) {
+  // RFC 9110: the scheme is case-insensitive, and one or more spaces follow it.
+  constexpr absl::string_view kBearer = "bearer";
+  absl::string_view header = request.authorization;
+  const bool bearer = absl::StartsWithIgnoreCase(header, kBearer) &&
+                      header.size() > kBearer.size() && header[kBearer.size()] == ' ';
+  if (bearer) {
+    header.remove_prefix(kBearer.size());
+    header = absl::StripLeadingAsciiWhitespace(header);
+  }
+  if (!bearer || !ConstantTimeEquals(*token, header)) {
     return ErrorResponse(403, "forbidden",
                          absl::StrCat(request.method, " ", request.path,
                                       " needs \"Authorization: Bearer <token>\" with the token of "

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rule for requests to routes that change state (Effect::kChanges, as the route table says):
-// on TCP they need a configured API token, presented as "Authorization: Bearer <token>" and
-// compared in constant time; on the root-only unix socket the file permissions are the
-// authorization. Requests to routes that only read (GET, and POST /api/v1/whatif, which only
-// computes) are always allowed.
+// on TCP they need a configured API token, presented as "Authorization: Bearer <token>" (the
+// scheme in any case) and compared in constant time; on the root-only unix socket the file
+// permissions are the authorization. Requests to routes that only read (GET, and POST
+// /api/v1/whatif, which only computes) are always allowed.
 #pragma once
 
 #include <optional>
@@ -15,8 +16,9 @@
 
 namespace nictune::http {
 
-// Reads the token from `path`. Refuses a file that is not a regular file, that group or others can
-// read (the token would not be a secret), or whose token is shorter than 16 characters or
+// Reads the token from `path`. Refuses a file that is not a regular file, that someone other than
+// root or this agent's user owns (they could change the token), that group or others can read
+// (the token would not be a secret), or whose token is shorter than 16 characters or
 // contains whitespace. Trailing newlines are not part of the token.
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 

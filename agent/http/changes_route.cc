@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/changes_route.h"
 
 #include <optional>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/http/query.h"
+#include "agent/model/json_text.h"
 #include "agent/store/change_state.h"
 #include "nlohmann/json.hpp"
 
@@ -51,21 +53,21 @@ Json ChangeJson(const store::ChangeRecord& change) {
               {"updated_ts", UnixSeconds(change.updated_ts)}};
 }
 
-Response Answer(store::Store& store, const Request& request) {
-  const std::string what = absl::StrCat(request.method, " ", request.path, ": ");
+Response Answer(store::Journal& journal, store::Store* store, const Request& request) {
   absl::StatusOr<absl::Time> since = ParseChangesQuery(request.query);
   if (!since.ok()) {
-    return ErrorResponse(400, "bad_request", what + std::string(since.status().message()));
+    return ErrorResponse(400, "bad_request", std::string(since.status().message()));
   }
-  absl::StatusOr<std::vector<store::ChangeRecord>> changes = store.ChangesSince(*since);
+  absl::StatusOr<std::vector<store::ChangeRecord>> changes = journal.ChangesSince(*since);
   if (!changes.ok()) {
     return ErrorResponse(503, "store_unavailable",
-                         absl::StrCat(what, "change journal: ", changes.status().message()));
+                         absl::StrCat("change journal: ", changes.status().message()));
   }
-  absl::StatusOr<std::vector<store::EventRecord>> events = store.EventsSince(*since);
+  absl::StatusOr<std::vector<store::EventRecord>> events =
+      store != nullptr ? store->EventsSince(*since) : std::vector<store::EventRecord>{};
   if (!events.ok()) {
     return ErrorResponse(503, "store_unavailable",
-                         absl::StrCat(what, "events: ", events.status().message()));
+                         absl::StrCat("events: ", events.status().message()));
   }
   Json changes_json = Json::array();
   for (const store::ChangeRecord& change : *changes) changes_json.push_back(ChangeJson(change));
@@ -77,14 +79,14 @@ Response Answer(store::Store& store, const Request& request) {
   const Json body{{"since", UnixSeconds(*since)},
                   {"changes", std::move(changes_json)},
                   {"events", std::move(events_json)}};
-  return Response{.status = 200, .body = body.dump(-1, ' ', false, Json::error_handler_t::replace)};
+  return Response{.status = 200, .body = model::JsonText(body)};
 }
 
 }  // namespace
 
-absl::Status AddChangesRoute(Router& router, store::Store& store) {
+absl::Status AddChangesRoute(Router& router, store::Journal& journal, store::Store* store) {
   return router.Add("GET", kChangesPath, Effect::kReadsOnly,
-                    [&store](const Request& request) { return Answer(store, request); });
+                    [&journal, store](const Request& r) { return Answer(journal, store, r); });
 }
 
 }  // namespace nictune::http

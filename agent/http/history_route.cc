@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/history_route.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "agent/http/query.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::http {
@@ -80,14 +82,26 @@ Json LabelsJson(const store::Labels& labels) {
 }
 
 Response Answer(store::Store& store, const Request& request) {
-  const std::string what = absl::StrCat(request.method, " ", request.path, ": ");
   absl::StatusOr<SplitQuery> split = SplitLabels(request.query);
   if (!split.ok()) {
-    return ErrorResponse(400, "bad_request", what + std::string(split.status().message()));
+    return ErrorResponse(400, "bad_request", std::string(split.status().message()));
   }
   absl::StatusOr<HistoryQuery> query = ParseHistoryQuery(split->history_query, absl::Now());
   if (!query.ok()) {
-    return ErrorResponse(400, "bad_request", what + std::string(query.status().message()));
+    return ErrorResponse(400, "bad_request", std::string(query.status().message()));
+  }
+
+  for (const std::string& name : query->series) {
+    absl::StatusOr<bool> known = store.HasSeries(name);
+    if (!known.ok()) {
+      return ErrorResponse(503, "store_unavailable",
+                           absl::StrCat("history of ", name, ": ", known.status().message()));
+    }
+    if (!*known) {
+      return ErrorResponse(404, "not_found",
+                           absl::StrCat("no stored series is named ", name, " (GET ",
+                                        kHistorySeriesPath, " lists them)"));
+    }
   }
 
   Json series = Json::array();
@@ -101,11 +115,10 @@ Response Answer(store::Store& store, const Request& request) {
     if (!result.ok()) {
       // The store's bounds are the client's to fix; anything else is the store's failure.
       if (absl::IsInvalidArgument(result.status())) {
-        return ErrorResponse(400, "bad_request", what + std::string(result.status().message()));
+        return ErrorResponse(400, "bad_request", std::string(result.status().message()));
       }
-      return ErrorResponse(
-          503, "store_unavailable",
-          absl::StrCat(what, "history of ", name, ": ", result.status().message()));
+      return ErrorResponse(503, "store_unavailable",
+                           absl::StrCat("history of ", name, ": ", result.status().message()));
     }
     coarsest = std::max(coarsest, result->resolution);
     for (const store::SeriesHistory& one : result->series) {
@@ -124,14 +137,25 @@ Response Answer(store::Store& store, const Request& request) {
                   {"step_s", absl::ToDoubleSeconds(query->step)},
                   {"resolution_s", absl::ToDoubleSeconds(coarsest)},
                   {"series", std::move(series)}};
-  return Response{.status = 200, .body = body.dump(-1, ' ', false, Json::error_handler_t::replace)};
+  return Response{.status = 200, .body = model::JsonText(body)};
 }
 
 }  // namespace
 
 absl::Status AddHistoryRoute(Router& router, store::Store& store) {
-  return router.Add("GET", kHistoryPath, Effect::kReadsOnly,
-                    [&store](const Request& request) { return Answer(store, request); });
+  absl::Status history =
+      router.Add("GET", kHistoryPath, Effect::kReadsOnly,
+                 [&store](const Request& request) { return Answer(store, request); });
+  if (!history.ok()) return history;
+  return router.Add("GET", kHistorySeriesPath, Effect::kReadsOnly, [&store](const Request&) {
+    absl::StatusOr<std::vector<std::string>> names = store.SeriesNames();
+    if (!names.ok()) {
+      return ErrorResponse(
+          503, "store_unavailable",
+          absl::StrCat("GET ", kHistorySeriesPath, ": ", names.status().message()));
+    }
+    return Response{.body = model::JsonText(Json{{"series", *names}})};
+  });
 }
 
 }  // namespace nictune::http

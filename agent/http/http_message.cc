@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/http_message.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -15,6 +17,21 @@ namespace nictune::http {
 namespace {
 
 constexpr size_t kMaxQuotedBytes = 60;  // of client text echoed in an error
+
+// Written on every response after Content-Type and Content-Length; a parsed response keeps them
+// out of its extra headers, so that writing it again does not repeat them.
+constexpr std::array<std::pair<absl::string_view, absl::string_view>, 3> kAlwaysWrittenHeaders = {{
+    {"Cache-Control", "no-store"},
+    {"X-Content-Type-Options", "nosniff"},
+    {"Connection", "close"},
+}};
+static_assert(kAlwaysWrittenHeaders.size() + 2 == kResponseFramingHeaderLines);
+
+bool IsAlwaysWritten(absl::string_view lower_case_name) {
+  return std::any_of(
+      kAlwaysWrittenHeaders.begin(), kAlwaysWrittenHeaders.end(),
+      [&](const auto& header) { return absl::EqualsIgnoreCase(header.first, lower_case_name); });
+}
 
 std::string Quote(absl::string_view text) {
   std::string out = "\"";
@@ -40,37 +57,6 @@ bool IsToken(absl::string_view text) {
     }
   }
   return true;
-}
-
-std::optional<int> HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return std::nullopt;
-}
-
-absl::StatusOr<std::string> DecodePath(absl::string_view raw) {
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    char c = raw[i];
-    if (c == '%') {
-      const std::optional<int> high = i + 1 < raw.size() ? HexDigit(raw[i + 1]) : std::nullopt;
-      const std::optional<int> low = i + 2 < raw.size() ? HexDigit(raw[i + 2]) : std::nullopt;
-      if (!high || !low) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("request path ", Quote(raw), ": malformed %-escape at byte ", i));
-      }
-      c = static_cast<char>(*high * 16 + *low);
-      i += 2;
-    }
-    if (absl::ascii_iscntrl(static_cast<unsigned char>(c))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("request path ", Quote(raw), ": control byte at byte ", i));
-    }
-    out.push_back(c);
-  }
-  return out;
 }
 
 // Splits on LF, dropping one CR before it.
@@ -126,55 +112,6 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseHeaderLine
 
 }  // namespace
 
-absl::StatusOr<RequestHead> ParseRequestHead(absl::string_view head) {
-  const std::vector<absl::string_view> lines = Lines(head);
-  const std::vector<absl::string_view> parts = absl::StrSplit(lines[0], ' ');
-  if (parts.size() != 3 || !IsToken(parts[0])) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("request line ", Quote(lines[0]), ": expected METHOD TARGET HTTP/1.1"));
-  }
-  if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("request line: version ", Quote(parts[2]), " is not HTTP/1.1 or HTTP/1.0"));
-  }
-  RequestHead out;
-  out.method = std::string(parts[0]);
-  const absl::string_view target = parts[1];
-  if (target.empty() || target[0] != '/') {
-    return absl::InvalidArgumentError(
-        absl::StrCat("request target ", Quote(target), ": expected an absolute path"));
-  }
-  const size_t question = target.find('?');
-  absl::StatusOr<std::string> path = DecodePath(target.substr(0, question));
-  if (!path.ok()) return path.status();
-  out.path = *std::move(path);
-  if (question != absl::string_view::npos) out.query = std::string(target.substr(question + 1));
-
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> headers =
-      ParseHeaderLines(lines);
-  if (!headers.ok()) return headers.status();
-  out.headers = *std::move(headers);
-  for (const auto& [name, value] : out.headers) {
-    if (name == "transfer-encoding") out.has_transfer_encoding = true;
-    if (name != "content-length") continue;
-    // Two lengths, even equal ones, are how requests get smuggled past a proxy: refuse.
-    if (out.content_length.has_value()) {
-      return absl::InvalidArgumentError("Content-Length given more than once");
-    }
-    absl::StatusOr<size_t> length = ParseContentLength(value);
-    if (!length.ok()) return length.status();
-    out.content_length = *length;
-  }
-  return out;
-}
-
-std::optional<std::string> HeaderValue(const RequestHead& head, absl::string_view lower_name) {
-  for (const auto& [name, value] : head.headers) {
-    if (name == lower_name) return value;
-  }
-  return std::nullopt;
-}
-
 absl::string_view ReasonPhrase(int status) {
   switch (status) {
     case 200:
@@ -223,9 +160,9 @@ absl::string_view ReasonPhrase(int status) {
 std::string SerializeResponse(const Response& response, bool include_body) {
   std::string out = absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status),
                                  "\r\nContent-Type: ", response.content_type,
-                                 "\r\nContent-Length: ", response.body.size(),
-                                 "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff"
-                                 "\r\nConnection: close\r\n");
+                                 "\r\nContent-Length: ", response.body.size(), "\r\n");
+  for (const auto& [name, value] : kAlwaysWrittenHeaders)
+    absl::StrAppend(&out, name, ": ", value, "\r\n");
   for (const auto& [name, value] : response.headers)
     absl::StrAppend(&out, name, ": ", value, "\r\n");
   out += "\r\n";
@@ -275,8 +212,15 @@ absl::StatusOr<Response> ParseResponse(absl::string_view text) {
     if (name == "content-length") {
       absl::StatusOr<size_t> parsed = ParseContentLength(value);
       if (!parsed.ok()) return parsed.status();
+      // Two lengths that disagree leave the body's end unknown (RFC 9112, section 6.3).
+      if (length.has_value() && *length != *parsed) {
+        return absl::InvalidArgumentError(absl::StrCat("response head: Content-Length says both ",
+                                                       *length, " and ", *parsed, " bytes"));
+      }
       length = *parsed;
+      continue;
     }
+    if (IsAlwaysWritten(name)) continue;
     out.headers.emplace_back(std::move(name), std::move(value));
   }
   const absl::string_view body = text.substr(head_end + 4);

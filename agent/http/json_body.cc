@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/json_body.h"
 
 #include "absl/status/status.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing a request body as JSON without exceptions: a malformed body is a value, which handlers
 // turn into 400.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/metrics_route.h"
 
 namespace nictune::http {

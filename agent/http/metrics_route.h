@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /metrics: the exporter's text exposition.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strict parsing of query strings: every byte is accounted for, unknown or repeated parameters
 // are errors rather than silently ignored, so a typo in a script fails loudly.
 #pragma once

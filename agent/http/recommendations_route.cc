@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/recommendations_route.h"
 
+#include "agent/model/json_text.h"
 #include "agent/service/recommendation_json.h"
 #include "agent/service/time_json.h"
 #include "nlohmann/json.hpp"
@@ -20,7 +22,7 @@ nlohmann::json RecommendationsJson(const service::RecommendationSet& set) {
 
 absl::Status AddRecommendationsRoute(Router& router, const service::ServiceState& state) {
   return router.Add("GET", "/api/v1/recommendations", Effect::kReadsOnly, [&state](const Request&) {
-    return Response{.body = RecommendationsJson(*state.Recommendations()).dump()};
+    return Response{.body = model::JsonText(RecommendationsJson(*state.Recommendations()))};
   });
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/recommendations: the latest tuner window's recommendations, each with its inputs,
 // formula, expected effect and confidence, and the window they came from. Before the first tuner
 // window (or in observe mode) an empty list with the reason.

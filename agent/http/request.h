@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An HTTP exchange as the router and its handlers see it, independent of the server library.
 #pragma once
 

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/restore_route.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "agent/http/actuation_json.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::http {
@@ -17,7 +19,7 @@ absl::Status AddRestoreRoute(Router& router, service::TuningControl& tuning) {
           absl::StrCat(request.method, " ", request.path, ": ", report.error.message()));
     }
     return Response{.status = report.failed.empty() ? 200 : 500,
-                    .body = RestoreReportJson(report).dump()};
+                    .body = model::JsonText(RestoreReportJson(report))};
   });
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /api/v1/restore: every original of this boot back (the actuator's RestoreAll). Allowed in
 // any mode: it only puts originals back; knobs someone else changed are left to them. Mutating:
 // token on TCP. The body is ignored (may be empty).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/rollback_route.h"
 
 #include <string>
@@ -5,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/http/actuation_json.h"
 #include "agent/http/json_body.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::http {
@@ -19,28 +21,26 @@ Response ResultResponse(const actuate::ActuationResult& result) {
     body["error"] = "conflict";
     body["detail"] = result.message;
   }
-  return Response{.status = done ? 200 : 409, .body = body.dump()};
+  return Response{.status = done ? 200 : 409, .body = model::JsonText(body)};
 }
 
 Response Rollback(service::TuningControl& tuning, const Request& request) {
-  const std::string what = absl::StrCat(request.method, " ", request.path, ": ");
   absl::StatusOr<nlohmann::json> body = ParseJsonBody(request);
   if (!body.ok()) return ErrorResponse(400, "bad_request", std::string(body.status().message()));
   if (!body->is_object()) {
-    return ErrorResponse(400, "bad_request", what + "the body must be a JSON object");
+    return ErrorResponse(400, "bad_request", "the body must be a JSON object");
   }
   const absl::Time now = absl::Now();
   if (body->contains("change_id")) {
     const nlohmann::json& id = (*body)["change_id"];
     if (body->size() != 1 || !id.is_number_integer() || id.get<int64_t>() <= 0) {
       return ErrorResponse(400, "bad_request",
-                           what +
-                               "expected {\"change_id\": N} with N a positive integer, or "
-                               "{\"knob\": ..., \"target\": ...}");
+                           "expected {\"change_id\": N} with N a positive integer, or "
+                           "{\"knob\": ..., \"target\": ...}");
     }
     absl::StatusOr<actuate::ActuationResult> result = tuning.RollbackChange(id.get<int64_t>(), now);
     if (!result.ok()) {
-      const std::string detail = what + std::string(result.status().message());
+      const std::string detail = std::string(result.status().message());
       if (absl::IsNotFound(result.status())) return ErrorResponse(404, "not_found", detail);
       if (absl::IsFailedPrecondition(result.status())) {
         return ErrorResponse(409, "conflict", detail);
@@ -52,7 +52,7 @@ Response Rollback(service::TuningControl& tuning, const Request& request) {
   absl::StatusOr<driver::knobs::KnobAddress> address = KnobAddressFromJson(*body);
   if (!address.ok()) {
     return ErrorResponse(400, "bad_request",
-                         absl::StrCat(what, address.status().message(),
+                         absl::StrCat(address.status().message(),
                                       " (expected {\"change_id\": N} or {\"knob\", \"target\"})"));
   }
   return ResultResponse(tuning.RollbackKnob(*address, now));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /api/v1/rollback {"change_id": N} or {"knob", "target"}: puts back the original of the
 // knob (the value before our first write of it this boot) and closes its journal rows
 // rolled_back. Allowed in any mode (it only puts an original back). Mutating: token on TCP.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/router.h"
 
 #include <exception>
@@ -46,6 +47,11 @@ Response Router::Dispatch(const Request& request) const {
   try {
     return route->second.handler(request);
   } catch (const nlohmann::json::exception& e) {
+    // Only a body is the client's JSON; without one the fault is the agent's own.
+    if (request.body.empty()) {
+      return ErrorResponse(500, "internal",
+                           absl::StrCat(request.method, " ", request.path, ": ", e.what()));
+    }
     return ErrorResponse(400, "bad_request",
                          absl::StrCat(request.method, " ", request.path, ": ", e.what()));
   } catch (const std::exception& e) {

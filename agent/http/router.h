@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Routes requests by method and exact path to handlers. Unknown paths get 404, known paths with
 // another method 405 (with Allow), and nothing a handler throws crosses this boundary: JSON
-// type errors (a body of the wrong shape) become 400, anything else 500. Each route says whether
-// it changes state, so that the token rule (bearer_token.h) follows the route table.
+// errors become 400 when the request has a body (a body of the wrong shape), anything else 500.
+// Each route says whether it changes state, so that the token rule (bearer_token.h) follows the
+// route table.
 #pragma once
 
 #include <functional>

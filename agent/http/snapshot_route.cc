@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/snapshot_route.h"
 
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::http {
@@ -13,7 +15,7 @@ absl::Status AddSnapshotRoute(Router& router, const service::ServiceState& state
                            "--interval after the agent starts");
     }
     // Serialised outside the state's lock: the shared_ptr keeps this report alive meanwhile.
-    return Response{.body = report->dump()};
+    return Response{.body = model::JsonText(*report)};
   });
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/snapshot: the latest interval's window report (the JSON of `nictuned --once
 // --json`); 503 before the first interval has been measured.
 #pragma once

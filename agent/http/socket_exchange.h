@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client side of one HTTP exchange on a connected stream socket, shared by the CLI's unix
 // socket and TCP clients: send the whole request, read the response until the server closes (it
 // answers with Connection: close), all within one deadline. `where` ("unix socket PATH",

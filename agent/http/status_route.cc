@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/status_route.h"
 
 #include <string>
 #include <utility>
 
+#include "agent/model/json_text.h"
 #include "agent/model/source.h"
 #include "agent/service/time_json.h"
 #include "nlohmann/json.hpp"
@@ -21,7 +23,16 @@ nlohmann::json SourcesJson(const std::vector<model::SourceState>& sources) {
   return out;
 }
 
-nlohmann::json BpfJson(const service::BpfHealth& bpf) {
+nlohmann::json OtherTunersJson(const std::vector<observe::OtherTuner>& tuners) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const observe::OtherTuner& t : tuners) {
+    out.push_back({{"name", t.name}, {"pid", t.pid}, {"overlap", t.overlap}});
+  }
+  return out;
+}
+
+nlohmann::json BpfJson(const service::BpfHealth& bpf,
+                       const std::vector<driver::MapPressure>& maps) {
   nlohmann::json programs = nlohmann::json::array();
   for (const driver::ProbeStatus& p : bpf.programs) {
     programs.push_back({{"name", p.name},
@@ -29,7 +40,18 @@ nlohmann::json BpfJson(const service::BpfHealth& bpf) {
                         {"attached", p.attached},
                         {"reason", p.reason}});
   }
-  return {{"in_use", bpf.in_use}, {"why_not", bpf.why_not}, {"programs", std::move(programs)}};
+  nlohmann::json map_pressure = nlohmann::json::array();
+  for (const driver::MapPressure& m : maps) {
+    map_pressure.push_back({{"map", m.map},
+                            {"entries", m.entries},
+                            {"capacity", m.capacity},
+                            {"no_room", m.no_room},
+                            {"pruned", m.pruned}});
+  }
+  return {{"in_use", bpf.in_use},
+          {"why_not", bpf.why_not},
+          {"programs", std::move(programs)},
+          {"maps", std::move(map_pressure)}};
 }
 
 }  // namespace
@@ -50,7 +72,7 @@ nlohmann::json StatusJson(const service::ServiceStatus& status, absl::Time now) 
       {"listen", config.listen},
       {"socket", config.socket_path},
       {"sources", SourcesJson(sampling.sources)},
-      {"bpf", BpfJson(status.bpf)},
+      {"bpf", BpfJson(status.bpf, sampling.bpf_maps)},
       {"sampling",
        {{"samples", sampling.samples},
         {"failed_samples", sampling.failed_samples},
@@ -66,6 +88,8 @@ nlohmann::json StatusJson(const service::ServiceStatus& status, absl::Time now) 
         {"last_error", store.last_error},
         {"last_error_time", service::TimeJson(store.last_error_time)},
         {"path", store.path}}},
+      {"other_tuners", OtherTunersJson(status.other_tuners)},
+      {"other_tuners_unknown", status.other_tuners_unknown},
   };
 }
 
@@ -73,7 +97,7 @@ absl::Status AddStatusRoute(Router& router, const service::ServiceState& state,
                             std::function<absl::Time()> now) {
   return router.Add("GET", "/api/v1/status", Effect::kReadsOnly,
                     [&state, now = std::move(now)](const Request&) {
-                      return Response{.body = StatusJson(state.Status(), now()).dump()};
+                      return Response{.body = model::JsonText(StatusJson(state.Status(), now()))};
                     });
 }
 

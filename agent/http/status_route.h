@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/status: mode, version, uptime, interval and window, the sources in use (and why not
 // BPF), the BPF programs attached or disabled, store health and its last error, and the sampling
 // counts (samples, last sample time, missed intervals).

@@ -1,12 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/http/whatif_request.h"
 
 #include <cmath>
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::http {
@@ -28,20 +31,19 @@ absl::Status FieldError(absl::string_view field, absl::string_view problem) {
 std::string Describe(const Json& value) {
   // Only scalars are quoted back; a nested value is named by its type.
   if (value.is_structured()) return value.type_name();
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace).substr(0, 40);
+  return model::JsonText(value).substr(0, 40);
 }
 
 absl::StatusOr<double> ReadNumber(const Json& object, absl::string_view field, double lo,
-                                  bool lo_inclusive, double hi) {
+                                  double hi) {
   const Json& value = object.at(std::string(field));
   if (!value.is_number()) {
     return FieldError(field, absl::StrCat("expected a number, got ", Describe(value)));
   }
   const double number = value.get<double>();
-  const bool above_lo = lo_inclusive ? number >= lo : number > lo;
-  if (!std::isfinite(number) || !above_lo || number > hi) {
-    return FieldError(field, absl::StrCat("must be ", lo_inclusive ? ">= " : "> ", lo,
-                                          " and <= ", hi, ", got ", Describe(value)));
+  if (!std::isfinite(number) || number < lo || number > hi) {
+    return FieldError(field,
+                      absl::StrCat("must be >= ", lo, " and <= ", hi, ", got ", Describe(value)));
   }
   return number;
 }
@@ -66,9 +68,46 @@ absl::StatusOr<int64_t> ReadInteger(const Json& object, absl::string_view field,
   return number;
 }
 
+// The fields of an object whose keys are known and present where required.
+absl::StatusOr<tuner::WhatIfQuestion> ReadFields(const Json& object) {
+  tuner::WhatIfQuestion out;
+  absl::StatusOr<double> rate =
+      ReadNumber(object, "rate_pps", tuner::kMinWhatIfRatePps, tuner::kMaxWhatIfRatePps);
+  if (!rate.ok()) return rate.status();
+  out.rate_pps = *rate;
+  absl::StatusOr<int64_t> truesize =
+      ReadInteger(object, "truesize_bytes", 1, tuner::kMaxWhatIfTruesizeBytes);
+  if (!truesize.ok()) return truesize.status();
+  out.truesize_bytes = *truesize;
+  absl::StatusOr<int64_t> rcvbuf =
+      ReadInteger(object, "rcvbuf_bytes", 1, tuner::kMaxWhatIfRcvbufBytes);
+  if (!rcvbuf.ok()) return rcvbuf.status();
+  out.rcvbuf_bytes = *rcvbuf;
+  if (object.contains("drain_gap_us")) {
+    absl::StatusOr<int64_t> gap =
+        ReadInteger(object, "drain_gap_us", 0, tuner::kMaxWhatIfDrainGapUs);
+    if (!gap.ok()) return gap.status();
+    out.drain_gap_us = *gap;
+  }
+  if (object.contains("margin")) {
+    absl::StatusOr<double> margin = ReadNumber(object, "margin", 0, tuner::kMaxWhatIfMargin);
+    if (!margin.ok()) return margin.status();
+    out.margin = *margin;
+  }
+  for (auto [field, lo, hi, value] :
+       {std::tuple{"rx_usecs", int64_t{0}, tuner::kMaxWhatIfRxUsecs, &out.rx_usecs},
+        std::tuple{"ring_size", int64_t{1}, tuner::kMaxWhatIfRingSize, &out.ring_size}}) {
+    if (!object.contains(field)) continue;
+    absl::StatusOr<int64_t> read = ReadInteger(object, field, lo, hi);
+    if (!read.ok()) return read.status();
+    *value = *read;
+  }
+  return out;
+}
+
 }  // namespace
 
-absl::StatusOr<WhatifRequest> ParseWhatifRequest(absl::string_view body) {
+absl::StatusOr<tuner::WhatIfQuestion> ParseWhatifRequest(absl::string_view body) {
   // nlohmann keeps the last of repeated keys silently; the callback sees each top-level key.
   std::set<std::string> seen;
   std::string repeated;
@@ -92,46 +131,21 @@ absl::StatusOr<WhatifRequest> ParseWhatifRequest(absl::string_view body) {
   if (!repeated.empty()) return FieldError(repeated, "given more than once");
 
   static const std::set<std::string> kKnown = {"rate_pps",     "truesize_bytes", "rcvbuf_bytes",
-                                               "drain_gap_us", "margin",         "rx_usecs"};
+                                               "drain_gap_us", "margin",         "rx_usecs",
+                                               "ring_size"};
   for (const auto& [key, unused] : object.items()) {
     if (kKnown.count(key) == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "whatif field ", Quoted(key),
           " is unknown; expected rate_pps, truesize_bytes, rcvbuf_bytes, drain_gap_us, margin, "
-          "rx_usecs"));
+          "rx_usecs, ring_size"));
     }
   }
   for (const char* required : {"rate_pps", "truesize_bytes", "rcvbuf_bytes"}) {
     if (!object.contains(required)) return FieldError(required, "required");
   }
 
-  WhatifRequest out;
-  absl::StatusOr<double> rate = ReadNumber(object, "rate_pps", 0, false, kMaxWhatifRatePps);
-  if (!rate.ok()) return rate.status();
-  out.rate_pps = *rate;
-  absl::StatusOr<int64_t> truesize =
-      ReadInteger(object, "truesize_bytes", 1, kMaxWhatifTruesizeBytes);
-  if (!truesize.ok()) return truesize.status();
-  out.truesize_bytes = *truesize;
-  absl::StatusOr<int64_t> rcvbuf = ReadInteger(object, "rcvbuf_bytes", 1, kMaxWhatifRcvbufBytes);
-  if (!rcvbuf.ok()) return rcvbuf.status();
-  out.rcvbuf_bytes = *rcvbuf;
-  if (object.contains("drain_gap_us")) {
-    absl::StatusOr<int64_t> gap = ReadInteger(object, "drain_gap_us", 0, kMaxWhatifDrainGapUs);
-    if (!gap.ok()) return gap.status();
-    out.drain_gap_us = *gap;
-  }
-  if (object.contains("margin")) {
-    absl::StatusOr<double> margin = ReadNumber(object, "margin", 0, true, kMaxWhatifMargin);
-    if (!margin.ok()) return margin.status();
-    out.margin = *margin;
-  }
-  if (object.contains("rx_usecs")) {
-    absl::StatusOr<int64_t> rx_usecs = ReadInteger(object, "rx_usecs", 0, kMaxWhatifRxUsecs);
-    if (!rx_usecs.ok()) return rx_usecs.status();
-    out.rx_usecs = *rx_usecs;
-  }
-  return out;
+  return ReadFields(object);
 }
 
 }  // namespace nictune::http

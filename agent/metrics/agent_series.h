@@ -1,5 +1,6 @@
-// The agent's own part of /metrics: what nictuned costs (CPU, memory, BPF run time, sampling time)
-// and which sources it is reading.
+// SPDX-License-Identifier: Apache-2.0
+// The agent's own part of /metrics: its build, what nictuned costs (the standard process_* series,
+// BPF run time, sampling time) and which sources it is reading.
 #pragma once
 
 #include <optional>
@@ -26,8 +27,13 @@ class AgentSeries {
   void Update(const AgentCost& cost, const std::vector<model::SourceState>& sources);
 
  private:
+  GaugeSeries build_info_;
   CounterSeries cpu_seconds_;
   GaugeSeries resident_bytes_;
+  GaugeSeries virtual_bytes_;
+  GaugeSeries open_fds_;
+  GaugeSeries max_fds_;
+  GaugeSeries start_time_;
   CounterSeries probe_runs_;
   CounterSeries probe_run_seconds_;
   GaugeSeries sampling_seconds_;

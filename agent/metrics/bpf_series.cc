@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/bpf_series.h"
 
 #include <algorithm>
@@ -7,28 +8,15 @@
 
 #include "absl/strings/match.h"
 #include "agent/metrics/families.h"
+#include "agent/metrics/family_names.h"
 #include "agent/metrics/label_values.h"
+#include "agent/metrics/series_shapes.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 
 namespace nictune::metrics {
 namespace {
-
-// Packets per poll: every power of two up to the default weight, and the weight itself, so that
-// "used the whole budget" is its own bucket (63 < work <= 64).
-const std::vector<double> kNapiWorkBoundaries = {0, 1, 2, 4, 8, 16, 32, 63, 64};
-
-// The probes' truesize bucket b holds [2^b, 2^(b+1)) bytes, i.e. at most 2^(b+1) - 1: exact
-// boundaries from 255 bytes (everything smaller folds into the first) to 1 MiB - 1.
-constexpr size_t kFirstTruesizeBucket = 7;
-std::vector<double> TruesizeBoundaries() {
-  std::vector<double> out;
-  for (size_t b = kFirstTruesizeBucket; b < driver::kTruesizeBuckets; ++b) {
-    out.push_back(static_cast<double>((uint64_t{2} << b) - 1));
-  }
-  return out;
-}
 
 // The probes' entries of one kind, none when BPF was not read.
 template <typename T>
@@ -42,79 +30,77 @@ double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 }  // namespace
 
-BpfSeries::BpfSeries(prometheus::Registry& r, size_t max_sockets)
-    : max_sockets_(max_sockets),
-      irq_handler_calls_(CounterFamily(r, "nictune_irq_handler_calls_total",
-                                       "Hard irq handler runs per irq and CPU since the probes "
-                                       "attached (bpf irq:irq_handler_entry).")),
-      irq_handler_seconds_(CounterFamily(r, "nictune_irq_handler_seconds_total",
-                                         "Time in hard irq handlers per irq and CPU (bpf "
+BpfSeries::BpfSeries(prometheus::Registry& r, const SeriesOptions& options)
+    : options_(options),
+      irq_handler_calls_(CounterFamily(r, metrics::family::kIrqHandlerCallsTotal,
+                                       "Hard irq handler runs per irq (and CPU with "
+                                       "--metrics_interrupts_per_cpu) since the probes attached "
+                                       "(bpf irq:irq_handler_entry).")),
+      irq_handler_seconds_(CounterFamily(r, metrics::family::kIrqHandlerSecondsTotal,
+                                         "Time in hard irq handlers per irq (and CPU with "
+                                         "--metrics_interrupts_per_cpu) (bpf "
                                          "irq:irq_handler_entry to irq:irq_handler_exit).")),
+      hardirq_seconds_(CounterFamily(r, metrics::family::kHardirqSecondsTotal,
+                                     "Time in hard irq handlers per CPU, every irq together "
+                                     "(bpf irq:irq_handler_entry to irq:irq_handler_exit).")),
       softirq_seconds_(CounterFamily(
-          r, "nictune_softirq_seconds_total",
+          r, metrics::family::kSoftirqSecondsTotal,
           "Time in softirq handlers per vector and CPU since the agent started, each "
           "interval's estimate added up (bpf irq:softirq_entry to irq:softirq_exit; when "
           "softirqs are frequent timed in short slots, scaled to the count of /proc/softirqs).")),
-      softirq_raised_(CounterFamily(r, "nictune_softirq_raised_total",
+      softirq_raised_(CounterFamily(r, metrics::family::kSoftirqRaisedTotal,
                                     "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
       softirq_untimed_seconds_(CounterFamily(
-          r, "nictune_softirq_untimed_seconds_total",
+          r, metrics::family::kSoftirqUntimedSecondsTotal,
           "Time softirqs were counted but not timed since the probes attached: between the "
           "slots of duty-cycled timing (bpf irq:softirq_entry/exit attached for short slots "
           "when softirqs are frequent); 1 - rate() is the share of time softirqs were timed.")),
-      softirq_timing_links_(CounterFamily(
-          r, "nictune_softirq_timing_link_operations_total",
-          "Attaches and detaches of the softirq timing programs by the duty cycle, by operation "
-          "(attach, detach).")),
-      softirq_timing_link_cpu_seconds_(CounterFamily(
-          r, "nictune_softirq_timing_link_cpu_seconds_total",
-          "CPU time the agent's duty-cycle thread spent in those attaches and detaches (the "
-          "kernel patches the tracepoint and waits for every CPU), by operation.")),
-      napi_polls_(CounterFamily(r, "nictune_napi_polls_total",
+      napi_polls_(CounterFamily(r, metrics::family::kNapiPollsTotal,
                                 "NAPI polls per NAPI instance (bpf napi:napi_poll).")),
       napi_packets_(
-          CounterFamily(r, "nictune_napi_packets_total",
+          CounterFamily(r, metrics::family::kNapiPacketsTotal,
                         "Receive work (packets) the NAPI polls reported (bpf napi:napi_poll).")),
       napi_budget_exhausted_(
-          CounterFamily(r, "nictune_napi_budget_exhausted_total",
+          CounterFamily(r, metrics::family::kNapiBudgetExhaustedTotal,
                         "NAPI polls that used their whole budget, so the instance "
                         "stayed scheduled (bpf napi:napi_poll).")),
       napi_tx_completions_(
-          CounterFamily(r, "nictune_napi_tx_completions_total",
+          CounterFamily(r, metrics::family::kNapiTxCompletionsTotal,
                         "Transmitted skbs freed inside the instance's receive polls, "
                         "the tx share of poll work (bpf skb:consume_skb).")),
-      napi_budget_(GaugeFamily(r, "nictune_napi_budget_packets",
+      napi_budget_(GaugeFamily(r, metrics::family::kNapiBudgetPackets,
                                "Budget the last NAPI poll was given (bpf napi:napi_poll).")),
-      napi_work_(HistogramFamily(r, "nictune_napi_poll_work_packets",
+      napi_work_(HistogramFamily(r, metrics::family::kNapiPollWorkPackets,
                                  "Packets of work per NAPI poll (bpf napi:napi_poll)."),
                  kNapiWorkBoundaries),
-      drops_(
-          CounterFamily(r, "nictune_skb_drops_total",
-                        "Packets freed as drops by kernel drop reason, protocol, device and, for "
-                        "drops at a socket, local port (bpf skb:kfree_skb).")),
-      socket_enqueues_(CounterFamily(r, "nictune_socket_enqueues_total",
+      drops_(CounterFamily(r, metrics::family::kSkbDropsTotal,
+                           "Packets freed as drops by kernel drop reason, protocol and device "
+                           "(other_namespaces: every device of another network namespace; "
+                           "unattributed: drops that found the probe's key map full), every "
+                           "namespace's drops (bpf skb:kfree_skb).")),
+      socket_enqueues_(CounterFamily(r, metrics::family::kSocketEnqueuesTotal,
                                      "Packets queued to the socket, top sockets only (bpf "
                                      "sock:sk_data_ready, above the fill threshold).")),
       socket_rcvqueue_full_(
-          CounterFamily(r, "nictune_socket_rcvqueue_full_total",
+          CounterFamily(r, metrics::family::kSocketRcvqueueFullTotal,
                         "Packets refused because the receive buffer was full, top "
                         "sockets only (bpf sock:sock_rcvqueue_full).")),
       socket_udp_queue_failures_(
-          CounterFamily(r, "nictune_socket_udp_queue_failures_total",
+          CounterFamily(r, metrics::family::kSocketUdpQueueFailuresTotal,
                         "UDP packets the socket failed to queue, top sockets "
                         "only (bpf udp:udp_fail_queue_rcv_skb).")),
-      socket_rcvbuf_(GaugeFamily(r, "nictune_socket_receive_buffer_bytes",
+      socket_rcvbuf_(GaugeFamily(r, metrics::family::kSocketReceiveBufferBytes,
                                  "sk_rcvbuf at the socket's last event, top sockets only (bpf).")),
       socket_peak_fill_(
-          GaugeFamily(r, "nictune_socket_receive_buffer_peak_fill_ratio",
+          GaugeFamily(r, metrics::family::kSocketReceiveBufferPeakFillRatio,
                       "Peak rmem_alloc / sk_rcvbuf within the last window, top sockets "
                       "only (bpf sock:sk_data_ready).")),
       socket_truesize_(
-          GaugeFamily(r, "nictune_socket_truesize_mean_bytes",
+          GaugeFamily(r, metrics::family::kSocketTruesizeMeanBytes,
                       "Mean bytes charged per queued packet within the last window, top "
                       "sockets only (bpf sock:sk_data_ready).")),
       truesize_(
-          HistogramFamily(r, "nictune_rx_truesize_bytes",
+          HistogramFamily(r, metrics::family::kRxTruesizeBytes,
                           "skb truesize of received packets per device, a sample of one packet "
                           "in the probe's sample_every (bpf net:netif_receive_skb)."),
           TruesizeBoundaries()) {}
@@ -123,8 +109,8 @@ void BpfSeries::Update(const model::Snapshot& snapshot, const model::Window& win
   const driver::BpfCounters* counters = snapshot.bpf ? &*snapshot.bpf : nullptr;
   UpdateIrqs(counters);
   UpdateSoftirqs(counters, window);
-  UpdateNapis(counters);
-  UpdateDrops(counters);
+  UpdateNapis(window);
+  UpdateDrops(window);
   UpdateSockets(counters, window);
   UpdateTruesize(counters);
 }
@@ -132,65 +118,66 @@ void BpfSeries::Update(const model::Snapshot& snapshot, const model::Window& win
 void BpfSeries::UpdateIrqs(const driver::BpfCounters* counters) {
   CounterSums calls;
   CounterSums seconds;
+  CounterSums per_cpu;
   for (const auto& c : Items(counters, &driver::BpfCounters::irqs)) {
     if (c.count == 0) continue;
-    const prometheus::Labels labels{{"irq", std::to_string(c.irq)}, {"cpu", std::to_string(c.cpu)}};
+    per_cpu.Add(WithCpu({}, static_cast<int>(c.cpu), options_.per_cpu), Seconds(c.time_ns));
+    prometheus::Labels labels{{"irq", std::to_string(c.irq)}};
+    if (options_.interrupts_per_cpu) labels.emplace("cpu", std::to_string(c.cpu));
     calls.Add(labels, static_cast<double>(c.count));
     seconds.Add(labels, Seconds(c.time_ns));
   }
   calls.PublishTo(irq_handler_calls_);
   seconds.PublishTo(irq_handler_seconds_);
+  per_cpu.PublishTo(hardirq_seconds_);
 }
 
 void BpfSeries::UpdateSoftirqs(const driver::BpfCounters* counters, const model::Window& window) {
   CounterSums raised;
+  // softirq_raise is opt-in: without it every vector and CPU would be a series of zeros.
   for (const auto& c : Items(counters, &driver::BpfCounters::softirqs)) {
-    if (c.count == 0 && c.raised == 0) continue;
-    raised.Add({{"vector", SoftirqVectorName(c.vector)}, {"cpu", std::to_string(c.cpu)}},
+    if (c.raised == 0) continue;
+    raised.Add(WithCpu({{"vector", SoftirqVectorName(c.vector)}}, static_cast<int>(c.cpu),
+                       options_.per_cpu),
                static_cast<double>(c.raised));
   }
   raised.PublishTo(softirq_raised_);
   if (counters != nullptr) {
-    const driver::SoftirqDutyCounters& duty = counters->softirq_duty;
-    softirq_untimed_seconds_.Set({}, Seconds(duty.untimed_ns));
-    softirq_timing_links_.Set({{"operation", "attach"}}, static_cast<double>(duty.link_attaches));
-    softirq_timing_links_.Set({{"operation", "detach"}}, static_cast<double>(duty.link_detaches));
-    softirq_timing_link_cpu_seconds_.Set({{"operation", "attach"}},
-                                         Seconds(duty.link_attach_cpu_ns));
-    softirq_timing_link_cpu_seconds_.Set({{"operation", "detach"}},
-                                         Seconds(duty.link_detach_cpu_ns));
+    softirq_untimed_seconds_.Set({}, Seconds(counters->softirq_duty.untimed_ns));
   }
   softirq_untimed_seconds_.Sweep();
-  softirq_timing_links_.Sweep();
-  softirq_timing_link_cpu_seconds_.Sweep();
   // The probes' time_ns is the time of the softirqs they timed, weighted; while duty-cycled that
   // is no estimate of the whole (the window's is: agent/model/softirq_time.h), so the counter adds
   // up the windows'.
   for (const model::SoftirqWindow& s : window.softirqs) {
-    softirq_seconds_totals_.Add(
-        {{"vector", SoftirqVectorName(s.vector)}, {"cpu", std::to_string(s.cpu)}}, s.time_ns / 1e9);
+    softirq_seconds_totals_.Add(WithCpu({{"vector", SoftirqVectorName(s.vector)}},
+                                        static_cast<int>(s.cpu), options_.per_cpu),
+                                s.time_ns / 1e9);
   }
   softirq_seconds_totals_.PublishTo(softirq_seconds_);
 }
 
-void BpfSeries::UpdateNapis(const driver::BpfCounters* counters) {
-  CounterSums polls;
-  CounterSums packets;
-  CounterSums exhausted;
-  CounterSums tx;
-  std::map<prometheus::Labels, std::pair<std::vector<double>, double>> work;
+// The windows' figures added up, not the probes' counters: while the probe budget slots a hook,
+// its programs see part of the time, and the window scales what they saw to the whole
+// (agent/model/window.h Coverage). The histogram's buckets are the polls sampled, scaled to the
+// polls estimated, so that its _count agrees with nictune_napi_polls_total.
+void BpfSeries::UpdateNapis(const model::Window& window) {
   const size_t bounds = kNapiWorkBoundaries.size();
-  for (const auto& n : Items(counters, &driver::BpfCounters::napis)) {
-    if (n.polls == 0) continue;
+  for (const model::NapiWindow& n : window.napis) {
     const prometheus::Labels labels{{"napi_id", std::to_string(n.napi_id)}, {"device", n.device}};
-    polls.Add(labels, static_cast<double>(n.polls));
-    packets.Add(labels, static_cast<double>(n.work));
-    exhausted.Add(labels, static_cast<double>(n.budget_exhausted));
-    tx.Add(labels, static_cast<double>(n.tx_completions));
-    napi_budget_.Set(labels, static_cast<double>(n.last_budget));
-    auto& [buckets, sum] = work[labels];
+    napi_polls_totals_.Add(labels, n.polls_per_s * window.seconds);
+    napi_packets_totals_.Add(labels, n.work_per_s * window.seconds);
+    napi_exhausted_totals_.Add(labels,
+                               n.budget_exhausted_fraction * n.polls_per_s * window.seconds);
+    napi_tx_totals_.Add(labels, n.tx_completions_per_s * window.seconds);
+    napi_budget_.Set(labels, static_cast<double>(n.budget));
+    uint64_t sampled = 0;
+    for (const uint64_t polls : n.work_histogram) sampled += polls;
+    if (sampled == 0) continue;
+    const double scale = n.polls_per_s * window.seconds / static_cast<double>(sampled);
+    auto& [buckets, sum] = napi_work_totals_[labels];
     buckets.resize(bounds + 1, 0.0);
-    sum += static_cast<double>(n.work);
+    sum += n.work_per_s * window.seconds;
     // Histogram bucket w holds polls of exactly w packets (the last one: more than the buckets).
     for (size_t w = 0; w < n.work_histogram.size(); ++w) {
       const bool overflow = w + 1 == n.work_histogram.size();
@@ -198,35 +185,35 @@ void BpfSeries::UpdateNapis(const driver::BpfCounters* counters) {
                                                 kNapiWorkBoundaries.end(), static_cast<double>(w));
       const size_t slot =
           overflow ? bounds : static_cast<size_t>(first_bound - kNapiWorkBoundaries.begin());
-      buckets[slot] += static_cast<double>(n.work_histogram[w]);
+      buckets[slot] += static_cast<double>(n.work_histogram[w]) * scale;
     }
   }
-  polls.PublishTo(napi_polls_);
-  packets.PublishTo(napi_packets_);
-  exhausted.PublishTo(napi_budget_exhausted_);
-  tx.PublishTo(napi_tx_completions_);
+  napi_polls_totals_.PublishTo(napi_polls_);
+  napi_packets_totals_.PublishTo(napi_packets_);
+  napi_exhausted_totals_.PublishTo(napi_budget_exhausted_);
+  napi_tx_totals_.PublishTo(napi_tx_completions_);
   napi_budget_.Sweep();
-  for (const auto& [labels, histogram] : work) {
+  // A NAPI instance's histogram goes with its counters (CounterSums forgets the idle ones).
+  std::erase_if(napi_work_totals_,
+                [this](const auto& entry) { return !napi_polls_totals_.Contains(entry.first); });
+  for (const auto& [labels, histogram] : napi_work_totals_) {
     napi_work_.Set(labels, histogram.first, histogram.second);
   }
   napi_work_.Sweep();
 }
 
-void BpfSeries::UpdateDrops(const driver::BpfCounters* counters) {
-  CounterSums drops;
-  for (const auto& d : Items(counters, &driver::BpfCounters::drops)) {
-    drops.Add({{"reason", d.reason_name.empty() ? std::to_string(d.reason) : d.reason_name},
-               {"proto", ProtocolName(d.protocol, d.l4_protocol)},
-               {"device", d.device},
-               {"port", DropPortLabel(d.reason_name, d.socket_cookie, d.local_port)}},
-              static_cast<double>(d.count));
+// The windows' drops added up: scaled to the whole window while the probe budget slots the drop
+// probe, and to Udp.RcvbufErrors for this namespace's UDP receive-buffer drops.
+void BpfSeries::UpdateDrops(const model::Window& window) {
+  for (const model::DropWindow& d : window.drops) {
+    drops_totals_.Add(DropLabels(d), static_cast<double>(d.count));
   }
-  drops.PublishTo(drops_);
+  drops_totals_.PublishTo(drops_);
 }
 
 void BpfSeries::UpdateSockets(const driver::BpfCounters* counters, const model::Window& window) {
   std::map<uint64_t, const model::SocketWindow*> top;
-  for (const auto* s : TopSockets(window.sockets, max_sockets_)) top[s->key.cookie] = s;
+  for (const auto* s : TopSockets(window.sockets, options_.max_sockets)) top[s->key.cookie] = s;
 
   for (const auto& s : Items(counters, &driver::BpfCounters::sockets)) {
     const auto it = top.find(s.key.cookie);
@@ -256,7 +243,10 @@ void BpfSeries::UpdateTruesize(const driver::BpfCounters* counters) {
   std::map<prometheus::Labels, std::pair<std::vector<double>, double>> histograms;
   for (const auto& t : Items(counters, &driver::BpfCounters::truesize)) {
     if (t.samples == 0) continue;
-    auto& [buckets, sum] = histograms[{{"device", t.device}}];
+    const bool other_namespace =
+        t.netns_inode != 0 && counters->netns_inode != 0 && t.netns_inode != counters->netns_inode;
+    auto& [buckets, sum] =
+        histograms[{{"device", other_namespace ? kOtherNamespacesDevice : t.device}}];
     buckets.resize(bounds + 1, 0.0);
     sum += static_cast<double>(t.bytes);
     for (size_t b = 0; b < t.buckets.size(); ++b) {

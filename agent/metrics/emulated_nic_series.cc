@@ -1,19 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/emulated_nic_series.h"
 
 #include "agent/metrics/families.h"
+#include "agent/metrics/family_names.h"
 
 namespace nictune::metrics {
 
 EmulatedNicSeries::EmulatedNicSeries(prometheus::Registry& r)
     : interrupts_(
-          CounterFamily(r, "nictune_emulated_nic_interrupts_total",
+          CounterFamily(r, metrics::family::kEmulatedNicInterruptsTotal,
                         "Interrupts an emulated NIC raised since its traffic started "
                         "(emulated NIC counters over its control socket, driver/emulated): "
                         "one burst into its TAP each; a TAP has no /proc/interrupts line.")),
-      delivered_(CounterFamily(r, "nictune_emulated_nic_delivered_packets_total",
+      delivered_(CounterFamily(r, metrics::family::kEmulatedNicDeliveredPacketsTotal,
                                "Frames an emulated NIC's TAP accepted since its traffic started "
                                "(emulated NIC counters over its control socket).")),
-      missed_(CounterFamily(r, "nictune_emulated_nic_missed_packets_total",
+      missed_(CounterFamily(r, metrics::family::kEmulatedNicMissedPacketsTotal,
                             "Frames an emulated NIC dropped because its rx ring was full "
                             "(emulated NIC counters over its control socket; rx_missed_errors on "
                             "a real NIC).")) {}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NICs' part of /metrics (--emulated_nic, driver/emulated): their own cumulative
 // counters from each snapshot, the interrupt count a TAP's /proc/interrupts line would have held.
 #pragma once

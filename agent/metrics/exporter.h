@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The /metrics exporter: publishes each sample into a prometheus-cpp registry and serializes it
 // in the text format 0.0.4. Counters are the kernel's and the probes' cumulative counters, so
 // Prometheus' rate() works at any scrape interval; gauges are levels and window peaks.
@@ -11,20 +12,20 @@
 #include "agent/metrics/agent_series.h"
 #include "agent/metrics/bpf_series.h"
 #include "agent/metrics/emulated_nic_series.h"
+#include "agent/metrics/map_pressure_series.h"
+#include "agent/metrics/probe_series.h"
 #include "agent/metrics/procfs_series.h"
+#include "agent/metrics/series_options.h"
+#include "agent/metrics/socket_series.h"
 #include "agent/model/snapshot.h"
 #include "agent/model/window.h"
 #include "prometheus/registry.h"
 
 namespace nictune::metrics {
 
-struct ExporterOptions {
-  size_t max_sockets = 10;  // sockets with their own series: the top ones by drops, then fill
-};
-
 class MetricsExporter {
  public:
-  explicit MetricsExporter(ExporterOptions options = {});
+  explicit MetricsExporter(SeriesOptions options = {});
 
   // Publishes the window that ends at `latest` (the later snapshot of the window). Safe to call
   // while another thread serializes.
@@ -41,6 +42,9 @@ class MetricsExporter {
   std::shared_ptr<prometheus::Registry> registry_;
   ProcfsSeries procfs_;
   BpfSeries bpf_;
+  ProbeSeries probes_;
+  MapPressureSeries maps_;
+  SocketSeries sockets_;
   EmulatedNicSeries emulated_nics_;
   AgentSeries agent_;
 };

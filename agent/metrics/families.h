@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registering a metric family by name and help, shared by every series file of the exporter.
 #pragma once
 

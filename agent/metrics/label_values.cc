@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/label_values.h"
 
 #include <algorithm>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "agent/procfs/softirqs.h"
 
 namespace nictune::metrics {
@@ -36,7 +36,7 @@ std::string ProtocolName(uint16_t ethertype, uint8_t l4_protocol) {
     case 0x86dd:
       return "ipv6";
     default:
-      return absl::StrFormat("0x%04x", ethertype);
+      return "other";
   }
 }
 
@@ -54,10 +54,20 @@ std::string DeviceCounterMetricName(const std::string& statistic) {
   return absl::StrCat("nictune_network_", rest, "_total");
 }
 
-std::string DropPortLabel(const std::string& reason_name, uint64_t socket_cookie,
-                          uint16_t local_port) {
-  const bool socket_took_it = socket_cookie != 0 || absl::StartsWith(reason_name, "SOCKET_");
-  return socket_took_it && local_port != 0 ? std::to_string(local_port) : "";
+prometheus::Labels WithCpu(prometheus::Labels labels, int cpu, bool per_cpu) {
+  if (per_cpu) labels.emplace("cpu", std::to_string(cpu));
+  return labels;
+}
+
+prometheus::Labels DropLabels(const model::DropWindow& drop) {
+  const std::string reason =
+      drop.reason_name.empty() ? std::to_string(drop.reason) : drop.reason_name;
+  if (drop.map_full) {
+    return {{"reason", reason}, {"proto", kUnattributed}, {"device", kUnattributed}};
+  }
+  return {{"reason", reason},
+          {"proto", ProtocolName(drop.protocol, drop.l4_protocol)},
+          {"device", drop.other_namespace ? kOtherNamespacesDevice : drop.device}};
 }
 
 std::vector<const model::SocketWindow*> TopSockets(const std::vector<model::SocketWindow>& sockets,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Label values for kernel numbers, spelled the way /proc and tools such as ss print them.
 #pragma once
 
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "agent/model/window.h"
+#include "prometheus/labels.h"
 
 namespace nictune::metrics {
 
@@ -14,8 +16,9 @@ namespace nictune::metrics {
 // them; other numbers come out as decimal.
 std::string SoftirqVectorName(uint32_t vector);
 
-// "udp", "tcp", "icmp", "icmpv6" for known transport protocols; otherwise the network protocol
-// ("ipv4", "ipv6", "arp") or its ethertype in hex ("0x88cc"); "" when both are unknown.
+// "udp", "tcp", "icmp", "icmpv6", "sctp" for known transport protocols; otherwise the network
+// protocol ("ipv4", "ipv6", "arp"), "other" for any other ethertype (a label value per ethertype
+// would be 65536 of them), and "" when both are unknown.
 std::string ProtocolName(uint16_t ethertype, uint8_t l4_protocol);
 
 // /sys/class/net statistics file -> metric name, as node_exporter names its netdev counters:
@@ -23,10 +26,19 @@ std::string ProtocolName(uint16_t ethertype, uint8_t l4_protocol);
 // collisions on transmit.
 std::string DeviceCounterMetricName(const std::string& statistic);
 
-// The "port" label of a drop: kept only where a socket took the packet. Those ports are bounded
-// by the sockets that exist; the port of a packet no socket wanted is whatever a scanner sent.
-std::string DropPortLabel(const std::string& reason_name, uint64_t socket_cookie,
-                          uint16_t local_port);
+// The labels of a drop on /metrics and in history: reason, proto and device, so that their count
+// is bounded by the kernel's drop reasons, a few protocols and the agent's own devices
+// (docs/metrics.md "Series budget"). A device of another network namespace is counted under
+// kOtherNamespacesDevice (two containers' eth0 are not the host's eth0, nor one device), and a
+// drop that found the probe's key map full under kUnattributed for both proto and device.
+// Ports and sockets are the top sockets' series (nictune_socket_*).
+inline constexpr char kOtherNamespacesDevice[] = "other_namespaces";
+inline constexpr char kUnattributed[] = "unattributed";
+prometheus::Labels DropLabels(const model::DropWindow& drop);
+
+// `labels` and the CPU's, or `labels` alone when per-CPU series are off (the caller sums the
+// CPUs' values under them).
+prometheus::Labels WithCpu(prometheus::Labels labels, int cpu, bool per_cpu);
 
 // The sockets that get their own series: the top max_sockets by drops in the window, then by
 // peak fill (cardinality cap shared by /metrics and the store).

@@ -1,58 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/procfs_series.h"
+
+#include <unistd.h>
+
+#include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "agent/metrics/families.h"
+#include "agent/metrics/family_names.h"
+#include "driver/link_statistics.h"
 #include "agent/metrics/label_values.h"
 #include "agent/metrics/protocol_counters.h"
+#include "agent/metrics/series_shapes.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 
 namespace nictune::metrics {
 namespace {
 
-// The statistics files every device has (struct rtnl_link_stats64); drivers may add none here.
-constexpr absl::string_view kDeviceStatistics[] = {
-    "rx_packets",        "tx_packets",        "rx_bytes",         "tx_bytes",
-    "rx_errors",         "tx_errors",         "rx_dropped",       "tx_dropped",
-    "multicast",         "collisions",        "rx_length_errors", "rx_over_errors",
-    "rx_crc_errors",     "rx_frame_errors",   "rx_fifo_errors",   "rx_missed_errors",
-    "tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",   "tx_heartbeat_errors",
-    "tx_window_errors",  "rx_compressed",     "tx_compressed",    "rx_nohandler",
-};
-
 std::string Cpu(int cpu) { return std::to_string(cpu); }
+
+double SecondsPerTick() {
+  const long ticks_per_second = sysconf(_SC_CLK_TCK);
+  return ticks_per_second > 0 ? 1.0 / static_cast<double>(ticks_per_second) : 0.01;
+}
 
 }  // namespace
 
-ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
-    : interrupts_(
-          CounterFamily(r, "nictune_interrupts_total",
-                        "Interrupts per numbered irq line and CPU since boot (procfs "
-                        "/proc/interrupts); as node_interrupts_total, irq is its type and devices "
-                        "the handlers.")),
+ProcfsSeries::ProcfsSeries(prometheus::Registry& r, const SeriesOptions& options)
+    : interrupts_per_cpu_(options.interrupts_per_cpu),
+      per_cpu_(options.per_cpu),
+      seconds_per_tick_(SecondsPerTick()),
+      cpu_seconds_(CounterFamily(
+          r, metrics::family::kCpuSecondsTotal,
+          "CPU time per mode since boot, per CPU with --metrics_per_cpu (procfs /proc/stat); as "
+          "node_cpu_seconds_total: its rate is the share of the CPU in each mode.")),
+      interrupts_(CounterFamily(
+          r, metrics::family::kInterruptsTotal,
+          "Interrupts per numbered irq line since boot, per CPU with "
+          "--metrics_interrupts_per_cpu (procfs /proc/interrupts); as node_interrupts_total, "
+          "irq is its type and devices the handlers.")),
       softirqs_(
-          CounterFamily(r, "nictune_softirqs_total",
+          CounterFamily(r, metrics::family::kSoftirqsTotal,
                         "Softirq runs per vector and CPU since boot (procfs /proc/softirqs); as "
                         "node_softirqs_functions_total.")),
-      softnet_processed_(CounterFamily(r, "nictune_softnet_processed_total",
+      softnet_processed_(CounterFamily(r, metrics::family::kSoftnetProcessedTotal,
                                        "Packets processed by the receive softirq per CPU (procfs "
                                        "/proc/net/softnet_stat, u32 extended to 64 bits).")),
-      softnet_dropped_(CounterFamily(r, "nictune_softnet_dropped_total",
+      softnet_dropped_(CounterFamily(r, metrics::family::kSoftnetDroppedTotal,
                                      "Packets dropped because the per-CPU backlog exceeded "
                                      "netdev_max_backlog (procfs /proc/net/softnet_stat).")),
       softnet_times_squeezed_(
-          CounterFamily(r, "nictune_softnet_times_squeezed_total",
+          CounterFamily(r, metrics::family::kSoftnetTimesSqueezedTotal,
                         "Receive softirq runs that ended with work left because netdev_budget or "
                         "netdev_budget_usecs ran out (procfs /proc/net/softnet_stat).")),
-      softnet_received_rps_(CounterFamily(r, "nictune_softnet_received_rps_total",
+      softnet_received_rps_(CounterFamily(r, metrics::family::kSoftnetReceivedRpsTotal,
                                           "Packets steered to this CPU by RPS inter-processor "
                                           "interrupts (procfs /proc/net/softnet_stat).")),
-      softnet_flow_limit_(CounterFamily(r, "nictune_softnet_flow_limit_count_total",
+      softnet_flow_limit_(CounterFamily(r, metrics::family::kSoftnetFlowLimitCountTotal,
                                         "Packets dropped by the RPS flow limit (procfs "
                                         "/proc/net/softnet_stat).")),
-      softnet_backlog_(GaugeFamily(r, "nictune_softnet_backlog_packets",
+      softnet_backlog_(GaugeFamily(r, metrics::family::kSoftnetBacklogPackets,
                                    "Packets waiting in the per-CPU input and process queues when "
                                    "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
   for (const ProtocolCounterName& counter : kProtocolCounters) {
@@ -65,22 +75,41 @@ ProcfsSeries::ProcfsSeries(prometheus::Registry& r)
                                          ProtocolCounterFile(counter), "); node_exporter calls it ",
                                          NodeExporterProtocolCounterMetric(counter), ".")))});
   }
-  for (const absl::string_view file : kDeviceStatistics) {
-    device_statistics_.push_back(DeviceStatistic{
-        .file = std::string(file),
-        .series = std::make_unique<CounterSeries>(
-            CounterFamily(r, DeviceCounterMetricName(std::string(file)),
-                          absl::StrCat("Device counter ", file,
-                                       " (sysfs /sys/class/net/DEVICE/statistics/", file, ").")))});
+  for (const std::string_view file : driver::kLinkStatisticNames) {
+    device_statistics_.push_back(
+        DeviceStatistic{.file = std::string(file),
+                        .series = std::make_unique<CounterSeries>(
+                            CounterFamily(r, DeviceCounterMetricName(std::string(file)),
+                                          absl::StrCat("Device counter ", std::string(file),
+                                                       " (struct rtnl_link_stats64; sysfs "
+                                                       "/sys/class/net/DEVICE/statistics/",
+                                                       std::string(file), ").")))});
   }
 }
 
 void ProcfsSeries::Update(const model::Snapshot& snapshot) {
+  UpdateCpuTimes(snapshot);
   UpdateInterrupts(snapshot);
   UpdateSoftirqs(snapshot);
   UpdateSoftnet(snapshot);
   UpdateProtocols(snapshot);
   UpdateDevices(snapshot);
+}
+
+void ProcfsSeries::UpdateCpuTimes(const model::Snapshot& snapshot) {
+  CounterSums totals;
+  if (snapshot.stat) {
+    for (const procfs::CpuTimes& cpu : snapshot.stat->cpus) {
+      const uint64_t ticks[] = {cpu.user,   cpu.nice, cpu.system,  cpu.idle,
+                                cpu.iowait, cpu.irq,  cpu.softirq, cpu.steal};
+      static_assert(std::size(ticks) == std::size(kCpuModes));
+      for (size_t i = 0; i < std::size(kCpuModes); ++i) {
+        totals.Add(WithCpu({{"mode", std::string(kCpuModes[i])}}, cpu.cpu, per_cpu_),
+                   static_cast<double>(ticks[i]) * seconds_per_tick_);
+      }
+    }
+  }
+  totals.PublishTo(cpu_seconds_);
 }
 
 void ProcfsSeries::UpdateInterrupts(const model::Snapshot& snapshot) {
@@ -89,6 +118,12 @@ void ProcfsSeries::UpdateInterrupts(const model::Snapshot& snapshot) {
     for (const auto& line : snapshot.interrupts->lines) {
       // Lines that never fired are left out: most of a large machine's table, and no signal.
       if (!line.irq || line.total == 0) continue;
+      if (!interrupts_per_cpu_) {
+        interrupts_.Set(
+            {{"irq", std::to_string(*line.irq)}, {"devices", line.actions}, {"chip", line.chip}},
+            static_cast<double>(line.total));
+        continue;
+      }
       for (size_t i = 0; i < line.per_cpu.size() && i < cpu_ids.size(); ++i) {
         interrupts_.Set({{"irq", std::to_string(*line.irq)},
                          {"cpu", Cpu(cpu_ids[i])},
@@ -102,43 +137,43 @@ void ProcfsSeries::UpdateInterrupts(const model::Snapshot& snapshot) {
 }
 
 void ProcfsSeries::UpdateSoftirqs(const model::Snapshot& snapshot) {
+  CounterSums totals;
   if (snapshot.softirqs) {
     const auto& cpu_ids = snapshot.softirqs->cpu_ids;
     for (const auto& row : snapshot.softirqs->rows) {
       for (size_t i = 0; i < row.per_cpu.size() && i < cpu_ids.size(); ++i) {
-        softirqs_.Set({{"vector", row.vector}, {"cpu", Cpu(cpu_ids[i])}},
-                      static_cast<double>(row.per_cpu[i]));
+        totals.Add(WithCpu({{"vector", row.vector}}, cpu_ids[i], per_cpu_),
+                   static_cast<double>(row.per_cpu[i]));
       }
     }
   }
-  softirqs_.Sweep();
+  totals.PublishTo(softirqs_);
 }
 
 void ProcfsSeries::UpdateSoftnet(const model::Snapshot& snapshot) {
+  CounterSums processed, dropped, squeezed, received_rps, flow_limit;
+  std::map<prometheus::Labels, double> backlog;
   if (snapshot.softnet) {
     for (const auto& row : *snapshot.softnet) {
-      const prometheus::Labels labels{{"cpu", std::to_string(row.cpu)}};
-      const auto set = [&](CounterSeries& series, SoftnetColumn column, uint32_t raw) {
-        series.Set(labels, static_cast<double>(softnet_wraps_.Extend({row.cpu, column}, raw)));
+      const prometheus::Labels labels = WithCpu({}, static_cast<int>(row.cpu), per_cpu_);
+      const auto add = [&](CounterSums& sums, SoftnetColumn column, uint32_t raw) {
+        sums.Add(labels, static_cast<double>(softnet_wraps_.Extend({row.cpu, column}, raw)));
       };
-      set(softnet_processed_, SoftnetColumn::kProcessed, row.processed);
-      set(softnet_dropped_, SoftnetColumn::kDropped, row.dropped);
-      set(softnet_times_squeezed_, SoftnetColumn::kTimeSqueeze, row.time_squeeze);
-      if (row.received_rps) {
-        set(softnet_received_rps_, SoftnetColumn::kReceivedRps, *row.received_rps);
-      }
-      if (row.flow_limit_count) {
-        set(softnet_flow_limit_, SoftnetColumn::kFlowLimit, *row.flow_limit_count);
-      }
-      if (row.backlog_len) softnet_backlog_.Set(labels, static_cast<double>(*row.backlog_len));
+      add(processed, SoftnetColumn::kProcessed, row.processed);
+      add(dropped, SoftnetColumn::kDropped, row.dropped);
+      add(squeezed, SoftnetColumn::kTimeSqueeze, row.time_squeeze);
+      if (row.received_rps) add(received_rps, SoftnetColumn::kReceivedRps, *row.received_rps);
+      if (row.flow_limit_count) add(flow_limit, SoftnetColumn::kFlowLimit, *row.flow_limit_count);
+      if (row.backlog_len) backlog[labels] += static_cast<double>(*row.backlog_len);
     }
   }
   softnet_wraps_.Sweep();
-  softnet_processed_.Sweep();
-  softnet_dropped_.Sweep();
-  softnet_times_squeezed_.Sweep();
-  softnet_received_rps_.Sweep();
-  softnet_flow_limit_.Sweep();
+  processed.PublishTo(softnet_processed_);
+  dropped.PublishTo(softnet_dropped_);
+  squeezed.PublishTo(softnet_times_squeezed_);
+  received_rps.PublishTo(softnet_received_rps_);
+  flow_limit.PublishTo(softnet_flow_limit_);
+  for (const auto& [labels, packets] : backlog) softnet_backlog_.Set(labels, packets);
   softnet_backlog_.Sweep();
 }
 

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // The procfs and sysfs part of /metrics: the kernel's cumulative counters from a Snapshot, named
-// like node_exporter's (node_interrupts_total, node_softnet_*, node_network_*) so the two can be
-// joined; netstat counters in snake_case, which promtool demands.
+// like node_exporter's (node_cpu_seconds_total, node_interrupts_total, node_softnet_*,
+// node_network_*) so the two can be joined; netstat counters in snake_case, which promtool
+// demands.
 #pragma once
 
 #include <memory>
@@ -8,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/metrics/series_options.h"
 #include "agent/metrics/swept_series.h"
 #include "agent/metrics/wrap_extender.h"
 #include "agent/model/snapshot.h"
@@ -17,7 +20,7 @@ namespace nictune::metrics {
 
 class ProcfsSeries {
  public:
-  explicit ProcfsSeries(prometheus::Registry& registry);
+  ProcfsSeries(prometheus::Registry& registry, const SeriesOptions& options);
 
   void Update(const model::Snapshot& snapshot);
 
@@ -35,12 +38,17 @@ class ProcfsSeries {
   };
   enum class SoftnetColumn { kProcessed, kDropped, kTimeSqueeze, kReceivedRps, kFlowLimit };
 
+  void UpdateCpuTimes(const model::Snapshot& snapshot);
   void UpdateInterrupts(const model::Snapshot& snapshot);
   void UpdateSoftirqs(const model::Snapshot& snapshot);
   void UpdateSoftnet(const model::Snapshot& snapshot);
   void UpdateProtocols(const model::Snapshot& snapshot);
   void UpdateDevices(const model::Snapshot& snapshot);
 
+  bool interrupts_per_cpu_;
+  bool per_cpu_;
+  double seconds_per_tick_;  // /proc/stat counts in USER_HZ ticks
+  CounterSeries cpu_seconds_;
   CounterSeries interrupts_;
   CounterSeries softirqs_;
   CounterSeries softnet_processed_;

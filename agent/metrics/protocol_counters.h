@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The counters of /proc/net/snmp and /proc/net/netstat that /metrics exports, those that bear on
 // receive drops and load (the rest are left to node_exporter), with their snake_case names:
 // promtool rejects node_exporter's spelling (node_netstat_Udp_RcvbufErrors), so the two differ

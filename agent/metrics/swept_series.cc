@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/swept_series.h"
 
 #include <algorithm>
@@ -80,8 +81,16 @@ void HistogramSeries::Sweep() {
   SweepEntries(entries_, [this](Entry& e) { family_.Remove(e.histogram); });
 }
 
-void CounterSums::PublishTo(CounterSeries& series) const {
-  for (const auto& [labels, total] : totals_) series.Set(labels, total);
+void CounterSums::PublishTo(CounterSeries& series) {
+  for (auto it = totals_.begin(); it != totals_.end();) {
+    if (publishes_ - it->second.last_added >= forget_after_) {
+      totals_.erase(it++);
+      continue;
+    }
+    series.Set(it->first, it->second.total);
+    ++it;
+  }
+  ++publishes_;
   series.Sweep();
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prometheus families whose series follow what the last sample saw. Each update Sets the series it
 // saw; Sweep() then removes every series that was not set, so an irq, device or socket that
 // vanished stops being exported instead of repeating its last value forever.
@@ -86,15 +87,33 @@ class HistogramSeries {
 };
 
 // Sums of cumulative totals per label set: several raw kernel keys (drop keys that differ only by
-// socket, per-CPU backlog NAPIs) can map to one exported series.
+// socket, per-CPU backlog NAPIs) can map to one exported series. Kept across updates (the windows'
+// figures added up), a sum nothing was added to for `forget_after` publishes is forgotten, and its
+// series goes: NAPIs and devices come and go with containers, and must not pile up (Prometheus
+// reads a series that comes back from zero as a counter reset).
 class CounterSums {
  public:
-  void Add(const prometheus::Labels& labels, double total) { totals_[labels] += total; }
-  // Sets every summed series and sweeps the rest.
-  void PublishTo(CounterSeries& series) const;
+  static constexpr uint64_t kForgetAfterPublishes = 600;  // ten minutes at the default interval
+
+  explicit CounterSums(uint64_t forget_after = kForgetAfterPublishes)
+      : forget_after_(forget_after) {}
+  void Add(const prometheus::Labels& labels, double total) {
+    Entry& entry = totals_[labels];
+    entry.total += total;
+    entry.last_added = publishes_;
+  }
+  bool Contains(const prometheus::Labels& labels) const { return totals_.contains(labels); }
+  // Sets every summed series and sweeps the rest, forgetting sums idle for forget_after publishes.
+  void PublishTo(CounterSeries& series);
 
  private:
-  SeriesEntries<double> totals_;
+  struct Entry {
+    double total = 0;
+    uint64_t last_added = 0;  // the publish count when it was last added to
+  };
+  SeriesEntries<Entry> totals_;
+  uint64_t publishes_ = 0;
+  uint64_t forget_after_;
 };
 
 }  // namespace nictune::metrics

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/tuning_series.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "agent/metrics/families.h"
+#include "agent/metrics/family_names.h"
 
 namespace nictune::metrics {
 namespace {
@@ -41,14 +43,14 @@ absl::string_view KnobModeName(tuner::KnobMode mode) {
 }
 
 TuningSeries::TuningSeries(prometheus::Registry& registry)
-    : recommended_(GaugeFamily(registry, "nictune_recommended_value",
+    : recommended_(GaugeFamily(registry, metrics::family::kRecommendedValue,
                                "The tuner's recommended value of a knob in the latest window.")),
-      current_(GaugeFamily(registry, "nictune_current_value",
+      current_(GaugeFamily(registry, metrics::family::kCurrentValue,
                            "The knob's value as the agent last read it.")),
-      changes_(CounterFamily(registry, "nictune_changes_total",
+      changes_(CounterFamily(registry, metrics::family::kChangesTotal,
                              "Actuator changes by result: applied, kept (guard window passed), "
                              "rolled_back or failed.")),
-      mode_(GaugeFamily(registry, "nictune_knob_mode",
+      mode_(GaugeFamily(registry, metrics::family::kKnobMode,
                         "The apply-mode controller's mode of a knob: 1 for the mode it is in "
                         "(idle, guarding, parked, released).")) {}
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuner's and the actuator's series on /metrics, under the names the dashboards and rules use
 // (dashboards/metrics_planned.txt): what the tuner recommends, what the knob holds, what the
 // actuator did, and the controller's mode of each knob it has seen.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Extends u32 kernel counters that wrap (/proc/net/softnet_stat) to 64 bits, so the exported
 // counter keeps rising where the kernel's wraps to zero. The first value seen is taken as is.
 #pragma once

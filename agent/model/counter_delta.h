@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Differences of kernel counters between two snapshots.
 #pragma once
 

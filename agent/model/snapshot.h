@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Snapshot is the raw, cumulative counters of one instant, exactly as the sources gave them.
 // Rates come only from the difference of two snapshots (window.h).
 #pragma once
@@ -16,6 +17,7 @@
 #include "agent/procfs/stat.h"
 #include "driver/emulated/counters.h"
 #include "driver/probe_source.h"
+#include "driver/socket_memory.h"
 
 namespace nictune::model {
 
@@ -25,6 +27,7 @@ namespace nictune::model {
 struct EmulatedNicReading {
   std::string device;
   driver::emulated::EmulatedNicCounters counters;
+  std::vector<driver::emulated::EmulatedNicCounters> queues;  // per receive queue, when read
 };
 
 struct Snapshot {
@@ -40,6 +43,7 @@ struct Snapshot {
   std::optional<procfs::ProcStat> stat;
   std::optional<std::vector<procfs::NetDevice>> devices;
   std::optional<driver::BpfCounters> bpf;
+  std::optional<driver::SocketCensus> udp_sockets;  // sock_diag, every namespace
   std::vector<EmulatedNicReading> emulated_nics;  // those that answered (--emulated_nic)
 
   std::vector<SourceState> sources;

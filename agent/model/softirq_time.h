@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // Softirq time over a window from the probes' timed softirqs. The probes time a sample
-// (driver/bpf/README.md "Softirq timing"): softirq_entry/exit are attached for short slots only
+// (driver/bpf/README.md "The probe budget"): softirq_entry/exit are attached for short slots only
 // when softirqs are frequent (duty-cycled; the probes then count only the slots' softirqs, so the
 // exact counts come from /proc/softirqs), and while attached they may time one softirq in 2^shift;
 // each timed one is weighted by the softirqs it stands for. The window's time is the ratio

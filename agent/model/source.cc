@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/model/source.h"
 
 namespace nictune::model {
@@ -16,6 +17,10 @@ std::string_view SourceName(Source source) {
       return "netdev-netlink";
     case Source::kEmulatedNic:
       return "emulated NIC counters";
+    case Source::kSockDiag:
+      return "sock_diag";
+    case Source::kRtnetlink:
+      return "rtnetlink";
   }
   return "unknown";
 }

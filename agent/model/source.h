@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a figure came from. Every figure nictune reports names its source, so a reader can tell a
 // BPF-measured handler time from a /proc/stat tick estimate.
 #pragma once
@@ -8,7 +9,17 @@
 namespace nictune::model {
 
 // kEmulatedNic: an emulated NIC's own counters over its control socket (driver/emulated).
-enum class Source { kBpf, kProcfs, kSysfs, kEthtoolNetlink, kNetdevNetlink, kEmulatedNic };
+// kSockDiag: the kernel's per-socket counters over NETLINK_SOCK_DIAG (driver/socket_memory.h).
+enum class Source {
+  kBpf,
+  kProcfs,
+  kSysfs,
+  kEthtoolNetlink,
+  kNetdevNetlink,
+  kEmulatedNic,
+  kSockDiag,
+  kRtnetlink
+};
 
 std::string_view SourceName(Source source);
 

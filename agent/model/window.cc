@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/model/window.h"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ absl::StatusOr<Window> ComputeWindow(const Snapshot& before, const Snapshot& aft
     internal::AddSoftirqTimes(before, after, w.seconds, w);
     internal::AddBpf(*before.bpf, *after.bpf, w.seconds, w);
   }
+  internal::AddSocketCensus(before, after, w);
   return w;
 }
 

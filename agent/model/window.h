@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Window is what happened between two snapshots: rates per second, shares of CPU time and
 // histograms, per CPU, irq, NAPI instance, device, socket and drop reason. Every group names the
 // source its figures came from.
@@ -7,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -61,16 +63,28 @@ struct IrqWindow {
   std::string chip;
   uint64_t count = 0;  // interrupts in the window, all CPUs
   double per_s = 0;
-  std::map<int, double> per_cpu_per_s;  // only CPUs that took any
+  // (cpu, rate) of the CPUs that took any, by CPU: a vector, since a large host's windows hold
+  // thousands of irqs on dozens of CPUs each.
+  std::vector<std::pair<int, double>> per_cpu_per_s;
   Source source = Source::kProcfs;
   // From BPF when attached: handler time.
   std::optional<double> handler_time_share;  // summed over CPUs, fraction of one CPU
   std::optional<double> mean_handler_ns;
 };
 
+// How a figure was measured when the probe budget had its programs attached for part of the
+// window (driver/bpf/README.md "The probe budget"): the share of the window they were attached
+// (1: every event seen), and where the total the sample was scaled to came from: "coverage" (the
+// sample divided by that share) or an exact kernel counter ("rx_packets", "Udp.RcvbufErrors").
+struct Coverage {
+  double share = 1;
+  std::string scaled_to;  // "" when nothing was scaled
+};
+
 struct NapiWindow {
   uint32_t napi_id = 0;
   int32_t ifindex = 0;
+  uint32_t thread_pid = 0;  // without a napi id: the poller thread of a threaded instance
   std::string device;
   uint64_t polls = 0;
   double polls_per_s = 0;
@@ -80,7 +94,8 @@ struct NapiWindow {
   uint32_t budget = 0;
   double tx_completions_per_s = 0;
   double rx_share = 0;  // rx work / (rx work + tx completions) in the polls, 1 when no tx work
-  std::vector<uint64_t> work_histogram;  // polls by work done in the window
+  std::vector<uint64_t> work_histogram;  // polls by work done in the window, as sampled
+  Coverage coverage;
 };
 
 struct DeviceWindow {
@@ -103,16 +118,31 @@ struct DropWindow {
   uint64_t socket_cookie = 0;
   uint64_t count = 0;
   double per_s = 0;
+  Coverage coverage;
+  uint32_t netns_inode = 0;      // of the device, 0 when the skb had none
+  bool other_namespace = false;  // the device is in a network namespace other than the agent's
+  // Found the probe's key map full: only the reason is known (driver::DropOrigin::kMapFull).
+  bool map_full = false;
 };
 
 struct SocketWindow {
   driver::SocketKey key;
   double enqueues_per_s = 0;
   uint32_t rcvbuf = 0;
-  double peak_fill = 0;                 // peak rmem_alloc / rcvbuf within the window
-  std::optional<double> mean_truesize;  // bytes per queued packet, as the kernel charged it
+  double peak_fill = 0;  // peak rmem_alloc / rcvbuf within the window
+  // Bytes per queued packet, as the kernel charged it: this window's packets, or, in a window
+  // the sampled probe did not measure, every packet it measured of the socket so far.
+  std::optional<double> mean_truesize;
   uint64_t rcvqueue_full = 0;
   uint64_t udp_queue_failures = 0;
+  // Of enqueues and queue-full events (the peak fill is a sample's peak); share 0 for a socket
+  // only the kernel's own counters listed.
+  Coverage coverage;
+  // The kernel's own counters (sock_diag) where they listed the socket: exact, whatever the
+  // probes saw. kernel_drops is absent when the window's start did not list the socket either.
+  std::optional<uint64_t> kernel_drops;  // sk_drops moved in the window
+  std::optional<double> fill;            // rmem_alloc / rcvbuf at the window's end
+  uint32_t rmem_alloc = 0;               // bytes queued at the window's end
 };
 
 struct TruesizeWindow {
@@ -123,6 +153,16 @@ struct TruesizeWindow {
   double p50_bytes = 0;  // upper bound of the log2 bucket that holds the quantile
   double p99_bytes = 0;
   std::vector<uint64_t> buckets;
+};
+
+// One receive queue of an emulated NIC (below), over the NIC's span.
+struct NicQueueWindow {
+  uint32_t queue = 0;
+  uint32_t napi_thread = 0;  // pid of the kernel thread that polls the queue (NapiWindow)
+  uint64_t interrupts = 0;
+  double interrupts_per_s = 0;
+  double delivered_per_s = 0;
+  double missed_per_s = 0;
 };
 
 // One emulated NIC (driver/emulated) over the window, from its own counters: the interrupts it
@@ -137,7 +177,27 @@ struct EmulatedNicWindow {
   double delivered_per_s = 0;  // frames the TAP took
   double missed_per_s = 0;     // ring overflows
   uint64_t stalls = 0;         // interrupts more than 1 ms late (driver/emulated/counters.h)
+  std::vector<NicQueueWindow> queues;  // empty when either reading lacks its queues
   Source source = Source::kEmulatedNic;
+};
+
+// One hook of the probe budget over the window.
+struct ProbeWindow {
+  std::string hook;
+  std::string mode;         // "whole", "slotted", "gated" or "detached" at the window's end
+  double coverage = 1;      // share of the window its programs were attached
+  double events_per_s = 0;  // while attached
+  double cost_ns_per_event = 0;
+  bool cost_measured = false;
+};
+
+struct ProbeBudgetWindow {
+  double cpu_share = 0;  // the budget; 0: no limit
+  // What the current plan was made with: the budget less what earlier plans overspent as
+  // measured; below cpu_share while the probes repay a debt.
+  double planning_cpu_share = 0;
+  double planned_cpu_share = 0;  // of one CPU, the current plan's
+  bool over_budget = false;
 };
 
 struct Window {
@@ -156,6 +216,8 @@ struct Window {
   // Protocol counters per second, keyed "Section.Name" (e.g. "Udp.RcvbufErrors"), from
   // /proc/net/snmp and /proc/net/netstat; only counters that moved.
   std::map<std::string, double> protocol_per_s;
+  std::vector<ProbeWindow> probes;  // the probe budget's hooks (empty without BPF)
+  std::optional<ProbeBudgetWindow> probe_budget;
   std::vector<SourceState> sources;  // of the later snapshot
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window figures from the emulated NICs' own counters.
 #include <algorithm>
 
@@ -10,6 +11,26 @@ bool Restarted(const driver::emulated::EmulatedNicCounters& before,
                const driver::emulated::EmulatedNicCounters& after) {
   return after.elapsed_ns < before.elapsed_ns || after.interrupts < before.interrupts ||
          after.delivered < before.delivered || after.missed < before.missed;
+}
+
+// The queues' rates over the device's span; none unless both readings have the same queues.
+std::vector<NicQueueWindow> QueueWindows(const EmulatedNicReading& before,
+                                         const EmulatedNicReading& after, double span) {
+  std::vector<NicQueueWindow> queues;
+  if (before.queues.size() != after.queues.size()) return queues;
+  for (size_t queue = 0; queue < after.queues.size(); ++queue) {
+    const driver::emulated::EmulatedNicCounters& a = before.queues[queue];
+    const driver::emulated::EmulatedNicCounters& b = after.queues[queue];
+    if (Restarted(a, b)) return {};
+    queues.push_back(
+        NicQueueWindow{.queue = static_cast<uint32_t>(queue),
+                       .napi_thread = static_cast<uint32_t>(b.napi_thread),
+                       .interrupts = b.interrupts - a.interrupts,
+                       .interrupts_per_s = static_cast<double>(b.interrupts - a.interrupts) / span,
+                       .delivered_per_s = static_cast<double>(b.delivered - a.delivered) / span,
+                       .missed_per_s = static_cast<double>(b.missed - a.missed) / span});
+  }
+  return queues;
 }
 
 }  // namespace
@@ -33,7 +54,8 @@ void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double secon
         .delivered_per_s = per_s(a->counters.delivered, b.counters.delivered),
         .missed_per_s = per_s(a->counters.missed, b.counters.missed),
         .stalls =
-            b.counters.stalls >= a->counters.stalls ? b.counters.stalls - a->counters.stalls : 0});
+            b.counters.stalls >= a->counters.stalls ? b.counters.stalls - a->counters.stalls : 0,
+        .queues = QueueWindows(*a, b, span)});
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/model/window_json.h"
 
 #include "nlohmann/json.hpp"
@@ -64,9 +65,24 @@ json IrqToJson(const IrqWindow& i) {
   return j;
 }
 
+// "coverage": the share of the window the figure's probe saw, and the total it was scaled to
+// ("coverage", or the kernel counter: "rx_packets", "Udp.RcvbufErrors"): a dashboard tells a
+// measured figure (share 1) from an estimate by it.
+json CoverageToJson(const Coverage& c) { return {{"share", c.share}, {"scaled_to", c.scaled_to}}; }
+
+json ProbeToJson(const ProbeWindow& p) {
+  return {{"hook", p.hook},
+          {"mode", p.mode},
+          {"coverage", p.coverage},
+          {"events_per_s", p.events_per_s},
+          {"cost_ns_per_event", p.cost_ns_per_event},
+          {"cost_measured", p.cost_measured}};
+}
+
 json NapiToJson(const NapiWindow& n) {
   return {{"napi_id", n.napi_id},
           {"ifindex", n.ifindex},
+          {"thread_pid", n.thread_pid},
           {"device", n.device},
           {"source", "bpf"},
           {"polls", n.polls},
@@ -77,7 +93,8 @@ json NapiToJson(const NapiWindow& n) {
           {"budget_exhausted_fraction", n.budget_exhausted_fraction},
           {"tx_completions_per_s", n.tx_completions_per_s},
           {"rx_share", n.rx_share},
-          {"work_histogram", n.work_histogram}};
+          {"work_histogram", n.work_histogram},
+          {"coverage", CoverageToJson(n.coverage)}};
 }
 
 json DeviceToJson(const DeviceWindow& d) {
@@ -95,9 +112,20 @@ json DropToJson(const DropWindow& d) {
           {"device", d.device},
           {"local_port", d.local_port},
           {"socket_cookie", d.socket_cookie},
+          {"netns_inode", d.netns_inode},
+          {"other_namespace", d.other_namespace},
+          {"map_full", d.map_full},
           {"count", d.count},
           {"per_s", d.per_s},
-          {"source", "bpf"}};
+          {"source", "bpf"},
+          {"coverage", CoverageToJson(d.coverage)}};
+}
+
+// "bpf" for the probes' events, "sock_diag" for the kernel's own counters, or both.
+std::string SocketSource(const SocketWindow& s) {
+  const bool probes = s.coverage.share > 0;
+  if (!s.fill) return "bpf";
+  return probes ? "bpf, sock_diag" : "sock_diag";
 }
 
 json SocketToJson(const SocketWindow& s) {
@@ -111,8 +139,12 @@ json SocketToJson(const SocketWindow& s) {
          {"peak_fill", s.peak_fill},
          {"rcvqueue_full", s.rcvqueue_full},
          {"udp_queue_failures", s.udp_queue_failures},
-         {"source", "bpf"}};
+         {"source", SocketSource(s)},
+         {"coverage", CoverageToJson(s.coverage)}};
   Put(j, "mean_truesize", s.mean_truesize);
+  Put(j, "kernel_drops", s.kernel_drops);
+  Put(j, "fill", s.fill);
+  if (s.fill) j["rmem_alloc"] = s.rmem_alloc;
   return j;
 }
 
@@ -120,6 +152,22 @@ json TruesizeToJson(const TruesizeWindow& t) {
   return {{"ifindex", t.ifindex},       {"device", t.device},       {"samples", t.samples},
           {"mean_bytes", t.mean_bytes}, {"p50_bytes", t.p50_bytes}, {"p99_bytes", t.p99_bytes},
           {"log2_buckets", t.buckets},  {"source", "bpf"}};
+}
+
+template <typename T, typename F>
+json ArrayOf(const std::vector<T>& items, F to_json) {
+  json a = json::array();
+  for (const auto& item : items) a.push_back(to_json(item));
+  return a;
+}
+
+json NicQueueToJson(const NicQueueWindow& q) {
+  return {{"queue", q.queue},
+          {"napi_thread", q.napi_thread},
+          {"interrupts", q.interrupts},
+          {"interrupts_per_s", q.interrupts_per_s},
+          {"delivered_per_s", q.delivered_per_s},
+          {"missed_per_s", q.missed_per_s}};
 }
 
 json EmulatedNicToJson(const EmulatedNicWindow& e) {
@@ -130,14 +178,8 @@ json EmulatedNicToJson(const EmulatedNicWindow& e) {
           {"interrupts_per_s", e.interrupts_per_s},
           {"delivered_per_s", e.delivered_per_s},
           {"missed_per_s", e.missed_per_s},
-          {"stalls", e.stalls}};
-}
-
-template <typename T, typename F>
-json ArrayOf(const std::vector<T>& items, F to_json) {
-  json a = json::array();
-  for (const auto& item : items) a.push_back(to_json(item));
-  return a;
+          {"stalls", e.stalls},
+          {"queues", ArrayOf(e.queues, NicQueueToJson)}};
 }
 
 }  // namespace
@@ -149,6 +191,13 @@ nlohmann::json WindowToJson(const Window& w) {
                        {"kind", SourceName(s.source)},
                        {"in_use", s.in_use},
                        {"detail", s.detail}});
+  }
+  json budget = nullptr;
+  if (w.probe_budget) {
+    budget = {{"cpu_share", w.probe_budget->cpu_share},
+              {"planning_cpu_share", w.probe_budget->planning_cpu_share},
+              {"planned_cpu_share", w.probe_budget->planned_cpu_share},
+              {"over_budget", w.probe_budget->over_budget}};
   }
   return {{"start_unix_ns", w.start_unix_ns},
           {"end_unix_ns", w.end_unix_ns},
@@ -162,7 +211,9 @@ nlohmann::json WindowToJson(const Window& w) {
           {"sockets", ArrayOf(w.sockets, SocketToJson)},
           {"truesize", ArrayOf(w.truesize, TruesizeToJson)},
           {"emulated_nics", ArrayOf(w.emulated_nics, EmulatedNicToJson)},
-          {"protocol_per_s", {{"source", "procfs"}, {"counters", w.protocol_per_s}}}};
+          {"protocol_per_s", {{"source", "procfs"}, {"counters", w.protocol_per_s}}},
+          {"probes", ArrayOf(w.probes, ProbeToJson)},
+          {"probe_budget", budget}};
 }
 
 }  // namespace nictune::model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON form of a Window (nictuned --once --json, GET /api/v1/snapshot).
 #pragma once
 

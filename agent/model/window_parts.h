@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pieces ComputeWindow assembles, one per kind of source; internal to agent/model.
 #pragma once
 
@@ -26,6 +27,9 @@ void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double secon
 // Softirq times per vector and CPU from the BPF probes, counted from /proc/softirqs while the
 // timing programs were duty-cycled.
 void AddSoftirqTimes(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// The kernel's per-socket counters (sock_diag), merged into the sockets the probes saw; the
+// sockets only they list are added when they dropped or filled.
+void AddSocketCensus(const Snapshot& before, const Snapshot& after, Window& out);
 // From the BPF probes: irq times, NAPI polls, drops, sockets, truesize.
 void AddBpf(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
             Window& out);

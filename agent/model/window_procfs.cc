@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window figures from procfs and sysfs counters.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "agent/model/counter_delta.h"
 #include "agent/model/softirq_time.h"
@@ -79,6 +82,12 @@ void AddProcfsIrqs(const Snapshot& before, const Snapshot& after, double seconds
   }
   const auto& cpu_ids = after.interrupts->cpu_ids;
   const auto& before_ids = before.interrupts->cpu_ids;
+  // Column j of `after` is column before_column[j] of `before` (the same CPU), or none.
+  std::vector<std::optional<size_t>> before_column(cpu_ids.size());
+  for (size_t j = 0; j < cpu_ids.size(); ++j) {
+    const auto i = std::find(before_ids.begin(), before_ids.end(), cpu_ids[j]);
+    if (i != before_ids.end()) before_column[j] = static_cast<size_t>(i - before_ids.begin());
+  }
   for (const auto& line : after.interrupts->lines) {
     if (!line.irq) continue;
     const auto it = earlier.find(*line.irq);
@@ -86,16 +95,14 @@ void AddProcfsIrqs(const Snapshot& before, const Snapshot& after, double seconds
     const procfs::InterruptLine& a = *it->second;
     IrqWindow w{.irq = *line.irq, .actions = line.actions, .chip = line.chip};
     for (size_t j = 0; j < line.per_cpu.size() && j < cpu_ids.size(); ++j) {
-      const auto i = std::find(before_ids.begin(), before_ids.end(), cpu_ids[j]);
-      if (i == before_ids.end()) continue;
-      const size_t bi = static_cast<size_t>(i - before_ids.begin());
-      if (bi >= a.per_cpu.size()) continue;
-      const uint64_t delta = ResettingDelta64(a.per_cpu[bi], line.per_cpu[j]);
+      if (!before_column[j] || *before_column[j] >= a.per_cpu.size()) continue;
+      const uint64_t delta = ResettingDelta64(a.per_cpu[*before_column[j]], line.per_cpu[j]);
       if (delta == 0) continue;
       w.count += delta;
-      w.per_cpu_per_s[cpu_ids[j]] = PerSecond(delta, seconds);
+      w.per_cpu_per_s.emplace_back(cpu_ids[j], PerSecond(delta, seconds));
     }
     if (w.count == 0) continue;
+    std::sort(w.per_cpu_per_s.begin(), w.per_cpu_per_s.end());
     w.per_s = PerSecond(w.count, seconds);
     out.irqs.push_back(std::move(w));
   }

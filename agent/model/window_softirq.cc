@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Softirq time shares per CPU from the BPF probes' timing (agent/model/softirq_time.h).
 #include <map>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/observe/coalesce_state.h"
 
 namespace nictune::observe {

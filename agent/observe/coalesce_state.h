@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuner's view of a device's coalescing and ring settings.
 #pragma once
 

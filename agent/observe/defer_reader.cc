@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/observe/defer_reader.h"
 
 #include <cstdint>
@@ -6,12 +7,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "agent/observe/sysfs_integer.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::observe {
 
 absl::StatusOr<tuner::DeferState> ReadDeferState(const std::string& sys_root,
                                                  const std::string& device) {
-  const std::string dir = absl::StrCat(sys_root, "/class/net/", device);
+  const std::string dir = absl::StrCat(sys_root, "/class/net/", driver::KernelNameBytes(device));
   const std::string defer_path = dir + "/napi_defer_hard_irqs";
   const std::string timeout_path = dir + "/gro_flush_timeout";
   // Missing knob files mean "unsupported" only on a device that exists.

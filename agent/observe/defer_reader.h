@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-device software interrupt deferral, read from sysfs.
 #pragma once
 

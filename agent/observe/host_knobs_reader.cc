@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/observe/host_knobs_reader.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host-wide knobs the tuner reasons about, read from procfs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter from the agent's measurements (one Window, the Topology) to the tuner's input.
 //
 // Socket attribution rule: the BPF socket-fill table knows a socket's cookie and port but not

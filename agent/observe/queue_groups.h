@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which QueueObservations a device gets: one per rx queue when the measurements can tell the
 // queues apart, else one for the whole device.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/observe/socket_placement.h"
 
 #include <algorithm>
@@ -85,9 +86,11 @@ const model::TruesizeWindow* TruesizeOf(const model::Window& window, const std::
   return nullptr;
 }
 
-// Two probes see a full receive buffer: kfree_skb with SOCKET_RCVBUFF and the socket's own
-// rcvqueue_full / udp_fail_queue_rcv_skb events. They count the same drops, so the larger wins.
+// The kernel's own count of the socket's drops (sock_diag) where it has one. Else two probes see
+// a full receive buffer: kfree_skb with SOCKET_RCVBUFF and the socket's own rcvqueue_full /
+// udp_fail_queue_rcv_skb events. They count the same drops, so the larger wins.
 uint64_t DropsOf(const model::SocketWindow& s, const DropIndex& drops) {
+  if (s.kernel_drops) return *s.kernel_drops;
   const auto by_reason = drops.rcvbuff_by_cookie.find(s.key.cookie);
   return std::max(by_reason == drops.rcvbuff_by_cookie.end() ? uint64_t{0} : by_reason->second,
                   s.rcvqueue_full + s.udp_queue_failures);

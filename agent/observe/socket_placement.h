@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sockets the BPF socket-fill table saw, as the tuner's SocketObservations, each with the
 // device it receives on.
 //

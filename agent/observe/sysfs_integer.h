@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One integer read from a procfs/sysfs knob file, for the host knob and defer readers: the
 // actuator's reader (driver/knobs/integer_file.h), with a missing file as "no such knob".
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts over a window from the Window's per-second rates: the Window keeps rates, the tuner
 // takes the counts they came from.
 #pragma once

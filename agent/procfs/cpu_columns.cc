@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/procfs/cpu_columns.h"
 
 #include <limits>

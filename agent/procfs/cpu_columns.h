@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "CPU0 CPU1 ..." header line of /proc/interrupts and /proc/softirqs.
 #pragma once
 

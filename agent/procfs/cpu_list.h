@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU list syntax ("0-3,8,10-11") of /proc/irq/N/smp_affinity_list and /sys/.../online.
 #pragma once
 

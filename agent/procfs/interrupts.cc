@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/procfs/interrupts.h"
 
 #include "absl/strings/str_cat.h"
 #include "agent/procfs/cpu_columns.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/text_scan.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::procfs {
 namespace {
@@ -21,7 +23,7 @@ absl::Status ParseNumberedTail(std::string_view tail, int line_number, std::stri
     return ParseError(path, line_number,
                       absl::StrCat("irq ", ToAbsl(row.id), ": missing the interrupt chip name"));
   }
-  row.chip.assign(chip);
+  row.chip = driver::KernelNameText(ToAbsl(chip));
   std::string_view lookahead = tail;
   std::string_view token = NextToken(lookahead);
   if (!token.empty() && (IsDigit(token.front()) || token.front() == '-')) {
@@ -38,7 +40,7 @@ absl::Status ParseNumberedTail(std::string_view tail, int line_number, std::stri
       tail = lookahead;
     }
   }
-  row.actions.assign(TrimBlanks(tail));
+  row.actions = driver::KernelNameText(ToAbsl(TrimBlanks(tail)));
   return absl::OkStatus();
 }
 
@@ -84,7 +86,7 @@ absl::Status ParseRow(std::string_view line, int line_number, int cpu_count, std
 
   const std::string_view description = TrimBlanks(after_counts);
   if (counts == cpu_count) {
-    row.actions.assign(description);
+    row.actions = driver::KernelNameText(ToAbsl(description));
     return absl::OkStatus();
   }
   // ERR and MIS (x86), Err (arm64): one system-wide value and nothing else.

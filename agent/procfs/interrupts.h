@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/interrupts: per-CPU interrupt counts per irq line.
 #pragma once
 

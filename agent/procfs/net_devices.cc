@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/procfs/net_devices.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/text_scan.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::procfs {
 namespace {
@@ -82,7 +84,7 @@ absl::Status ReadDriverAndMsiIrqs(const fs::path& device, NetDevice& out) {
   std::error_code error;
   const fs::path driver = fs::read_symlink(driver_link, error);
   if (!error) {
-    out.driver = driver.filename().native();
+    out.driver = nictune::driver::KernelNameText(driver.filename().native());
   } else if (error != std::errc::no_such_file_or_directory) {
     return FilesystemError("readlink", driver_link, error);
   }
@@ -103,9 +105,9 @@ absl::Status ReadDriverAndMsiIrqs(const fs::path& device, NetDevice& out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<NetDevice> ReadDevice(const fs::path& device) {
+absl::StatusOr<NetDevice> ReadDevice(const fs::path& device, NetDeviceParts parts) {
   NetDevice out;
-  out.name = device.filename().native();
+  out.name = nictune::driver::KernelNameText(device.filename().native());
   const fs::path ifindex_file = device / "ifindex";
   absl::StatusOr<std::string> ifindex = ReadAttribute(ifindex_file);
   if (!ifindex.ok()) return ifindex.status();
@@ -115,7 +117,9 @@ absl::StatusOr<NetDevice> ReadDevice(const fs::path& device) {
         ifindex_file.native(), ": expected a positive ifindex, got \"", *ifindex, "\""));
   }
   out.ifindex = static_cast<int32_t>(*value);
-  if (absl::Status status = ReadStatistics(device, out); !status.ok()) return status;
+  if (parts.statistics) {
+    if (absl::Status status = ReadStatistics(device, out); !status.ok()) return status;
+  }
   if (absl::Status status = CountQueues(device, out); !status.ok()) return status;
   if (absl::Status status = ReadDriverAndMsiIrqs(device, out); !status.ok()) return status;
   return out;
@@ -123,7 +127,8 @@ absl::StatusOr<NetDevice> ReadDevice(const fs::path& device) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<NetDevice>> ReadNetDevices(const std::string& sys_class_net) {
+absl::StatusOr<std::vector<NetDevice>> ReadNetDevices(const std::string& sys_class_net,
+                                                      NetDeviceParts parts) {
   absl::StatusOr<std::vector<std::string>> names = ListDirectory(sys_class_net);
   if (!names.ok()) return names.status();
   std::vector<NetDevice> devices;
@@ -133,7 +138,7 @@ absl::StatusOr<std::vector<NetDevice>> ReadNetDevices(const std::string& sys_cla
     // Not every entry is a device: the bonding driver adds a file "bonding_masters". A link
     // whose device is already gone (is_directory follows it) is skipped the same way.
     if (!fs::is_directory(device, error)) continue;
-    absl::StatusOr<NetDevice> read = ReadDevice(device);
+    absl::StatusOr<NetDevice> read = ReadDevice(device, parts);
     // NotFound mid-read means the device was unregistered meanwhile (veth pairs of short-lived
     // containers) when its directory is gone too: skip it rather than fail the whole sample.
     if (absl::IsNotFound(read.status()) && !fs::exists(device, error)) continue;

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/procfs/read_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,13 +10,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::procfs {
 namespace {
 
 absl::Status ErrnoError(const char* op, const std::string& path, int err) {
-  const std::string message =
-      absl::StrCat(op, " ", path, ": ", std::strerror(err), " (errno ", err, ")");
+  const std::string message = absl::StrCat(op, " ", driver::KernelNameText(path), ": ",
+                                           std::strerror(err), " (errno ", err, ")");
   switch (err) {
     case ENOENT:
     case ENODEV:
@@ -32,9 +35,22 @@ absl::Status ErrnoError(const char* op, const std::string& path, int err) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
+  // O_NONBLOCK: a FIFO (or a device) put where a kernel file belongs must not hang the reader
+  // in open() or read(); it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return ErrnoError("open", path, errno);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return ErrnoError("fstat", path, err);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("read ", driver::KernelNameText(path), ": not a regular file"));
+  }
   std::string content;
   char buffer[16384];
   while (true) {
@@ -47,15 +63,20 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
       return ErrnoError("read", path, err);
     }
     content.append(buffer, static_cast<size_t>(n));
+    if (content.size() > max_bytes) {
+      ::close(fd);
+      return absl::ResourceExhaustedError(absl::StrCat("read ", driver::KernelNameText(path),
+                                                       ": larger than ", max_bytes, " bytes"));
+    }
   }
   ::close(fd);
   return content;
 }
 
 absl::Status ParseError(std::string_view path, int line, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(absl::string_view(path.data(), path.size()),
-                                                 " line ", line, ": ",
-                                                 absl::string_view(what.data(), what.size())));
+  return absl::InvalidArgumentError(absl::StrCat(
+      driver::KernelNameText(absl::string_view(path.data(), path.size())), " line ", line, ": ",
+      driver::KernelNameText(absl::string_view(what.data(), what.size()))));
 }
 
 }  // namespace nictune::procfs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/net/snmp and /proc/net/netstat: pairs of "Proto: names" / "Proto: values" lines.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/softirqs: per-CPU counts per softirq vector.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/net/softnet_stat: one row per online CPU, hex u32 counters that wrap. The number of
 // columns grew with kernel versions: 9 (up to 2.6.34), 10 (+received_rps, 2.6.35), 11
 // (+flow_limit_count, 3.11), 13 (+backlog_len, cpu index, 5.10), 15 (+input and process queue

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/procfs/stat.h"
 
 #include <array>
@@ -102,10 +103,14 @@ absl::StatusOr<ProcStat> ParseProcStat(std::string_view text, std::string_view p
       if (!total.ok()) return total.status();
       stat.softirqs_total = *total;
       stat.softirq_line_present = true;
+    } else if (label == "btime") {
+      absl::StatusOr<uint64_t> boot = ParseLeadingTotal(label, rest, lines.line_number(), path);
+      if (!boot.ok()) return boot.status();
+      stat.boot_time_seconds = *boot;
     } else if (label.empty()) {
       return ParseError(path, lines.line_number(), "empty line");
     }
-    // ctxt, btime, processes, procs_running, procs_blocked and anything newer: not needed.
+    // ctxt, processes, procs_running, procs_blocked and anything newer: not needed.
   }
   if (!saw_total) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(path), ": no aggregate \"cpu\" line in ",

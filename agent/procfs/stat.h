@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/stat: CPU time split per CPU in USER_HZ ticks. cpu lines carry 7 to 10 numbers by kernel
 // age (steal 2.6.11, guest 2.6.24, guest_nice 2.6.33); fields a kernel does not print are 0.
 #pragma once
@@ -22,6 +23,7 @@ struct ProcStat {
   uint64_t interrupts_total = 0;      // the first number of the "intr" line
   uint64_t softirqs_total = 0;        // the first number of the "softirq" line
   bool softirq_line_present = false;  // kernels before 2.6.31 have no "softirq" line
+  uint64_t boot_time_seconds = 0;     // the "btime" line: when the host booted, Unix seconds
 };
 
 absl::StatusOr<ProcStat> ParseProcStat(std::string_view text, std::string_view path = "/proc/stat");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation-free scanning of kernel text: lines with their 1-based numbers, whitespace tokens,
 // and numbers. Every parser in this folder reads its file through these.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/apply_self_test.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/deadline_wait.h"
 
 #include <cerrno>

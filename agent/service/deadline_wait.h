@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampling loop's clock: absolute CLOCK_MONOTONIC deadlines, so a slow step shortens the
 // next wait instead of shifting every later sample, and a wait that a signal can end
 // (sigtimedwait on signals blocked in every thread).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/emulated_nic_spec.h"
 
 #include <set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --emulated_nic=DEVICE=SOCKET_PATH: an emulated NIC (driver/emulated) the agent tunes like a
 // driver's device, reached over its control socket.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The observation of an emulated NIC's device: the kernel sees no hard interrupt and no ring for a
 // TAP, so the emulated NIC's own counters (emulated interrupts, ring overflows, delivered packets)
 // and its moderation settings take their place, as a real driver's would. Decorates the host's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Snapshots that carry each emulated NIC's counters beside the kernel's: a TAP has no
 // /proc/interrupts line and fires no irq tracepoint, so without them the per-interval window
 // (GET /api/v1/snapshot, /metrics, the store) has no interrupt figure for the emulated device.

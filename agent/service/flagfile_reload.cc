@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/flagfile_reload.h"
 
-#include <fstream>
 #include <optional>
+#include <vector>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
@@ -9,9 +10,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "agent/procfs/read_file.h"
 
 namespace nictune::service {
 namespace {
+
+// A flagfile is a few dozen lines; anything this large is not one.
+constexpr size_t kMaxFlagfileBytes = 1 << 20;
 
 struct FlagLine {
   std::string name;
@@ -60,14 +65,17 @@ absl::StatusOr<FlagfileReload> ReloadFlagfiles(const std::vector<std::string>& f
   FlagfileReload reload;
   absl::Status failure;
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    if (!in) {
-      failure = absl::NotFoundError(absl::StrCat("flagfile ", file, ": cannot open it"));
+    // A directory, a FIFO or a file that cannot be read is an error, never an empty file.
+    absl::StatusOr<std::string> text = procfs::ReadFile(file, kMaxFlagfileBytes);
+    if (!text.ok()) {
+      failure =
+          absl::Status(text.status().code(), absl::StrCat("flagfile: ", text.status().message()));
       break;
     }
-    std::string raw;
-    for (int line_number = 1; failure.ok() && std::getline(in, raw); ++line_number) {
-      const absl::string_view line = absl::StripAsciiWhitespace(raw);
+    const std::vector<absl::string_view> lines = absl::StrSplit(*text, '\n');
+    for (size_t index = 0; failure.ok() && index < lines.size(); ++index) {
+      const int line_number = static_cast<int>(index) + 1;
+      const absl::string_view line = absl::StripAsciiWhitespace(lines[index]);
       if (line.empty() || line[0] == '#') continue;
       const std::optional<FlagLine> parsed = ParseFlagLine(line);
       const std::string where = absl::StrCat("flagfile ", file, " line ", line_number);

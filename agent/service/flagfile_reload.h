@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGHUP: re-reads the --flagfile(s) the agent started with and applies the flags that may change
 // while it runs. The rest (listen address, state directory, probes) need a restart and are only
 // reported when the file asks for a different value.

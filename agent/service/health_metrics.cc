@@ -1,36 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/health_metrics.h"
 
 #include "agent/metrics/families.h"
+#include "agent/metrics/family_names.h"
 
 namespace nictune::service {
 
 HealthMetrics::HealthMetrics(prometheus::Registry& registry)
-    : samples_(metrics::CounterFamily(registry, "nictune_samples_total",
+    : samples_(metrics::CounterFamily(registry, metrics::family::kSamplesTotal,
                                       "Sampling intervals measured into a window.")
                    .Add({})),
-      failed_samples_(metrics::CounterFamily(registry, "nictune_sample_failures_total",
+      failed_samples_(metrics::CounterFamily(registry, metrics::family::kSampleFailuresTotal,
                                              "Sampling intervals whose window could not be "
                                              "computed (clock or counter trouble).")
                           .Add({})),
-      missed_intervals_(metrics::CounterFamily(registry, "nictune_missed_intervals_total",
+      missed_intervals_(metrics::CounterFamily(registry, metrics::family::kMissedIntervalsTotal,
                                                "Sampling deadlines that passed before the loop "
                                                "got to them.")
                             .Add({})),
-      windows_(metrics::CounterFamily(registry, "nictune_tuner_windows_total",
+      windows_(metrics::CounterFamily(registry, metrics::family::kTunerWindowsTotal,
                                       "Tuner windows closed (aggregated intervals).")
                    .Add({})),
-      store_errors_(metrics::CounterFamily(registry, "nictune_store_errors_total",
+      store_errors_(metrics::CounterFamily(registry, metrics::family::kStoreErrorsTotal,
                                            "Failed store operations (append, maintenance, "
                                            "recommendations), e.g. a full disk.")
                         .Add({})),
-      store_healthy_(metrics::GaugeFamily(registry, "nictune_store_healthy",
+      store_healthy_(metrics::GaugeFamily(registry, metrics::family::kStoreHealthy,
                                           "1 when the latest store operation succeeded, 0 when "
                                           "it failed or the store is not open.")
                          .Add({})),
-      recommendations_(metrics::GaugeFamily(registry, "nictune_recommendations",
+      recommendations_(metrics::GaugeFamily(registry, metrics::family::kRecommendations,
                                             "Recommendations of the latest tuner window.")
                            .Add({})),
-      interval_seconds_(metrics::GaugeFamily(registry, "nictune_sampling_interval_seconds",
+      interval_seconds_(metrics::GaugeFamily(registry, metrics::family::kSamplingIntervalSeconds,
                                              "The configured sampling interval.")
                             .Add({})) {}
 

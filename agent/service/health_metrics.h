@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The service's own health on /metrics: sampling cadence, tuner windows and the store's health, so
 // an alert can fire on a full disk or a stalled loop without reading the REST status.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the agent does with its measurements (--mode), and what it does with changed knobs when it
 // stops (--on_exit).
 #pragma once

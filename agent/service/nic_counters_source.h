@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One emulated NIC's counters as the agent reads them: the real source asks the NIC's control
 // socket through driver/emulated's reader (only driver/ talks to the NIC process); tests use a
 // fake.
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "driver/emulated/counters.h"
 #include "driver/emulated/counters_reader.h"
 
@@ -16,6 +18,11 @@ class NicCountersSource {
  public:
   virtual ~NicCountersSource() = default;
   virtual absl::StatusOr<driver::emulated::EmulatedNicCounters> Read() = 0;
+  // One receive queue's counters, as `ethtool -S` shows a NIC's per queue; Unimplemented for a
+  // source that has only the device's.
+  virtual absl::StatusOr<driver::emulated::EmulatedNicCounters> ReadQueue(size_t queue) {
+    return absl::UnimplementedError(absl::StrCat(Describe(), ": no counters of queue ", queue));
+  }
   // Where the counters come from, for the sources list ("control socket /run/emu.sock").
   virtual std::string Describe() const = 0;
 };
@@ -26,6 +33,9 @@ class ControlSocketCounters : public NicCountersSource {
   explicit ControlSocketCounters(std::string socket_path)
       : socket_path_(socket_path), reader_(std::move(socket_path)) {}
   absl::StatusOr<driver::emulated::EmulatedNicCounters> Read() override { return reader_.Read(); }
+  absl::StatusOr<driver::emulated::EmulatedNicCounters> ReadQueue(size_t queue) override {
+    return reader_.ReadQueue(queue);
+  }
   std::string Describe() const override { return "control socket " + socket_path_; }
 
  private:

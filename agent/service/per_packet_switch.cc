@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/per_packet_switch.h"
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,10 @@ std::string SocketPressure(const model::Window& window, double fill_pressure) {
     }
   }
   for (const model::SocketWindow& socket : window.sockets) {
+    if (socket.kernel_drops.value_or(0) > 0) {
+      return absl::StrCat("port ", socket.key.local_port, ": ", *socket.kernel_drops,
+                          " drops (sock_diag)");
+    }
     if (socket.udp_queue_failures > 0 || socket.rcvqueue_full > 0) {
       return absl::StrCat("port ", socket.key.local_port, ": ",
                           socket.udp_queue_failures + socket.rcvqueue_full, " queue failures");

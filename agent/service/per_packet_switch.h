@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Switches the per-packet BPF programs (tx share, socket fill, truesize: the probes' main cost on
 // a packet flood) on only while the tuner needs them: a sampling interval that shows socket
 // pressure (receive-buffer drops from procfs or the drop probe, UDP queue failures, or a socket

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampling loop's real inputs and outputs: the snapshot collector, the topology reader, the
 // SQLite store, and the observation builder with the host's knobs read from procfs/sysfs.
 #pragma once

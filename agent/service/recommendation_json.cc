@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/recommendation_json.h"
 
 #include <string>
 
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::service {
@@ -37,7 +39,7 @@ std::vector<store::RecommendationRecord> RecommendationRecords(
                        .target = r.target,
                        .current = r.current,
                        .recommended = r.recommended,
-                       .json = RecommendationJson(r).dump()});
+                       .json = model::JsonText(RecommendationJson(r))});
   }
   return records;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tuner recommendation as JSON (REST, the store's records): knob, scope, target, current and
 // recommended value, the inputs and the formula with its numbers, expected effect and confidence.
 #pragma once

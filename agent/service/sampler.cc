@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/sampler.h"
 
 #include <chrono>
@@ -100,6 +101,9 @@ StepOutcome Sampler::Step(absl::Time now) {
   if (auto usage = metrics::ReadProcessUsage(); usage.ok()) cost.process = *usage;
   if (ports_.probes != nullptr) cost.probes = ports_.probes->Cost();
   exporter_.Update(current, *window, cost);
+  NoteMapPressure(current, now);
+  // The probe budget changes the programs' schedule as the load does.
+  if (ports_.probes != nullptr) state_.SetBpfPrograms(ports_.probes->Status());
 
   ++sampling_.samples;
   sampling_.last_sample = FromUnixNs(window->end_unix_ns);
@@ -109,7 +113,6 @@ StepOutcome Sampler::Step(absl::Time now) {
     // The tuner window so far measured no socket: it starts again here, so that the tuner (and
     // the controller's baseline) sees the sockets over a whole window.
     aggregator_.Start(current);
-    if (ports_.probes != nullptr) state_.SetBpfPrograms(ports_.probes->Status());
   } else {
     aggregator_.AddInterval(*window);
   }
@@ -126,6 +129,25 @@ StepOutcome Sampler::Step(absl::Time now) {
   return outcome;
 }
 
+// A map that filled costs attribution, never counts (driver/bpf/README.md "Bounded maps"): said
+// in status and on /metrics always, and in the log once a minute at most while it goes on.
+void Sampler::NoteMapPressure(const model::Snapshot& current, absl::Time now) {
+  if (!current.bpf) return;
+  sampling_.bpf_maps = current.bpf->maps;
+  for (const driver::MapPressure& map : current.bpf->maps) {
+    uint64_t& seen = no_room_seen_[map.map];
+    if (map.no_room > seen) {
+      problems_.Log(agent::LogLevel::kWarning, absl::StrCat("map full: ", map.map),
+                    absl::StrCat("BPF map ", map.map, " is full (", map.entries, " of ",
+                                 map.capacity, " keys): ", map.no_room - seen,
+                                 " events counted without their attribution since the last "
+                                 "reading (device=\"unattributed\" on /metrics)"),
+                    now);
+    }
+    seen = map.no_room;
+  }
+}
+
 void Sampler::PublishToStore(const model::Window& window, absl::Time now) {
   if (ports_.history == nullptr) return;
   const auto appended = ports_.history->AppendSamples(
@@ -139,10 +161,7 @@ void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
   const uint32_t samples = aggregator_.intervals();
   absl::StatusOr<model::Window> window = aggregator_.Close(end);
   ++sampling_.windows;
-  if (window.ok() && ports_.per_packet != nullptr && ports_.per_packet->OnTunerWindow(*window) &&
-      ports_.probes != nullptr) {
-    state_.SetBpfPrograms(ports_.probes->Status());
-  }
+  if (window.ok() && ports_.per_packet != nullptr) ports_.per_packet->OnTunerWindow(*window);
   if (!RunsTuner(settings_.mode)) return;
 
   auto set = std::make_shared<RecommendationSet>();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One sampling interval's work, called by the loop on each deadline: collect a snapshot, compute
 // the interval's Window, publish it to /metrics, the store and the service state, run the store's
 // maintenance, and every `window` close a tuner window: Observation -> tuner::Recommend ->
@@ -6,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -79,6 +81,7 @@ class Sampler {
   void PublishToStore(const model::Window& window, absl::Time now);
   void CloseTunerWindow(const model::Snapshot& end, absl::Time now);
   void NoteStore(const absl::Status& status, absl::string_view operation, absl::Time now);
+  void NoteMapPressure(const model::Snapshot& current, absl::Time now);
   void PublishHealth();
 
   SamplerPorts ports_;
@@ -96,6 +99,7 @@ class Sampler {
   // Store errors (per operation) and snapshots the clock disagrees with can come every interval:
   // each logged once a minute at most, the ones in between only counted.
   agent::RateLimitedLog problems_;
+  std::map<std::string, uint64_t> no_room_seen_;  // per BPF map: its no_room at the last reading
 };
 
 }  // namespace nictune::service

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the sampling loop reads from and writes to, as small interfaces: the real ones wrap the
 // collector, the topology reader, the SQLite store and the observation builder (real_ports.h);
 // tests put fakes in their place.

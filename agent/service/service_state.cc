@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/service_state.h"
 
 #include <utility>
@@ -54,6 +55,12 @@ void ServiceState::SetBpf(BpfHealth bpf) {
 void ServiceState::SetBpfPrograms(std::vector<driver::ProbeStatus> programs) {
   std::lock_guard lock(mutex_);
   status_.bpf.programs = std::move(programs);
+}
+
+void ServiceState::SetOtherTuners(absl::StatusOr<std::vector<observe::OtherTuner>> tuners) {
+  std::lock_guard lock(mutex_);
+  status_.other_tuners = tuners.ok() ? *std::move(tuners) : std::vector<observe::OtherTuner>{};
+  status_.other_tuners_unknown = tuners.ok() ? "" : std::string(tuners.status().message());
 }
 
 void ServiceState::SetStorePath(const std::string& path) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The latest state of the service, shared between the sampling loop (the only writer) and the HTTP
 // handlers (readers). Readers take a copy or a shared_ptr under a short lock, so a slow client
 // never holds anything the sampling loop waits for.
@@ -38,6 +39,7 @@ class ServiceState {
   // The programs' attached state after the per-packet probes were switched.
   void SetBpfPrograms(std::vector<driver::ProbeStatus> programs);
   void SetStorePath(const std::string& path);
+  void SetOtherTuners(absl::StatusOr<std::vector<observe::OtherTuner>> tuners);
   void PublishInterval(std::shared_ptr<const IntervalReading> interval, SamplingHealth sampling);
   void UpdateSampling(const SamplingHealth& sampling);
   // A store operation's outcome: counts failures and keeps the latest error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plain data the service publishes for its readers (the REST routes, sd_notify's STATUS=):
 // how sampling goes, which sources and probes are in use, how the store is doing, and the latest
 // recommendations with the window they came from.
@@ -10,6 +11,7 @@
 
 #include "absl/time/time.h"
 #include "agent/model/source.h"
+#include "agent/observe/other_tuners.h"
 #include "agent/service/mode.h"
 #include "driver/probe_source.h"
 #include "tuner/recommendation.h"
@@ -43,6 +45,7 @@ struct SamplingHealth {
   double last_sampling_seconds = 0;         // how long the latest collection took
   std::string last_error;                   // latest failed sample or tuner window, "" if none
   std::vector<model::SourceState> sources;  // of the latest snapshot
+  std::vector<driver::MapPressure> bpf_maps;  // the probes' hash maps, as the latest read left them
 };
 
 struct StoreHealth {
@@ -68,6 +71,8 @@ struct ServiceStatus {
   BpfHealth bpf;
   SamplingHealth sampling;
   StoreHealth store;
+  std::vector<observe::OtherTuner> other_tuners;  // running at start or at the latest reload
+  std::string other_tuners_unknown;  // why they could not be looked for; "" when they were
 };
 
 }  // namespace nictune::service

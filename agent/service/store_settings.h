@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The store's options from the agent's flags: raw samples at the sampling interval kept for
 // --raw_retention, then the --downsample tiers ("10s:24h,1m:720h": step:retention, each step a
 // whole multiple of the one before), a disk cap and the retention of recommendations and events.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Times in the service's JSON: RFC 3339 in UTC, null when absent.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/service/tuning.h"
 
 #include <algorithm>
@@ -75,9 +76,13 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
   return health;
 }
 
-Tuning::Tuning(actuate::Actuator& actuator, store::Store& store, tuner::ControllerConfig controller,
-               Mode mode, metrics::TuningSeries* series)
-    : actuator_(actuator), store_(store), series_(series), mode_(mode), controller_(controller) {}
+Tuning::Tuning(actuate::Actuator& actuator, store::Journal& journal,
+               tuner::ControllerConfig controller, Mode mode, metrics::TuningSeries* series)
+    : actuator_(actuator),
+      journal_(journal),
+      series_(series),
+      mode_(mode),
+      controller_(controller) {}
 
 actuate::RestoreReport Tuning::ResolveAtStart(actuate::PendingPolicy policy, absl::Time now) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -222,7 +227,7 @@ void Tuning::ForgetLocked(const ActuationResult& result, absl::Time now) {
 
 absl::StatusOr<ActuationResult> Tuning::RollbackChange(int64_t change_id, absl::Time now) {
   absl::StatusOr<std::vector<store::ChangeRecord>> pending =
-      store_.PendingChanges(actuator_.boot_id());
+      journal_.PendingChanges(actuator_.boot_id());
   if (!pending.ok()) return pending.status();
   for (const store::ChangeRecord& row : *pending) {
     if (row.id != change_id) continue;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The service's apply mode: at every tuner window the controller step (agent/actuate) runs over
 // the window's recommendations and health, and the REST routes' apply, rollback and restore go
 // through the same actuator and controller. Outside apply mode nothing here writes, except a
@@ -17,7 +18,7 @@
 #include "agent/rate_limited_log.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/service/tuning_control.h"
-#include "agent/store/store.h"
+#include "agent/store/journal.h"
 #include "tuner/controller.h"
 #include "tuner/observation.h"
 #include "tuner/recommendation.h"
@@ -33,8 +34,8 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation);
 
 class Tuning : public TuningControl, public TunerWindowSink {
  public:
-  // actuator, store and series must outlive this; series may be null.
-  Tuning(actuate::Actuator& actuator, store::Store& store, tuner::ControllerConfig controller,
+  // actuator, journal and series must outlive this; series may be null.
+  Tuning(actuate::Actuator& actuator, store::Journal& journal, tuner::ControllerConfig controller,
          Mode mode, metrics::TuningSeries* series);
 
   // Resolves what a crash of this boot left in the journal (actuate: ResolveAtStart). Apply mode
@@ -75,7 +76,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   void NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now);
 
   actuate::Actuator& actuator_;
-  store::Store& store_;
+  store::Journal& journal_;
   metrics::TuningSeries* series_;
   std::atomic<Mode> mode_;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the mutating REST routes (POST /api/v1/apply, rollback, restore) ask of the service's
 // tuning: a small interface so that the routes' contract tests put a fake in its place.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Joins sampling intervals into a tuner window: the window's counts are one Window computed from
 // the snapshot at its start to the latest one (counters are cumulative, so this equals the sum of
 // the intervals), and its socket peaks are the highest of its intervals (the probes reset peaks at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/change_journal.h"
 
 #include "absl/strings/str_format.h"

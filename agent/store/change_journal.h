@@ -1,10 +1,6 @@
-// The change journal: the original value of every knob is on disk before the kernel is touched.
-//
-// Durability: these functions run on their own connection with PRAGMA synchronous=FULL. In WAL
-// mode that makes COMMIT fsync the WAL file before it returns, so when JournalOriginal returns an
-// id the row survives a crash or power loss (the directory entry of the WAL was synced when the
-// store opened). The WAL is one file, so the fsync also covers any earlier sample rows written
-// with synchronous=NORMAL. The actuator writes the kernel only after it has the id.
+// SPDX-License-Identifier: Apache-2.0
+// The change journal's statements, on the journal's own connection (journal.h, which says why
+// a row is on disk when JournalOriginal returns its id).
 #pragma once
 
 #include <cstdint>

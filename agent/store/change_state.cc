@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/change_state.h"
 
 namespace nictune::store {
@@ -37,8 +38,10 @@ bool IsPending(ChangeState state) {
 bool IsAllowedTransition(ChangeState from, ChangeState to) {
   switch (from) {
     case ChangeState::kJournaled:
-      return to == ChangeState::kApplied || to == ChangeState::kRestored ||
-             to == ChangeState::kReleased;
+      // A journaled row's write may have reached the kernel before a crash kept it from being
+      // marked applied, so putting its original back is a rollback like any other.
+      return to == ChangeState::kApplied || to == ChangeState::kRolledBack ||
+             to == ChangeState::kRestored || to == ChangeState::kReleased;
     case ChangeState::kApplied:
       return to == ChangeState::kVerified || to == ChangeState::kRolledBack ||
              to == ChangeState::kRestored || to == ChangeState::kReleased;

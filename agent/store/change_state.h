@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of the change-journal states as the database, REST API and CLI spell them, and which
 // state may follow which.
 #pragma once

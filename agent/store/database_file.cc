@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/database_file.h"
 
 #include <sqlite3.h>
@@ -15,7 +16,8 @@ namespace nictune::store {
 namespace {
 
 constexpr int kOpenFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-constexpr const char* kCompanions[] = {"", "-wal", "-shm"};
+// -journal: the change journal keeps a rollback journal, which must never meet another file.
+constexpr const char* kCompanions[] = {"", "-wal", "-shm", "-journal"};
 
 bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
@@ -38,7 +40,7 @@ absl::StatusOr<std::string> MoveDatabaseAside(const std::string& path, absl::Tim
   const std::string stem = absl::StrCat(path, ".corrupt-", absl::ToUnixSeconds(now));
   std::string target = stem;
   // A second failure within the same second must not overwrite the first file kept for study.
-  for (int n = 1; Exists(target) || Exists(target + "-wal"); ++n) {
+  for (int n = 1; Exists(target) || Exists(target + "-wal") || Exists(target + "-journal"); ++n) {
     target = absl::StrCat(stem, ".", n);
   }
   for (const char* suffix : kCompanions) {
@@ -74,8 +76,8 @@ absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy
         absl::StrCat(damage.message(), "; and moving it aside failed: ", moved.status().message()));
   }
   agent::LogError(absl::StrFormat(
-      "store: %s is damaged (%s); moved it to %s and started an empty database: history and "
-      "the change journal before now are in the moved file",
+      "store: %s is damaged (%s); moved it to %s and started an empty database: the history "
+      "before now is in the moved file",
       path, damage.message(), *moved));
   absl::StatusOr<Connection> fresh = Connection::Open(path, kOpenFlags, busy_timeout_ms);
   if (!fresh.ok()) return fresh.status();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening state_dir/nictune.db so that a damaged file can never stop the agent: the file is
 // checked with PRAGMA quick_check, and a database that is not one, or fails the check, is moved
 // aside (with its -wal and -shm) to nictune.db.corrupt-<unix time> and a fresh one started.
@@ -19,8 +20,8 @@ absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy
 // for SQLITE_NOTADB and SQLITE_CORRUPT); other errors as they come.
 absl::Status QuickCheck(Connection& connection);
 
-// Renames `path` and its -wal and -shm companions to `<path>.corrupt-<unix seconds>[.<n>]...`;
-// returns the new name of the main file.
+// Renames `path` and its -wal, -shm and -journal companions to `<path>.corrupt-<unix
+// seconds>[.<n>]...`; returns the new name of the main file.
 absl::StatusOr<std::string> MoveDatabaseAside(const std::string& path, absl::Time now);
 
 }  // namespace nictune::store

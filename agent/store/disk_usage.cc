@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/disk_usage.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How much room the database takes: the pages holding data (what the disk cap limits) and the
 // files on disk (what an operator sees with du).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/history_reader.h"
 
 #include <algorithm>
@@ -43,20 +44,24 @@ absl::StatusOr<std::optional<size_t>> ChooseResolution(Connection& connection,
                                                        int64_t since_ms, int64_t until_ms,
                                                        int64_t step_ms) {
   std::vector<std::optional<int64_t>> oldest;
-  std::optional<int64_t> oldest_anywhere;
+  // When the oldest data begins, at the latest: a downsampled row is stamped with the start of
+  // its bucket, which can lie before the first raw sample it averages, so each resolution bounds
+  // it by the end of its first bucket. A young store's coarse buckets then do not make its raw
+  // samples look too short to cover the range.
+  std::optional<int64_t> data_begins_by;
   for (const Resolution& resolution : resolutions) {
+    const int64_t resolution_ms = absl::ToInt64Milliseconds(resolution.step);
     absl::StatusOr<std::optional<int64_t>> first =
-        FirstStampFrom(connection, absl::ToInt64Milliseconds(resolution.step),
-                       std::numeric_limits<int64_t>::min());
+        FirstStampFrom(connection, resolution_ms, std::numeric_limits<int64_t>::min());
     if (!first.ok()) return first.status();
     oldest.push_back(*first);
-    if (first->has_value() && (!oldest_anywhere || **first < *oldest_anywhere)) {
-      oldest_anywhere = **first;
+    if (first->has_value() && (!data_begins_by || **first + resolution_ms < *data_begins_by)) {
+      data_begins_by = **first + resolution_ms;
     }
   }
-  if (!oldest_anywhere) return std::optional<size_t>();
+  if (!data_begins_by) return std::optional<size_t>();
   // A resolution covers the range when it reaches back to `since`, or as far as any data goes.
-  const int64_t wanted_from = std::max(since_ms, *oldest_anywhere);
+  const int64_t wanted_from = std::max(since_ms, *data_begins_by);
   std::optional<size_t> finest_covering;
   std::optional<size_t> chosen;
   for (size_t i = 0; i < resolutions.size(); ++i) {
@@ -175,6 +180,27 @@ absl::StatusOr<HistoryResult> ReadHistory(Connection& connection,
     result.series.push_back(std::move(history));
   }
   return result;
+}
+
+absl::StatusOr<std::vector<std::string>> ReadSeriesNames(Connection& connection) {
+  absl::StatusOr<Statement> select =
+      connection.Prepare("SELECT DISTINCT name FROM series ORDER BY name", "list series names");
+  if (!select.ok()) return select.status();
+  std::vector<std::string> names;
+  for (;;) {
+    absl::StatusOr<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return names;
+    names.push_back(select->ColumnText(0));
+  }
+}
+
+absl::StatusOr<bool> ReadHasSeries(Connection& connection, const std::string& name) {
+  absl::StatusOr<Statement> select =
+      connection.Prepare("SELECT 1 FROM series WHERE name = ?1 LIMIT 1", "look up a series name");
+  if (!select.ok()) return select.status();
+  select->BindText(1, name);
+  return select->Step();
 }
 
 }  // namespace nictune::store

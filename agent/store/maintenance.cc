@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/maintenance.h"
 
 #include <algorithm>
@@ -36,6 +37,10 @@ absl::StatusOr<bool> Maintenance::Step(absl::Time now, MaintenanceReport& report
   if (!worked.ok() || *worked) return worked;
   worked = EvictOverCap(report);
   if (!worked.ok() || *worked) return worked;
+  // A clock stepped back ends the rest rather than stretching it.
+  const absl::Duration rest =
+      options_->resolutions[std::min<size_t>(1, options_->resolutions.size() - 1)].step;
+  if (caught_up_at_ <= now && now < caught_up_at_ + rest) return false;
   worked = DropUnconfigured(report);
   if (!worked.ok() || *worked) return worked;
   for (size_t i = 1; i < options_->resolutions.size(); ++i) {
@@ -46,7 +51,9 @@ absl::StatusOr<bool> Maintenance::Step(absl::Time now, MaintenanceReport& report
     worked = Expire(i, now_ms, report);
     if (!worked.ok() || *worked) return worked;
   }
-  return ExpireRecords(now_ms, report);
+  worked = ExpireRecords(now_ms, report);
+  if (worked.ok() && !*worked) caught_up_at_ = now;
+  return worked;
 }
 
 absl::StatusOr<bool> Maintenance::ReturnFreePages() {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recommendations and events: append-only records kept for record_retention.
 #pragma once
 

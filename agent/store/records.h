@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plain data the Store takes and returns. Times are absl::Time; the database keeps unix
 // milliseconds.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distinct timestamps of one resolution within a range, found by one index seek each (a
 // "loose index scan"). Rows are keyed (step, ts, series), so these seeks are what lets a reader
 // visit one series' points without walking every other series' rows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Appends one sampling window's values as raw rows, in a single transaction.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/schema.h"
 
 #include "absl/strings/str_format.h"
@@ -63,6 +64,34 @@ CREATE TABLE events (
   message TEXT NOT NULL
 );
 CREATE INDEX events_by_ts ON events (ts);
+)sql"},
+  };
+  return *kMigrations;
+}
+
+const std::vector<Migration>& JournalMigrations() {
+  static const std::vector<Migration>* const kMigrations = new std::vector<Migration>{
+      {1, "the change journal, and a record of the import of an older release's journal", R"sql(
+CREATE TABLE changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the id is the change's name in logs
+  boot_id TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  updated_ts INTEGER NOT NULL,
+  knob TEXT NOT NULL,
+  target TEXT NOT NULL,
+  original INTEGER NOT NULL,
+  new_value INTEGER,
+  state TEXT NOT NULL CHECK (state IN
+    ('journaled', 'applied', 'verified', 'rolled_back', 'restored', 'released')),
+  reason TEXT NOT NULL
+);
+CREATE INDEX changes_by_boot_state ON changes (boot_id, state);
+CREATE INDEX changes_by_ts ON changes (ts);
+-- One row once the changes an older nictuned kept inside nictune.db have been copied here.
+CREATE TABLE legacy_import (
+  done_ts INTEGER NOT NULL,
+  rows INTEGER NOT NULL
+);
 )sql"},
   };
   return *kMigrations;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/series_catalog.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interns (name, labels) into the series table and remembers the ids, so an append of thousands
 // of samples looks each series up in memory. Ids created inside a transaction stay provisional
 // until it commits: a rolled-back insert must not leave a cached id that points nowhere.

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/series_labels.h"
 
 #include <algorithm>
 #include <map>
 
 #include "absl/strings/str_format.h"
+#include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace nictune::store {
@@ -18,7 +20,7 @@ absl::StatusOr<std::string> EncodeLabels(const Labels& labels) {
   }
   // nlohmann's object is a std::map: keys come out sorted, so the text is canonical.
   // Invalid UTF-8 is replaced rather than thrown on: a label value is not worth an exception.
-  return nlohmann::json(sorted).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return model::JsonText(nlohmann::json(sorted));
 }
 
 absl::StatusOr<Labels> DecodeLabels(const std::string& text) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical text of a label set, as the series table keys it: a JSON object with sorted keys,
 // so equal label sets always intern to the same series.
 #pragma once

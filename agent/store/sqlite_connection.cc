@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/sqlite_connection.h"
 
 #include <utility>
@@ -10,10 +11,16 @@ namespace nictune::store {
 Statement::Statement(Statement&& other) noexcept
     : statement_(std::exchange(other.statement_, nullptr)),
       path_(std::move(other.path_)),
-      operation_(std::move(other.operation_)) {}
+      operation_(std::move(other.operation_)),
+      cache_(std::move(other.cache_)) {}
 
 Statement::~Statement() {
-  if (statement_ != nullptr) sqlite3_finalize(statement_);
+  if (statement_ == nullptr) return;
+  if (std::shared_ptr<StatementCache> cache = cache_.lock()) {
+    cache->Give(statement_);
+  } else {
+    sqlite3_finalize(statement_);
+  }
 }
 
 void Statement::BindInt64(int index, int64_t value) {
@@ -87,7 +94,8 @@ absl::StatusOr<Connection> Connection::Open(const std::string& path, int flags,
 Connection::Connection(Connection&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
       path_(std::move(other.path_)),
-      busy_timeout_ms_(other.busy_timeout_ms_) {}
+      busy_timeout_ms_(other.busy_timeout_ms_),
+      statements_(std::move(other.statements_)) {}
 
 Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
@@ -95,6 +103,7 @@ Connection& Connection::operator=(Connection&& other) noexcept {
     db_ = std::exchange(other.db_, nullptr);
     path_ = std::move(other.path_);
     busy_timeout_ms_ = other.busy_timeout_ms_;
+    statements_ = std::move(other.statements_);
   }
   return *this;
 }
@@ -103,6 +112,8 @@ Connection::~Connection() { Close(); }
 
 void Connection::Close() {
   // close_v2 defers the close until every statement is finalized, so ordering never leaks a handle.
+  // Statements still out are finalized when they are destroyed, the cache being gone.
+  statements_.reset();
   if (db_ != nullptr) sqlite3_close_v2(db_);
   db_ = nullptr;
 }
@@ -115,14 +126,21 @@ absl::Status Connection::Exec(absl::string_view sql, absl::string_view operation
 }
 
 absl::StatusOr<Statement> Connection::Prepare(absl::string_view sql, absl::string_view operation) {
+  if (statements_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path_, ": ", operation, " (prepare): the connection is closed"));
+  }
+  if (sqlite3_stmt* kept = statements_->Take(sql)) {
+    return Statement(kept, path_, std::string(operation), statements_);
+  }
   sqlite3_stmt* statement = nullptr;
-  const int rc =
-      sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &statement, nullptr);
+  const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(statement);
     return SqliteError(path_, absl::StrCat(operation, " (prepare)"), rc, db_);
   }
-  return Statement(statement, path_, std::string(operation));
+  return Statement(statement, path_, std::string(operation), statements_);
 }
 
 absl::StatusOr<std::optional<int64_t>> Connection::QueryInt64(absl::string_view sql,

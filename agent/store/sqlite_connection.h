@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A thin owner of one sqlite3 connection and its prepared statements. Every failure becomes a
 // Status through SqliteError, so it names the file and the operation. Not thread-safe: the Store
 // serialises use of each connection with its own mutex.
@@ -13,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "agent/store/statement_cache.h"
 
 namespace nictune::store {
 
@@ -44,12 +46,18 @@ class Statement {
 
  private:
   friend class Connection;
-  Statement(sqlite3_stmt* statement, std::string path, std::string operation)
-      : statement_(statement), path_(std::move(path)), operation_(std::move(operation)) {}
+  Statement(sqlite3_stmt* statement, std::string path, std::string operation,
+            std::weak_ptr<StatementCache> cache)
+      : statement_(statement),
+        path_(std::move(path)),
+        operation_(std::move(operation)),
+        cache_(std::move(cache)) {}
 
   sqlite3_stmt* statement_ = nullptr;
   std::string path_;
   std::string operation_;
+  // Where the statement goes back to for reuse; finalized instead once its connection closed.
+  std::weak_ptr<StatementCache> cache_;
 };
 
 class Connection {
@@ -64,6 +72,8 @@ class Connection {
   ~Connection();
 
   absl::Status Exec(absl::string_view sql, absl::string_view operation);
+  // A statement prepared once is kept for reuse when it is destroyed (StatementCache), so that
+  // preparing the same SQL again costs a lookup.
   absl::StatusOr<Statement> Prepare(absl::string_view sql, absl::string_view operation);
   // For a statement that yields one integer (PRAGMA page_count, SELECT count(*) ...); nullopt
   // when it yields no row or NULL.
@@ -88,12 +98,16 @@ class Connection {
 
  private:
   Connection(sqlite3* db, std::string path, int busy_timeout_ms)
-      : db_(db), path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
+      : db_(db),
+        path_(std::move(path)),
+        busy_timeout_ms_(busy_timeout_ms),
+        statements_(std::make_shared<StatementCache>()) {}
   void Close();
 
   sqlite3* db_ = nullptr;
   std::string path_;
   int busy_timeout_ms_ = 0;
+  std::shared_ptr<StatementCache> statements_;
 };
 
 // BEGIN IMMEDIATE on construction succeeds or fails through Begin(); the destructor rolls back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turns a SQLite result code into an absl::Status that names the database file, the operation and
 // SQLite's own words, and picks the status code callers act on: a full disk is ResourceExhausted
 // (the agent keeps serving), a damaged file is DataLoss (Open moves it aside).

@@ -1,49 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "agent/store/change_journal.h"
 #include "agent/store/database_file.h"
 #include "agent/store/disk_usage.h"
 #include "agent/store/history_reader.h"
 #include "agent/store/record_tables.h"
 #include "agent/store/sample_writer.h"
 #include "agent/store/schema.h"
+#include "agent/store/state_dir.h"
 #include "agent/store/wal_cap.h"
 
 namespace nictune::store {
 namespace {
 
 constexpr int kOpenFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-
-absl::Status ErrnoError(absl::string_view operation, const std::string& path, int error) {
-  return absl::InternalError(
-      absl::StrFormat("%s %s: %s (errno %d)", operation, path, std::strerror(error), error));
-}
-
-absl::Status EnsureDirectory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return absl::OkStatus();
-  return ErrnoError("create state directory", dir, errno);
-}
-
-// Makes the directory entries of the database and its WAL durable, so the journal's fsyncs of
-// the WAL's contents are not lost with the file's name.
-absl::Status SyncDirectory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("open state directory", dir, errno);
-  const int rc = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (rc != 0) return ErrnoError("fsync state directory", dir, error);
-  return absl::OkStatus();
-}
 
 absl::Status ConfigureWriter(Connection& writer) {
   absl::StatusOr<std::optional<int64_t>> pages =
@@ -78,7 +51,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& state_dir,
                                                    const StoreOptions& options) {
   absl::Status valid = ValidateStoreOptions(options);
   if (!valid.ok()) return valid;
-  absl::Status dir = EnsureDirectory(state_dir);
+  absl::Status dir = EnsureStateDirectory(state_dir);
   if (!dir.ok()) return dir;
   const std::string path = state_dir + "/" + kDatabaseFileName;
   const auto busy_ms = static_cast<int>(absl::ToInt64Milliseconds(options.busy_timeout));
@@ -90,10 +63,6 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& state_dir,
   ready = ApplyMigrations(*writer, SchemaMigrations());
   if (!ready.ok()) return ready;
 
-  absl::StatusOr<Connection> journal = Connection::Open(path, kOpenFlags, busy_ms);
-  if (!journal.ok()) return journal.status();
-  ready = journal->Exec("PRAGMA synchronous = FULL", "configure the journal connection");
-  if (!ready.ok()) return ready;
   absl::StatusOr<Connection> reader = Connection::Open(path, kOpenFlags, busy_ms);
   if (!reader.ok()) return reader.status();
   ready = reader->Exec("PRAGMA query_only = ON", "configure the reader connection");
@@ -101,16 +70,13 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& state_dir,
   ready = SyncDirectory(state_dir);
   if (!ready.ok()) return ready;
 
-  return std::unique_ptr<Store>(
-      new Store(path, options, std::move(*writer), std::move(*journal), std::move(*reader)));
+  return std::unique_ptr<Store>(new Store(path, options, std::move(*writer), std::move(*reader)));
 }
 
-Store::Store(std::string path, StoreOptions options, Connection writer, Connection journal,
-             Connection reader)
+Store::Store(std::string path, StoreOptions options, Connection writer, Connection reader)
     : path_(std::move(path)),
       options_(std::move(options)),
       writer_(std::move(writer)),
-      journal_(std::move(journal)),
       catalog_(&writer_),
       maintenance_(&writer_, &options_),
       reader_(std::move(reader)) {}
@@ -146,6 +112,16 @@ absl::StatusOr<HistoryResult> Store::QueryHistory(const HistoryQuery& query) {
   return Note(ReadHistory(reader_, options_.resolutions, query));
 }
 
+absl::StatusOr<std::vector<std::string>> Store::SeriesNames() {
+  std::lock_guard<std::mutex> lock(read_mutex_);
+  return Note(ReadSeriesNames(reader_));
+}
+
+absl::StatusOr<bool> Store::HasSeries(const std::string& name) {
+  std::lock_guard<std::mutex> lock(read_mutex_);
+  return Note(ReadHasSeries(reader_, name));
+}
+
 absl::Status Store::AppendRecommendations(
     const std::vector<RecommendationRecord>& recommendations) {
   std::lock_guard<std::mutex> lock(write_mutex_);
@@ -156,26 +132,6 @@ absl::Status Store::AppendRecommendations(
 absl::StatusOr<std::vector<RecommendationRecord>> Store::RecommendationsSince(absl::Time since) {
   std::lock_guard<std::mutex> lock(read_mutex_);
   return Note(ReadRecommendations(reader_, since));
-}
-
-absl::StatusOr<int64_t> Store::JournalOriginal(const OriginalValue& original) {
-  std::lock_guard<std::mutex> lock(write_mutex_);
-  return Note(store::JournalOriginal(journal_, original));
-}
-
-absl::Status Store::MarkChange(const ChangeUpdate& update) {
-  std::lock_guard<std::mutex> lock(write_mutex_);
-  return Note(store::MarkChange(journal_, update));
-}
-
-absl::StatusOr<std::vector<ChangeRecord>> Store::PendingChanges(const std::string& boot_id) {
-  std::lock_guard<std::mutex> lock(write_mutex_);
-  return Note(store::PendingChanges(journal_, boot_id));
-}
-
-absl::StatusOr<std::vector<ChangeRecord>> Store::ChangesSince(absl::Time since) {
-  std::lock_guard<std::mutex> lock(read_mutex_);
-  return Note(store::ChangesSince(reader_, since));
 }
 
 absl::Status Store::AppendEvent(const EventRecord& event) {
@@ -227,7 +183,7 @@ absl::StatusOr<StoreStats> Store::Stats() {
       stats.rows.push_back({absl::StrFormat("samples %s", absl::FormatDuration(resolution.step)),
                             rows->value_or(0)});
     }
-    for (const char* table : {"series", "recommendations", "changes", "events"}) {
+    for (const char* table : {"series", "recommendations", "events"}) {
       absl::StatusOr<std::optional<int64_t>> rows = reader_.QueryInt64(
           absl::StrFormat("SELECT count(*) FROM %s", table), absl::StrFormat("count %s", table));
       if (!rows.ok()) return Note(rows.status());

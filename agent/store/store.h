@@ -1,13 +1,13 @@
-// The agent's SQLite store: sample history at several resolutions, recommendations, the change
-// journal and events, in state_dir/nictune.db.
+// SPDX-License-Identifier: Apache-2.0
+// The agent's SQLite history store: samples at several resolutions, recommendations and events,
+// in state_dir/nictune.db. The change journal is not here: it has its own file (journal.h), so
+// that nothing that happens to the history can reach it.
 //
-// Three connections to the one WAL database: the writer (samples, records, maintenance;
-// synchronous=NORMAL, a crash may lose the last samples but never corrupts), the journal
-// (synchronous=FULL: a journaled original is on disk when the call returns, see change_journal.h)
-// and a query_only reader (history and stats do not wait for writes). Writes are serialised by
-// one mutex, reads by another (taken after the write mutex, never before it). The WAL has a cap
-// (wal_cap.h) that bulk writes respect and the change journal does not. Every method is safe to
-// call from any thread.
+// Two connections to the one WAL database: the writer (samples, records, maintenance;
+// synchronous=NORMAL, a crash may lose the last samples but never corrupts) and a query_only
+// reader (history and stats do not wait for writes). Writes are serialised by one mutex, reads
+// by another (taken after the write mutex, never before it). The WAL has a cap (wal_cap.h) that
+// every write respects. Every method is safe to call from any thread.
 #pragma once
 
 #include <memory>
@@ -43,15 +43,11 @@ class Store {
   absl::StatusOr<AppendResult> AppendSamples(absl::Time ts,
                                              const std::vector<SeriesSample>& samples);
   absl::StatusOr<HistoryResult> QueryHistory(const HistoryQuery& query);
+  absl::StatusOr<std::vector<std::string>> SeriesNames();
+  absl::StatusOr<bool> HasSeries(const std::string& name);
 
   absl::Status AppendRecommendations(const std::vector<RecommendationRecord>& recommendations);
   absl::StatusOr<std::vector<RecommendationRecord>> RecommendationsSince(absl::Time since);
-
-  // Durable when it returns: call it, and only then write the kernel.
-  absl::StatusOr<int64_t> JournalOriginal(const OriginalValue& original);
-  absl::Status MarkChange(const ChangeUpdate& update);
-  absl::StatusOr<std::vector<ChangeRecord>> PendingChanges(const std::string& boot_id);
-  absl::StatusOr<std::vector<ChangeRecord>> ChangesSince(absl::Time since);
 
   absl::Status AppendEvent(const EventRecord& event);
   absl::StatusOr<std::vector<EventRecord>> EventsSince(absl::Time since);
@@ -66,8 +62,7 @@ class Store {
   const std::string& path() const { return path_; }
 
  private:
-  Store(std::string path, StoreOptions options, Connection writer, Connection journal,
-        Connection reader);
+  Store(std::string path, StoreOptions options, Connection writer, Connection reader);
 
   // Needs write_mutex_ held; takes read_mutex_ when the WAL is over its cap (wal_cap.h).
   absl::Status WalRoomLocked();
@@ -83,9 +78,8 @@ class Store {
   const std::string path_;
   const StoreOptions options_;
 
-  std::mutex write_mutex_;  // writer_, journal_, catalog_, maintenance_
+  std::mutex write_mutex_;  // writer_, catalog_, maintenance_
   Connection writer_;
-  Connection journal_;
   SeriesCatalog catalog_;
   Maintenance maintenance_;
 

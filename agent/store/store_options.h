@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How much history the store keeps and how it bounds its own work.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/wal_cap.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bound on the store's WAL file. SQLite appends every commit to the WAL and copies it into the
 // database at checkpoints; the WAL restarts from its beginning only once no reader uses its
 // frames. journal_size_limit and the automatic checkpoints keep it near 4 MiB, but a reader that

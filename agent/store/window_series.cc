@@ -1,12 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/store/window_series.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "agent/metrics/family_names.h"
 #include "agent/metrics/label_values.h"
 #include "agent/procfs/softirqs.h"
 
@@ -33,58 +36,86 @@ class SeriesBuilder {
   std::vector<SeriesSample> out_;
 };
 
-void AddCpus(const model::Window& window, SeriesBuilder& out) {
+// Each CPU's series, or with --metrics_per_cpu=false their sum over CPUs, as /metrics has them.
+class CpuSeries {
+ public:
+  explicit CpuSeries(bool per_cpu) : per_cpu_(per_cpu) {}
+  void EmitTo(SeriesBuilder& out) const {
+    for (const auto& [key, value] : sums_) out.Add(key.first, key.second, value);
+  }
+  template <typename T>
+  void AddIf(const std::optional<T>& value, const std::string& name, Labels labels, int cpu) {
+    if (value) Add(name, std::move(labels), cpu, static_cast<double>(*value));
+  }
+  void Add(const std::string& name, Labels labels, int cpu, double value) {
+    if (per_cpu_) labels.emplace_back("cpu", std::to_string(cpu));
+    std::sort(labels.begin(), labels.end());
+    sums_[{name, std::move(labels)}] += value;
+  }
+
+ private:
+  bool per_cpu_;
+  std::map<std::pair<std::string, Labels>, double> sums_;
+};
+
+void AddCpus(const model::Window& window, const WindowSeriesOptions& options, SeriesBuilder& out) {
   const std::string net_rx = metrics::SoftirqVectorName(procfs::kNetRxSoftirq);
   const std::string net_tx = metrics::SoftirqVectorName(procfs::kNetTxSoftirq);
+  CpuSeries series(options.per_cpu);
   for (const model::CpuWindow& c : window.cpus) {
-    const std::string cpu = std::to_string(c.cpu);
     if (c.split) {
       // node_cpu_seconds_total's modes; its rate is the share of the CPU's time.
       const std::pair<const char*, double> modes[] = {
           {"user", c.split->user},       {"system", c.split->system}, {"irq", c.split->hardirq},
           {"softirq", c.split->softirq}, {"idle", c.split->idle},     {"steal", c.split->steal}};
       for (const auto& [mode, share] : modes) {
-        out.Add("nictune_cpu_seconds_total", {{"cpu", cpu}, {"mode", mode}}, share);
+        series.Add(metrics::family::kCpuSecondsTotal, {{"mode", mode}}, c.cpu, share);
       }
     }
-    out.AddIf(c.bpf_hardirq_share, "nictune_irq_handler_seconds_total", {{"cpu", cpu}});
-    out.AddIf(c.bpf_net_rx_share, "nictune_softirq_seconds_total",
-              {{"cpu", cpu}, {"vector", net_rx}});
-    out.AddIf(c.bpf_net_tx_share, "nictune_softirq_seconds_total",
-              {{"cpu", cpu}, {"vector", net_tx}});
-    out.AddIf(c.net_rx_softirqs_per_s, "nictune_softirqs_total",
-              {{"cpu", cpu}, {"vector", net_rx}});
-    out.AddIf(c.net_tx_softirqs_per_s, "nictune_softirqs_total",
-              {{"cpu", cpu}, {"vector", net_tx}});
-    out.AddIf(c.softnet_processed_per_s, "nictune_softnet_processed_total", {{"cpu", cpu}});
-    out.AddIf(c.softnet_dropped_per_s, "nictune_softnet_dropped_total", {{"cpu", cpu}});
-    out.AddIf(c.time_squeeze_per_s, "nictune_softnet_times_squeezed_total", {{"cpu", cpu}});
-    out.AddIf(c.backlog_len, "nictune_softnet_backlog_packets", {{"cpu", cpu}});
+    series.AddIf(c.bpf_hardirq_share, metrics::family::kHardirqSecondsTotal, {}, c.cpu);
+    series.AddIf(c.bpf_net_rx_share, metrics::family::kSoftirqSecondsTotal, {{"vector", net_rx}},
+                 c.cpu);
+    series.AddIf(c.bpf_net_tx_share, metrics::family::kSoftirqSecondsTotal, {{"vector", net_tx}},
+                 c.cpu);
+    series.AddIf(c.net_rx_softirqs_per_s, metrics::family::kSoftirqsTotal, {{"vector", net_rx}},
+                 c.cpu);
+    series.AddIf(c.net_tx_softirqs_per_s, metrics::family::kSoftirqsTotal, {{"vector", net_tx}},
+                 c.cpu);
+    series.AddIf(c.softnet_processed_per_s, metrics::family::kSoftnetProcessedTotal, {}, c.cpu);
+    series.AddIf(c.softnet_dropped_per_s, metrics::family::kSoftnetDroppedTotal, {}, c.cpu);
+    series.AddIf(c.time_squeeze_per_s, metrics::family::kSoftnetTimesSqueezedTotal, {}, c.cpu);
+    series.AddIf(c.backlog_len, metrics::family::kSoftnetBacklogPackets, {}, c.cpu);
   }
+  series.EmitTo(out);
 }
 
-void AddIrqs(const model::Window& window, SeriesBuilder& out) {
+void AddIrqs(const model::Window& window, const WindowSeriesOptions& options, SeriesBuilder& out) {
   for (const model::IrqWindow& i : window.irqs) {
     const std::string irq = std::to_string(i.irq);
+    if (!options.interrupts_per_cpu) {
+      out.Add(metrics::family::kInterruptsTotal,
+              {{"irq", irq}, {"devices", i.actions}, {"chip", i.chip}}, i.per_s);
+    }
     for (const auto& [cpu, rate] : i.per_cpu_per_s) {
+      if (!options.interrupts_per_cpu) break;
       out.Add(
-          "nictune_interrupts_total",
+          metrics::family::kInterruptsTotal,
           {{"irq", irq}, {"cpu", std::to_string(cpu)}, {"devices", i.actions}, {"chip", i.chip}},
           rate);
     }
-    out.AddIf(i.handler_time_share, "nictune_irq_handler_seconds_total", {{"irq", irq}});
+    out.AddIf(i.handler_time_share, metrics::family::kIrqHandlerSecondsTotal, {{"irq", irq}});
   }
 }
 
 void AddNapis(const model::Window& window, SeriesBuilder& out) {
   for (const model::NapiWindow& n : window.napis) {
     const Labels labels{{"device", n.device}, {"napi_id", std::to_string(n.napi_id)}};
-    out.Add("nictune_napi_polls_total", labels, n.polls_per_s);
-    out.Add("nictune_napi_packets_total", labels, n.work_per_s);
-    out.Add("nictune_napi_budget_exhausted_total", labels,
+    out.Add(metrics::family::kNapiPollsTotal, labels, n.polls_per_s);
+    out.Add(metrics::family::kNapiPacketsTotal, labels, n.work_per_s);
+    out.Add(metrics::family::kNapiBudgetExhaustedTotal, labels,
             n.budget_exhausted_fraction * n.polls_per_s);
-    out.Add("nictune_napi_tx_completions_total", labels, n.tx_completions_per_s);
-    out.Add("nictune_napi_budget_packets", labels, static_cast<double>(n.budget));
+    out.Add(metrics::family::kNapiTxCompletionsTotal, labels, n.tx_completions_per_s);
+    out.Add(metrics::family::kNapiBudgetPackets, labels, static_cast<double>(n.budget));
   }
 }
 
@@ -97,13 +128,10 @@ void AddDevices(const model::Window& window, SeriesBuilder& out) {
 }
 
 void AddDrops(const model::Window& window, SeriesBuilder& out) {
-  for (const model::DropWindow& d : window.drops) {
-    out.Add("nictune_skb_drops_total",
-            {{"reason", d.reason_name.empty() ? std::to_string(d.reason) : d.reason_name},
-             {"proto", metrics::ProtocolName(d.protocol, d.l4_protocol)},
-             {"device", d.device},
-             {"port", metrics::DropPortLabel(d.reason_name, d.socket_cookie, d.local_port)}},
-            d.per_s);
+  std::map<prometheus::Labels, double> per_s;  // a series sums the keys of its ports and sockets
+  for (const model::DropWindow& d : window.drops) per_s[metrics::DropLabels(d)] += d.per_s;
+  for (const auto& [labels, rate] : per_s) {
+    out.Add(metrics::family::kSkbDropsTotal, Labels(labels.begin(), labels.end()), rate);
   }
 }
 
@@ -117,14 +145,14 @@ void AddSockets(const model::Window& window, const WindowSeriesOptions& options,
                         {"port", std::to_string(s->key.local_port)},
                         {"proto", metrics::ProtocolName(0, s->key.protocol)},
                         {"socket", std::to_string(s->key.cookie)}};
-    out.Add("nictune_socket_enqueues_total", labels, s->enqueues_per_s);
-    out.Add("nictune_socket_rcvqueue_full_total", labels,
+    out.Add(metrics::family::kSocketEnqueuesTotal, labels, s->enqueues_per_s);
+    out.Add(metrics::family::kSocketRcvqueueFullTotal, labels,
             static_cast<double>(s->rcvqueue_full) / seconds);
-    out.Add("nictune_socket_udp_queue_failures_total", labels,
+    out.Add(metrics::family::kSocketUdpQueueFailuresTotal, labels,
             static_cast<double>(s->udp_queue_failures) / seconds);
-    out.Add("nictune_socket_receive_buffer_bytes", labels, static_cast<double>(s->rcvbuf));
-    out.Add("nictune_socket_receive_buffer_peak_fill_ratio", labels, s->peak_fill);
-    out.AddIf(s->mean_truesize, "nictune_socket_truesize_mean_bytes", labels);
+    out.Add(metrics::family::kSocketReceiveBufferBytes, labels, static_cast<double>(s->rcvbuf));
+    out.Add(metrics::family::kSocketReceiveBufferPeakFillRatio, labels, s->peak_fill);
+    out.AddIf(s->mean_truesize, metrics::family::kSocketTruesizeMeanBytes, labels);
   }
 }
 
@@ -151,9 +179,9 @@ void AddProtocols(const model::Window& window, SeriesBuilder& out) {
 void AddEmulatedNics(const model::Window& window, SeriesBuilder& out) {
   for (const model::EmulatedNicWindow& e : window.emulated_nics) {
     const Labels labels = {{"device", e.device}};
-    out.Add("nictune_emulated_nic_interrupts_total", labels, e.interrupts_per_s);
-    out.Add("nictune_emulated_nic_delivered_packets_total", labels, e.delivered_per_s);
-    out.Add("nictune_emulated_nic_missed_packets_total", labels, e.missed_per_s);
+    out.Add(metrics::family::kEmulatedNicInterruptsTotal, labels, e.interrupts_per_s);
+    out.Add(metrics::family::kEmulatedNicDeliveredPacketsTotal, labels, e.delivered_per_s);
+    out.Add(metrics::family::kEmulatedNicMissedPacketsTotal, labels, e.missed_per_s);
   }
 }
 
@@ -162,8 +190,8 @@ void AddEmulatedNics(const model::Window& window, SeriesBuilder& out) {
 std::vector<SeriesSample> WindowSeries(const model::Window& window,
                                        const WindowSeriesOptions& options) {
   SeriesBuilder out;
-  AddCpus(window, out);
-  AddIrqs(window, out);
+  AddCpus(window, options, out);
+  AddIrqs(window, options, out);
   AddNapis(window, out);
   AddDevices(window, out);
   AddDrops(window, out);

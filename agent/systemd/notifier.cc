@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/systemd/notifier.h"
 
 #include <systemd/sd-daemon.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Talking to systemd (Type=notify): READY=1 once the agent has measured its first window,
 // WATCHDOG=1 pings at half the watchdog timeout, a one-line STATUS=, RELOADING=1 around a SIGHUP
 // reload and STOPPING=1 on the way out. Uses libsystemd's sd_notify, which does nothing when

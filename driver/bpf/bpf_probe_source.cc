@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenBpfProbes: the ProbeSource backed by the BPF programs of driver/bpf.
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -13,11 +14,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "driver/bpf/device_names.h"
+#include "driver/bpf/drop_key_aging.h"
+#include "driver/bpf/drops.h"
 #include "driver/bpf/drop_reasons.h"
+#include "driver/bpf/hook_gates.h"
 #include "driver/bpf/libbpf_log.h"
 #include "driver/bpf/loaded_probe.h"
+#include "driver/bpf/probe_duty_cycle.h"
 #include "driver/bpf/probes.h"
-#include "driver/bpf/softirq_duty_cycle.h"
 #include "driver/errno_text.h"
 #include "driver/probe_source.h"
 
@@ -80,61 +86,30 @@ class BpfProbeSource final : public ProbeSource {
     udp_fail_ = bpf::LoadUdpFailProbe(options);
     sockfill_ = bpf::LoadSockfillProbe(options);
     truesize_ = bpf::LoadTruesizeProbe(options);
-    if (options.softirq_duty_cycle && softirq_->attached()) {
-      absl::StatusOr<std::unique_ptr<bpf::SoftirqDutyCycle>> duty = bpf::SoftirqDutyCycle::Start(
-          *softirq_,
-          bpf::SoftirqDutyOptions{.timed_per_s = static_cast<double>(options.softirq_timed_per_s)});
-      if (duty.ok()) {
-        softirq_duty_ = *std::move(duty);
-      } else {
-        softirq_duty_error_ = std::string(duty.status().message());
-      }
-    }
-    // Loaded and attached once even when off, so that a program the kernel refuses is known
-    // (and its raw_tp twin chosen) now, not when the agent first needs it; when on, the softirq
-    // programs are held attached whole for the tx share.
-    per_packet_setting_ = SetPerPacketProbes(options.per_packet_probes);
+    bpf::ProbeDutyOptions duty{.budget = {.cpu_share = options.budget_cpu_share}};
+    if (!options.softirq_duty_cycle) duty.never_slotted.push_back("softirq");
+    duty_ = bpf::ProbeDutyCycle::Start(TakeOverHooks(), std::move(duty), options.per_packet_probes);
   }
 
-  absl::Status SetPerPacketProbes(bool on) override {
-    absl::Status result;
-    // The tx share counts consume_skb inside NET_RX by the softirq programs' flag, so they run
-    // whole while it is on: attached before it, released after it is detached.
-    if (on && softirq_duty_ != nullptr) {
-      if (absl::Status held = softirq_duty_->HoldWhole(true); !held.ok()) {
-        return absl::UnavailableError(absl::StrCat(
-            "per-packet probes stay off: the tx share needs softirq_entry/exit whole: ",
-            held.message()));
-      }
-    }
-    for (LoadedProbe* probe : PerPacketProbes()) {
-      if (!probe->loaded()) continue;  // refused at load: Status() already says why
-      absl::Status switched = on ? probe->Resume() : probe->Pause(kPausedReason);
-      result.Update(switched);
-    }
-    if (!on && softirq_duty_ != nullptr) result.Update(softirq_duty_->HoldWhole(false));
-    return result;
-  }
+  absl::Status SetPerPacketProbes(bool on) override { return duty_->SetPerPacket(on); }
 
   std::vector<ProbeStatus> Status() const override {
     std::vector<ProbeStatus> statuses;
-    for (const LoadedProbe* probe : Probes()) {
+    for (const auto& [probe, hook_name] : ProbesAndHooks()) {
       ProbeStatus status = probe->status();
-      for (const LoadedProbe* per_packet : PerPacketProbes()) {
-        if (probe == per_packet) status.per_packet = true;
-      }
-      if (status.per_packet && !per_packet_setting_.ok()) {
+      const bpf::DutyHook* hook = duty_->hook(hook_name);
+      status.per_packet = hook != nullptr && hook->spec().per_packet;
+      if (hook == nullptr && status.attached && !hook_errors_.empty()) {
         if (!status.reason.empty()) status.reason += "; ";
-        status.reason += std::string(per_packet_setting_.message());
+        status.reason += absl::StrCat("attached whole outside the probe budget: ",
+                                      absl::StrJoin(hook_errors_, "; "));
       }
-      if (probe == softirq_.get() && status.attached) {
-        const std::string duty =
-            softirq_duty_ != nullptr
-                ? softirq_duty_->Describe()
-                : absl::StrCat("softirq_entry/exit attached whole",
-                               softirq_duty_error_.empty() ? "" : ": ", softirq_duty_error_);
+      if (hook != nullptr && status.attached) {
+        std::string schedule = duty_->Describe(hook_name);
+        if (schedule == "detached" && status.per_packet) schedule = kPausedReason;
+        status.attached = schedule != kPausedReason && schedule != "detached";
         if (!status.reason.empty()) status.reason += "; ";
-        status.reason += duty;
+        status.reason += schedule;
       }
       if (probe == drops_.get() && !reasons_error_.empty()) {
         if (!status.reason.empty()) status.reason += "; ";
@@ -148,6 +123,7 @@ class BpfProbeSource final : public ProbeSource {
   absl::StatusOr<BpfCounters> Read() override {
     BpfCounters counters;
     counters.monotonic_ns = MonotonicNowNs();
+    counters.netns_inode = own_netns_inode_;
     const bpf::DropReasonNames* reasons = reasons_ ? &*reasons_ : nullptr;
     // Order matters: tx share merges into the NAPI entries, UDP failures into the sockets.
     const std::pair<const LoadedProbe*, std::function<absl::Status()>> readers[] = {
@@ -155,7 +131,11 @@ class BpfProbeSource final : public ProbeSource {
         {softirq_.get(), [&] { return bpf::ReadSoftirqProbe(*softirq_, counters); }},
         {napi_.get(), [&] { return bpf::ReadNapiProbe(*napi_, counters); }},
         {txshare_.get(), [&] { return bpf::ReadTxshareProbe(*txshare_, counters); }},
-        {drops_.get(), [&] { return bpf::ReadDropsProbe(*drops_, reasons, counters); }},
+        {drops_.get(),
+         [&] {
+           return bpf::ReadDropsProbe(*drops_, reasons, drop_aging_, counters.monotonic_ns,
+                                      counters);
+         }},
         {sockfill_.get(), [&] { return bpf::ReadSockfillProbe(*sockfill_, counters); }},
         {udp_fail_.get(), [&] { return bpf::ReadUdpFailProbe(*udp_fail_, counters); }},
         {truesize_.get(), [&] { return bpf::ReadTruesizeProbe(*truesize_, counters); }},
@@ -164,9 +144,9 @@ class BpfProbeSource final : public ProbeSource {
       if (!probe->loaded()) continue;  // paused per-packet probes keep their counters
       if (absl::Status status = read(); !status.ok()) return status;
     }
-    if (softirq_duty_ != nullptr) {
-      counters.softirq_duty = softirq_duty_->Counters(counters.monotonic_ns);
-    }
+    counters.hooks = duty_->Duties(counters.monotonic_ns);
+    counters.budget = duty_->Budget();
+    counters.softirq_duty = SoftirqDuty(counters.monotonic_ns);
     return counters;
   }
 
@@ -181,31 +161,104 @@ class BpfProbeSource final : public ProbeSource {
 
  private:
   static constexpr char kPausedReason[] =
-      "per-packet probe, detached until SetPerPacketProbes(true) (ProbeOptions::per_packet_probes)";
+      "per-packet probe, detached until switched on (nictuned does while a socket is under "
+      "pressure: drops or a filling buffer)";
 
-  std::vector<LoadedProbe*> PerPacketProbes() const {
-    return {txshare_.get(), sockfill_.get(), truesize_.get()};
+  // Each concern and the hook of the probe budget its programs form, in attach order: a hook
+  // comes after those it needs.
+  std::vector<std::pair<const LoadedProbe*, std::string>> ProbesAndHooks() const {
+    return {{irq_.get(), "irq"},           {softirq_.get(), "softirq"},
+            {napi_.get(), "napi"},         {txshare_.get(), "txshare"},
+            {drops_.get(), "drops"},       {udp_fail_.get(), "udp_fail"},
+            {sockfill_.get(), "sockfill"}, {truesize_.get(), "truesize"}};
   }
 
   std::vector<const LoadedProbe*> Probes() const {
-    return {irq_.get(),   softirq_.get(),  napi_.get(),     txshare_.get(),
-            drops_.get(), udp_fail_.get(), sockfill_.get(), truesize_.get()};
+    std::vector<const LoadedProbe*> probes;
+    for (const auto& [probe, unused] : ProbesAndHooks()) probes.push_back(probe);
+    return probes;
+  }
+
+  // The hooks of every concern that loaded and attached, each with its handlers taken over.
+  std::vector<std::unique_ptr<bpf::DutyHook>> TakeOverHooks() {
+    struct Concern {
+      LoadedProbe* probe;
+      bpf::HookSpec spec;
+      std::function<std::unique_ptr<bpf::HookGate>()> gate;
+    };
+    const auto fd = [](LoadedProbe& probe, const char* map) {
+      return probe.MapFd(map).value_or(-1);
+    };
+    const Concern concerns[] = {
+        {irq_.get(),
+         {.name = "irq", .end_handlers = {"on_irq_exit"}, .default_runs_per_event = 2},
+         [&] { return std::make_unique<bpf::IrqStartGate>(fd(*irq_, "irq_start")); }},
+        {softirq_.get(),
+         {.name = "softirq", .end_handlers = {"on_softirq_exit"}, .default_runs_per_event = 2},
+         [&] {
+           auto gate = std::make_unique<bpf::SoftirqTimingGate>(fd(*softirq_, "softirq_timing"));
+           softirq_gate_ = gate.get();
+           return gate;
+         }},
+        {napi_.get(), {.name = "napi"}, nullptr},
+        {txshare_.get(),
+         {.name = "txshare", .needs = {"softirq", "napi"}, .per_packet = true},
+         nullptr},
+        {drops_.get(), {.name = "drops"}, nullptr},
+        {udp_fail_.get(), {.name = "udp_fail"}, nullptr},
+        {sockfill_.get(), {.name = "sockfill", .per_packet = true}, nullptr},
+        {truesize_.get(), {.name = "truesize", .per_packet = true}, nullptr},
+    };
+    std::vector<std::unique_ptr<bpf::DutyHook>> hooks;
+    for (const Concern& concern : concerns) {
+      if (!concern.probe->attached()) continue;  // its status says why
+      absl::StatusOr<std::unique_ptr<bpf::DutyHook>> hook = bpf::DutyHook::TakeOver(
+          *concern.probe, concern.spec, concern.gate ? concern.gate() : nullptr);
+      if (hook.ok()) {
+        hooks.push_back(*std::move(hook));
+      } else {
+        hook_errors_.push_back(std::string(hook.status().message()));
+      }
+    }
+    return hooks;
+  }
+
+  // The softirq timing's duty as the agent's softirq time estimate reads it.
+  SoftirqDutyCounters SoftirqDuty(uint64_t now_ns) const {
+    SoftirqDutyCounters duty;
+    const bpf::DutyHook* hook = duty_->hook("softirq");
+    if (hook == nullptr || softirq_gate_ == nullptr) return duty;
+    const uint64_t elapsed =
+        now_ns > softirq_gate_->start_ns() ? now_ns - softirq_gate_->start_ns() : 0;
+    const uint64_t open = softirq_gate_->OpenNs(now_ns);
+    duty.untimed_ns = elapsed > open ? elapsed - open : 0;
+    duty.attachments = softirq_gate_->attachments();
+    const bpf::LinkStats links = hook->link_stats();
+    duty.link_attaches = links.attaches;
+    duty.link_attach_ns = links.attach_ns;
+    duty.link_attach_cpu_ns = links.attach_cpu_ns;
+    duty.link_detaches = links.detaches;
+    duty.link_detach_ns = links.detach_ns;
+    duty.link_detach_cpu_ns = links.detach_cpu_ns;
+    return duty;
   }
 
   std::optional<bpf::DropReasonNames> reasons_;
   std::string reasons_error_;
-  absl::Status per_packet_setting_;  // a failure to detach them at open, reported in Status()
   std::unique_ptr<LoadedProbe> irq_;
   std::unique_ptr<LoadedProbe> softirq_;
-  // Holds softirq_'s entry/exit links: declared after it, so that it goes first.
-  std::unique_ptr<bpf::SoftirqDutyCycle> softirq_duty_;
-  std::string softirq_duty_error_;  // why the pair is attached whole when duty cycling failed
   std::unique_ptr<LoadedProbe> napi_;
   std::unique_ptr<LoadedProbe> txshare_;
   std::unique_ptr<LoadedProbe> drops_;
   std::unique_ptr<LoadedProbe> udp_fail_;
   std::unique_ptr<LoadedProbe> sockfill_;
   std::unique_ptr<LoadedProbe> truesize_;
+  std::vector<std::string> hook_errors_;  // concerns whose handlers could not be taken over
+  bpf::DropKeyAging drop_aging_{NICTUNE_DROP_MAX_KEYS, {}};
+  const uint32_t own_netns_inode_ = bpf::OwnNetnsInode();
+  const bpf::SoftirqTimingGate* softirq_gate_ = nullptr;  // owned by the softirq hook
+  // Holds every concern's links: declared after the probes, so that it goes first.
+  std::unique_ptr<bpf::ProbeDutyCycle> duty_;
 };
 
 }  // namespace

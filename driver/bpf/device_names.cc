@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/bpf/device_names.h"
 
 #include <net/if.h>
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::driver::bpf {
 
@@ -19,12 +21,15 @@ std::string DeviceName(int32_t ifindex, uint32_t netns_inode, const std::string&
   // another namespace keeps its plain name (an emulated NIC's TAP) unless one of ours has that
   // name too (a container's eth0): its packets are not that device's.
   if (!fallback.empty()) {
-    if (ours || netns_inode == 0 || if_nametoindex(fallback.c_str()) == 0) return fallback;
-    return absl::StrCat(fallback, "@netns ", netns_inode);
+    const std::string text = KernelNameText(fallback);
+    if (ours || netns_inode == 0 || if_nametoindex(fallback.c_str()) == 0) return text;
+    return absl::StrCat(text, "@netns ", netns_inode);
   }
   if (ifindex > 0 && ours) {
     char name[IF_NAMESIZE];
-    if (if_indextoname(static_cast<unsigned>(ifindex), name) != nullptr) return name;
+    if (if_indextoname(static_cast<unsigned>(ifindex), name) != nullptr) {
+      return KernelNameText(name);
+    }
   }
   if (ifindex <= 0) return "";
   return absl::StrCat("ifindex ", ifindex, "@netns ", netns_inode);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of network devices seen by the probes, which may live in other network namespaces.
 #pragma once
 

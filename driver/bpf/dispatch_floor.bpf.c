@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Calibration, not a probe: empty programs on the three tracepoints the default probe set runs on
  * every packet of a veth flood (irq:softirq_entry, irq:softirq_exit, napi:napi_poll). What they
  * cost is what any BPF program on those hooks costs before its body does anything: the dispatch
@@ -7,7 +8,7 @@
 
 #include "tracepoint_twin.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 NICTUNE_HANDLER floor_softirq_entry(unsigned long long* ctx, bool btf) { return 0; }
 NICTUNE_HANDLER floor_softirq_exit(unsigned long long* ctx, bool btf) { return 0; }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AttachDispatchFloor (driver/dispatch_floor.h): exists only to measure the dispatch cost of the
 // default probe set's hooks with programs that do nothing; loaded like the probes (LoadedProbe:
 // tp_btf first, the raw_tp twin where the kernel refuses it), so both sides pay the same way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/bpf/drop_reasons.h"
 
 #include <bpf/btf.h>

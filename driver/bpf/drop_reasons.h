@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of skb drop reasons, read from the running kernel's BTF: the numbers change between
 // kernel versions, so no table is compiled in. Reasons of other subsystems (mac80211,
 // openvswitch, ...) carry the subsystem in their high bits and are named from that subsystem's

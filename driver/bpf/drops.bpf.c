@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Dropped skbs from skb:kfree_skb, counted per (reason, protocol, device, L4 protocol, local
  * port, socket). Kernels since 6.12 pass the receiving socket (rx_sk) as a fourth argument; the
  * loader looks at the running kernel's BTF for btf_trace_kfree_skb and loads either on_kfree_skb
@@ -7,9 +8,10 @@
 
 #include <bpf/bpf_endian.h>
 
+#include "hook_events.h"
 #include "socket_identity.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define ETH_P_IP_VALUE 0x0800
 #define ETH_P_IPV6_VALUE 0x86DD
@@ -30,6 +32,9 @@ struct {
   __type(key, __u32);
   __type(value, struct nictune_drops_cpu);
 } drops_cpu SEC(".maps");
+
+NICTUNE_HOOK_EVENTS_MAP
+NICTUNE_HOOK_GATE_MAP
 
 /* L4 protocol and destination port from the packet's headers: bounded reads only. */
 static __always_inline void read_l4(struct sk_buff* skb, struct nictune_drop_key* key, bool btf) {
@@ -64,6 +69,8 @@ static __always_inline int count_drop(struct sk_buff* skb, __u32 reason, struct 
   if (bpf_core_enum_value_exists(enum skb_drop_reason, SKB_CONSUMED) &&
       reason == (__u32)bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
     return 0;
+  nictune_count_event(&hook_events);
+  if (nictune_hook_gate_closed(&hook_gate)) return 0;
   struct nictune_drop_key key;
   __builtin_memset(&key, 0, sizeof(key));
   key.reason = reason;
@@ -89,7 +96,12 @@ static __always_inline int count_drop(struct sk_buff* skb, __u32 reason, struct 
   if (bpf_map_update_elem(&drop_counts, &key, &one, BPF_NOEXIST) != 0) {
     __u32 zero = 0;
     struct nictune_drops_cpu* cpu = bpf_map_lookup_elem(&drops_cpu, &zero);
-    if (cpu) cpu->unrecorded++;
+    __u32 slot = reason < NICTUNE_DROP_REASON_SLOTS - 1 ? reason : NICTUNE_DROP_REASON_SLOTS - 1;
+    /* The mask after the barrier is what the verifier sees bound the index; clang would fold it
+     * into the comparison above. */
+    barrier_var(slot);
+    slot &= NICTUNE_DROP_REASON_SLOTS - 1;
+    if (cpu) cpu->map_full[slot]++;
   }
   return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between drops.bpf.c and C++: dropped skbs by reason, protocol, device and socket. */
 #pragma once
 
@@ -23,7 +24,11 @@ struct nictune_drop_key {
   char device[16];     /* skb->dev->name (IFNAMSIZ): a device in another namespace has no other */
 };
 
-/* Per CPU: drops that found the key map full. */
+/* Drops that find the key map full are still counted, by reason alone: core reasons in their
+ * own slot, every larger value (subsystem reasons included) in the last one. */
+#define NICTUNE_DROP_REASON_SLOTS 256
+
+/* Per CPU: drops that found the key map full, by reason slot. */
 struct nictune_drops_cpu {
-  __u64 unrecorded;
+  __u64 map_full[NICTUNE_DROP_REASON_SLOTS];
 };

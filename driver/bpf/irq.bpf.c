@@ -1,11 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Hard interrupts: count and handler time per (irq, cpu) from irq:irq_handler_entry/exit.
  * Handlers of one CPU do not nest (they run with interrupts off), so one start time per CPU is
  * enough; shared lines run their handlers one after another and each gets its own pair. */
 #include "irq.h"
 
+#include "hook_events.h"
 #include "tracepoint_twin.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+NICTUNE_HOOK_EVENTS_MAP
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -14,16 +18,11 @@ struct {
   __type(value, struct nictune_irq_slot);
 } irq_slots SEC(".maps");
 
-struct irq_start {
-  __u64 timestamp_ns;
-  __s64 irq;
-};
-
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);
   __type(key, __u32);
-  __type(value, struct irq_start);
+  __type(value, struct nictune_irq_start);
 } irq_start SEC(".maps");
 
 static __always_inline __u32 slot_of(int irq) {
@@ -32,10 +31,11 @@ static __always_inline __u32 slot_of(int irq) {
 
 NICTUNE_HANDLER on_irq_entry(unsigned long long* ctx, bool btf) {
   int irq = (int)ctx[0];
+  nictune_count_event(&hook_events);
   __u32 zero = 0;
   __u32 slot_index = slot_of(irq);
   struct nictune_irq_slot* slot = bpf_map_lookup_elem(&irq_slots, &slot_index);
-  struct irq_start* start = bpf_map_lookup_elem(&irq_start, &zero);
+  struct nictune_irq_start* start = bpf_map_lookup_elem(&irq_start, &zero);
   if (!slot || !start) return 0;
   slot->count++;
   start->irq = irq;
@@ -46,7 +46,7 @@ NICTUNE_HANDLER on_irq_entry(unsigned long long* ctx, bool btf) {
 NICTUNE_HANDLER on_irq_exit(unsigned long long* ctx, bool btf) {
   int irq = (int)ctx[0];
   __u32 zero = 0;
-  struct irq_start* start = bpf_map_lookup_elem(&irq_start, &zero);
+  struct nictune_irq_start* start = bpf_map_lookup_elem(&irq_start, &zero);
   if (!start || start->timestamp_ns == 0 || start->irq != irq) return 0;
   __u32 slot_index = slot_of(irq);
   struct nictune_irq_slot* slot = bpf_map_lookup_elem(&irq_slots, &slot_index);

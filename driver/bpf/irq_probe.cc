@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hard IRQ count and handler time per (irq, cpu).
 #include "driver/bpf/irq.h"
 #include "driver/bpf/per_cpu_map.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Code ranges of kernel functions from /proc/kallsyms (root sees real addresses).
 #pragma once
 

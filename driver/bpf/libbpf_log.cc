@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/bpf/libbpf_log.h"
 
 #include <bpf/libbpf.h>

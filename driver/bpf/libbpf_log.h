@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Captures libbpf's messages while one load runs on this thread, so that a program the kernel
 // refuses can be reported with the kernel's own words (verifier log, missing BTF type, ...).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/bpf/loaded_probe.h"
 
 #include <bpf/bpf.h>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "driver/bpf/hook_event_counter.h"
 #include "driver/bpf/libbpf_log.h"
 #include "driver/errno_text.h"
 
@@ -196,6 +198,10 @@ std::unique_ptr<LoadedProbe> LoadedProbe::Load(std::string concern, const Object
       bpf_program__set_autoload(program, it->second == flavor);
     }
 
+    if (absl::Status sized = SizeHookEventCounter(object); !sized.ok()) {
+      status.reason = std::string(sized.message());
+      return probe;
+    }
     LibbpfLogCapture log;
     if (const int error = probe->opened_.load(); error != 0) {
       const std::string failing_program = FailingProgram(log.text());
@@ -282,6 +288,14 @@ absl::StatusOr<std::vector<HandlerLink>> LoadedProbe::TakeOverHandlers(
   }
   std::erase_if(links_, [this](const ProgramLink& l) { return taken_over_.contains(l.program); });
   return taken;
+}
+
+std::vector<std::string> LoadedProbe::AttachedHandlers() const {
+  std::vector<std::string> handlers;
+  for (const ProgramLink& link : links_) {
+    if (link.link != nullptr) handlers.push_back(HandlerOf(bpf_program__name(link.program)).first);
+  }
+  return handlers;
 }
 
 absl::StatusOr<int> LoadedProbe::MapFd(const char* map_name) const {

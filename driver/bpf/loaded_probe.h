@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One probe concern (a BPF object: irq, napi, ...) loaded and attached, with the tp_btf -> raw_tp
 // fallback per handler. A concern is attached only when all its handlers are: its numbers are
 // meaningless with half of them missing.
@@ -96,6 +97,8 @@ class LoadedProbe {
   // probe is attached and every handler is one of its attached programs.
   absl::StatusOr<std::vector<HandlerLink>> TakeOverHandlers(
       const std::vector<std::string>& handlers);
+  // The handlers attached now and not taken over, as TakeOverHandlers names them.
+  std::vector<std::string> AttachedHandlers() const;
 
   // The skeleton (valid while loaded), e.g. to reach its mmapped .bss.
   template <typename Skeleton>

@@ -1,14 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* NAPI polls per instance from napi:napi_poll(napi, work, budget): polls, work, polls that used
  * the whole budget, a work histogram, and the device. It also gives the tx share's pending
  * consumes (txshare_cpu, owned by the softirq object) to this poll, so that napi_poll runs one
  * program, not two: with one packet per poll this hook is per packet. */
+#include "hook_events.h"
 #include "napi_key.bpf.h"
 #include "txshare.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
   __uint(max_entries, NICTUNE_NAPI_MAX_INSTANCES);
   __type(key, struct nictune_napi_key);
   __type(value, struct nictune_napi_stats);
@@ -31,6 +33,8 @@ struct {
 
 NICTUNE_TXSHARE_CPU_MAP
 NICTUNE_TX_COMPLETIONS_MAP
+NICTUNE_HOOK_EVENTS_MAP
+NICTUNE_HOOK_GATE_MAP
 
 /* Consumes seen on this CPU in NET_RX since the previous napi_poll belong to this poll. */
 static __always_inline void attribute_tx_completions(const struct nictune_napi_key* key) {
@@ -91,6 +95,8 @@ NICTUNE_HANDLER on_napi_poll(unsigned long long* ctx, bool btf) {
   struct napi_struct* napi = (struct napi_struct*)ctx[0];
   int work = (int)ctx[1];
   int budget = (int)ctx[2];
+  nictune_count_event(&hook_events);
+  if (nictune_hook_gate_closed(&hook_gate)) return 0;
   struct nictune_napi_key key;
   nictune_napi_key_of(napi, &key, btf);
   attribute_tx_completions(&key);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between napi.bpf.c, txshare.bpf.c and C++: NAPI poll statistics per NAPI instance. */
 #pragma once
 
@@ -18,12 +19,14 @@
 #define NICTUNE_DEVICE_NAME_LEN 16
 
 /* A NAPI instance: its napi_id when it has one (unique across namespaces), else the device's
- * ifindex within its network namespace (backlog NAPI has neither: all zero). */
+ * ifindex within its network namespace and, when it polls in a thread of its own, that thread's
+ * pid: a device's NAPIs without ids (tun's queues) differ only in their threads. The backlog NAPI
+ * has none of them: all zero. */
 struct nictune_napi_key {
   __u32 napi_id;
   __s32 ifindex;
   __u32 netns_inode;
-  __u32 reserved;
+  __u32 thread_pid;
 };
 
 struct nictune_napi_stats {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NAPI polls, work, budget exhaustion and work histogram per NAPI instance.
 #include <algorithm>
 #include <cstring>
@@ -35,15 +36,16 @@ struct NapiTotals {
   std::string kernel_name;
 };
 
-using NapiKeyTuple = std::tuple<uint32_t, int32_t, uint32_t>;
+using NapiKeyTuple = std::tuple<uint32_t, int32_t, uint32_t, uint32_t>;
 
 void Accumulate(const nictune_napi_key& key, const nictune_napi_stats& stats,
                 std::map<NapiKeyTuple, NapiTotals>& totals) {
   if (stats.polls == 0) return;
-  NapiTotals& total = totals[{key.napi_id, key.ifindex, key.netns_inode}];
+  NapiTotals& total = totals[{key.napi_id, key.ifindex, key.netns_inode, key.thread_pid}];
   NapiCounter& napi = total.counter;
   if (napi.work_histogram.empty()) {
     napi.napi_id = key.napi_id;
+    napi.thread_pid = key.thread_pid;
     napi.work_histogram.assign(kNapiWorkBuckets, 0);
   }
   napi.polls += stats.polls;
@@ -74,12 +76,17 @@ absl::Status ReadNapiProbe(const LoadedProbe& probe, BpfCounters& counters) {
   if (!slots.ok()) return slots;
   absl::StatusOr<int> fd = probe.MapFd("napi_stats");
   if (!fd.ok()) return fd.status();
+  uint64_t keys = 0;
   absl::Status hashed = ForEachPerCpuHashEntry<nictune_napi_key, nictune_napi_stats>(
       *fd, "napi_stats",
-      [&totals](const nictune_napi_key& key, std::span<const nictune_napi_stats> per_cpu) {
+      [&totals, &keys](const nictune_napi_key& key, std::span<const nictune_napi_stats> per_cpu) {
+        ++keys;
         for (const nictune_napi_stats& stats : per_cpu) Accumulate(key, stats, totals);
       });
   if (!hashed.ok()) return hashed;
+  if (absl::Status pressure = AddMapPressure(*fd, "napi_stats", keys, counters); !pressure.ok()) {
+    return pressure;
+  }
   for (auto& [key, total] : totals) {
     NapiCounter& napi = total.counter;
     const bool backlog = napi.napi_id == 0 && std::get<1>(key) == 0;

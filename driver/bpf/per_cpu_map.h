@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading per-CPU BPF maps from user space: one value per possible CPU for each key.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "driver/probe_source.h"
 
 namespace nictune::driver::bpf {
 
@@ -19,6 +21,12 @@ namespace nictune::driver::bpf {
 absl::StatusOr<int> PossibleCpus();
 
 absl::Status MapReadError(const char* map_name, const char* operation, int error_number);
+
+// Adds the map's pressure to `counters.maps`: `entries` keys held now (counted by the caller's
+// walk), its capacity from the kernel. LRU maps make room by evicting the least recently used
+// key (a socket or device gone), so nothing finds them full.
+absl::Status AddMapPressure(int map_fd, const char* map_name, uint64_t entries,
+                            BpfCounters& counters);
 
 // Calls visit(key, values) for each key of a per-CPU array; values has one entry per CPU.
 template <typename Value, typename Visit>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe concerns, each in its own file: load (open the skeleton, configure it, attach) and
 // read (aggregate its per-CPU maps into BpfCounters).
 #pragma once
@@ -5,6 +6,7 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "driver/bpf/drop_key_aging.h"
 #include "driver/bpf/drop_reasons.h"
 #include "driver/bpf/loaded_probe.h"
 #include "driver/probe_source.h"
@@ -27,10 +29,11 @@ absl::Status ReadNapiProbe(const LoadedProbe& probe, BpfCounters& counters);
 std::unique_ptr<LoadedProbe> LoadTxshareProbe(const LoadedProbe& softirq, const LoadedProbe& napi);
 absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters);
 
-// `reasons` may be null when the kernel's BTF has no drop reasons: names are then numeric.
+// `reasons` may be null when the kernel's BTF has no drop reasons: names are then numeric. Prunes
+// the keys `aging` finds idle at now_ns and reports the map's pressure in counters.maps.
 std::unique_ptr<LoadedProbe> LoadDropsProbe();
 absl::Status ReadDropsProbe(const LoadedProbe& probe, const DropReasonNames* reasons,
-                            BpfCounters& counters);
+                            DropKeyAging& aging, uint64_t now_ns, BpfCounters& counters);
 
 // Socket fill; resets the peaks (they are "since the previous read").
 std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared by the BPF programs that key by socket (drops, udp_fail, sockfill). */
 #pragma once
 

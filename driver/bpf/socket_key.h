@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between the per-socket BPF programs (udp_fail, sockfill) and C++: who a socket is. */
 #pragma once
 

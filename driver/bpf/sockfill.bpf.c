@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Socket receive-buffer fill from sock:sk_data_ready (every enqueue) and sock:sock_rcvqueue_full.
  * A socket is tracked once its fill rmem_alloc / sk_rcvbuf reaches fill_threshold_pct; from then
  * on every enqueue is counted, and fill (peak rmem_alloc, truesize estimate) is recorded only at
@@ -8,9 +9,10 @@
  * entry whose peak_generation is older starts its peak again. */
 #include "sockfill.h"
 
+#include "hook_events.h"
 #include "socket_identity.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 fill_threshold_pct = 50;
 volatile __u32 generation = 0;
@@ -21,6 +23,9 @@ struct {
   __type(key, __u64);
   __type(value, struct nictune_socket_fill);
 } socket_fill SEC(".maps");
+
+NICTUNE_HOOK_EVENTS_MAP
+NICTUNE_HOOK_GATE_MAP
 
 static __always_inline struct nictune_socket_fill* track(const struct sock* sk, __u64 cookie) {
   struct nictune_socket_fill fresh;
@@ -62,6 +67,8 @@ static __always_inline void fill_identity(struct nictune_socket_fill* entry, con
 }
 
 NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
+  nictune_count_event(&hook_events);
+  if (nictune_hook_gate_closed(&hook_gate)) return 0;
   const struct sock* sk = (const struct sock*)ctx[0];
   if (!sk) return 0;
   int rmem_alloc = NICTUNE_READ(btf, sk, sk_backlog.rmem_alloc.counter);
@@ -84,6 +91,8 @@ NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
 
 /* sock_rcvqueue_full(sk, skb): the socket is full, so it is tracked whatever the threshold. */
 NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long* ctx, bool btf) {
+  nictune_count_event(&hook_events);
+  if (nictune_hook_gate_closed(&hook_gate)) return 0;
   const struct sock* sk = (const struct sock*)ctx[0];
   if (!sk) return 0;
   __u64 cookie = nictune_socket_identity(sk, btf);

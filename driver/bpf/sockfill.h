@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between sockfill.bpf.c and C++: receive-buffer fill per socket. */
 #pragma once
 

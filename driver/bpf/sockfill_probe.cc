@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Receive-buffer fill per socket: enqueues, high-water rmem_alloc, truesize estimate.
 #include <algorithm>
 
@@ -30,9 +31,12 @@ absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters) 
   sockfill* skeleton = probe.skeleton<sockfill>();
   volatile uint32_t* generation = &skeleton->bss->generation;
   const uint32_t current = *generation;
+  uint64_t keys = 0;
   absl::Status read = ForEachPerCpuHashEntry<uint64_t, nictune_socket_fill>(
       *fd, "socket_fill",
-      [&counters, current](const uint64_t& cookie, std::span<const nictune_socket_fill> per_cpu) {
+      [&counters, &keys, current](const uint64_t& cookie,
+                                  std::span<const nictune_socket_fill> per_cpu) {
+        ++keys;
         SocketFill fill;
         fill.key.cookie = cookie;
         for (const nictune_socket_fill& cpu : per_cpu) {
@@ -55,7 +59,8 @@ absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters) 
       });
   // Peaks restart from here: entries still carrying `current` are stale from the next read on.
   *generation = current + 1;
-  return read;
+  if (!read.ok()) return read;
+  return AddMapPressure(*fd, "socket_fill", keys, counters);
 }
 
 }  // namespace nictune::driver::bpf

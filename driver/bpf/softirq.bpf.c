@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Softirqs: count, time and raises per (vector, cpu) from irq:softirq_entry/exit/raise.
  * Every softirq is counted while softirq_entry is attached; its two clock reads (about 35 ns each
  * on kvm-clock, the largest part of these programs) are taken for a pseudo-random sample only, one
@@ -7,15 +8,16 @@
  * (softirq.h), so the user side can scale (agent/model/softirq_time.h).
  * The tx share's NET_RX flag is kept here too (txshare_cpu, reused by the napi and txshare
  * objects): one program per tracepoint instead of two on this per-packet path.
- * User space may detach and attach softirq_entry/exit on a schedule (softirq_duty_cycle.cc): the
- * attach epoch it moves on (softirq_timing.h) marks what was recorded before an unseen
- * exit, and while it holds timing closed softirqs are counted only. */
+ * User space may detach and attach softirq_entry/exit in the probe budget's slots
+ * (probe_duty_cycle.cc): the attach epoch it moves on (softirq_timing.h) marks what was recorded
+ * before an unseen exit, and while it holds timing closed softirqs are counted only. */
 #include "softirq.h"
 
+#include "hook_events.h"
 #include "softirq_sampler.h"
 #include "tracepoint_twin.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the loader (ProbeOptions); the verifier sees them as constants. */
 const volatile __u32 max_shift = 3;
@@ -31,6 +33,7 @@ struct {
 
 NICTUNE_TXSHARE_CPU_MAP
 NICTUNE_SOFTIRQ_TIMING_MAP
+NICTUNE_HOOK_EVENTS_MAP
 
 static __always_inline struct nictune_softirq_cpu* softirq_state(void) {
   __u32 zero = 0;
@@ -83,6 +86,7 @@ NICTUNE_HANDLER on_softirq_entry(unsigned long long* ctx, bool btf) {
   barrier_var(vector);
   if (!cpu || vector >= NICTUNE_SOFTIRQ_SLOTS) return 0;
   cpu->vectors[vector].count++;
+  nictune_count_event(&hook_events);
   struct nictune_softirq_timing* timing = nictune_softirq_timing_of(&softirq_timing);
   __u64 epoch = timing ? timing->epoch : 0;
   if (timing && !timing->closed) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between softirq.bpf.c and C++: softirq counts, sampled times and raises per (vector,
  * cpu), and the per-CPU state of the timing sampler. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Softirq count, sampled time and (opt-in) raises per (vector, cpu).
 #include <algorithm>
 

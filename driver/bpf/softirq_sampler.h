@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Which softirqs get their two clock reads, shared by softirq.bpf.c and the C++ tests. Pure
  * integer arithmetic and no helper calls: it runs inline on the softirq path, once per event. */
 #pragma once

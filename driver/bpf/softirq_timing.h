@@ -1,4 +1,5 @@
-/* Shared between softirq.bpf.c, txshare.bpf.c and C++ (softirq_duty_cycle.cc): how the softirq
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Shared between softirq.bpf.c, txshare.bpf.c and C++ (probe_duty_cycle.cc): how the softirq
  * programs time, in a one-entry array the softirq object owns and the txshare object reuses. */
 #pragma once
 
@@ -8,8 +9,8 @@
 #include <linux/types.h>
 #endif
 
-/* Written by user space (driver/bpf/softirq_duty_cycle.cc), which attaches and detaches
- * softirq_entry/exit on a schedule. */
+/* Written by user space (driver/bpf/probe_duty_cycle.cc), which attaches and detaches
+ * softirq_entry/exit in the probe budget's slots. */
 struct nictune_softirq_timing {
   /* Moved on before softirq_exit is attached again after a detach: state recorded before an
    * exit that went unseen (a timed entry, the NET_RX flag) is stale once it has. */

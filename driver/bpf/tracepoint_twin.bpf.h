@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared by the BPF programs only: every tracepoint handler is built twice, as tp_btf (typed,
  * cheapest) and as a raw_tp twin for kernels where tp_btf cannot attach. The loader loads the
  * tp_btf program and switches to the twin only when the kernel refuses it. Handlers read their

@@ -1,10 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Rx truesize distribution per device from net:netif_receive_skb, a per-packet hook: one packet
  * in sample_every is recorded (a per-CPU countdown), the others return after one array lookup. */
 #include "truesize.h"
 
+#include "hook_events.h"
 #include "tracepoint_twin.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 sample_every = 64;
 
@@ -15,8 +17,11 @@ struct {
   __type(value, __u32);
 } sample_countdown SEC(".maps");
 
+NICTUNE_HOOK_EVENTS_MAP
+NICTUNE_HOOK_GATE_MAP
+
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
   __uint(max_entries, NICTUNE_TRUESIZE_MAX_DEVICES);
   __type(key, struct nictune_truesize_key);
   __type(value, struct nictune_truesize_histogram);
@@ -47,6 +52,8 @@ static __always_inline __u32 log2_bucket(__u32 value) {
 }
 
 NICTUNE_HANDLER on_netif_receive_skb(unsigned long long* ctx, bool btf) {
+  nictune_count_event(&hook_events);
+  if (nictune_hook_gate_closed(&hook_gate)) return 0;
   __u32 zero = 0;
   __u32* countdown = bpf_map_lookup_elem(&sample_countdown, &zero);
   if (!countdown) return 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between truesize.bpf.c and C++: sampled log2 histogram of rx skb->truesize per device. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sampled log2 histogram of rx skb->truesize per device.
 #include <algorithm>
 #include <cstring>
@@ -28,10 +29,12 @@ absl::Status ReadTruesizeProbe(const LoadedProbe& probe, BpfCounters& counters) 
   absl::StatusOr<int> fd = probe.MapFd("truesize_histograms");
   if (!fd.ok()) return fd.status();
   const uint32_t sample_every = probe.skeleton<truesize>()->rodata->sample_every;
-  return ForEachPerCpuHashEntry<nictune_truesize_key, nictune_truesize_histogram>(
+  uint64_t keys = 0;
+  absl::Status read = ForEachPerCpuHashEntry<nictune_truesize_key, nictune_truesize_histogram>(
       *fd, "truesize_histograms",
-      [&counters, sample_every](const nictune_truesize_key& key,
-                                std::span<const nictune_truesize_histogram> per_cpu) {
+      [&counters, &keys, sample_every](const nictune_truesize_key& key,
+                                       std::span<const nictune_truesize_histogram> per_cpu) {
+        ++keys;
         TruesizeHistogram histogram;
         histogram.ifindex = key.ifindex;
         histogram.netns_inode = key.netns_inode;
@@ -49,6 +52,8 @@ absl::Status ReadTruesizeProbe(const LoadedProbe& probe, BpfCounters& counters) 
         histogram.device = DeviceName(key.ifindex, key.netns_inode, kernel_name);
         counters.truesize.push_back(std::move(histogram));
       });
+  if (!read.ok()) return read;
+  return AddMapPressure(*fd, "truesize_histograms", keys, counters);
 }
 
 }  // namespace nictune::driver::bpf

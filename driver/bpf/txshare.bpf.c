@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The tx share of NAPI poll work. Drivers free transmitted skbs from their NAPI poll (the same
  * poll that receives), with napi_consume_skb() (ixgbe, i40e, mlx5, virtio_net, ...) or
  * dev_consume_skb_any(); both end in the skb:consume_skb tracepoint while the CPU is in the
@@ -22,24 +23,30 @@
  * txshare.h and softirq_timing.h). */
 #include "txshare.h"
 
+#include "hook_events.h"
 #include "napi_key.bpf.h"
 #include "softirq_timing.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile struct nictune_code_range excluded_callers[NICTUNE_TXSHARE_EXCLUDED_RANGES] = {};
 
 NICTUNE_TXSHARE_CPU_MAP
 NICTUNE_TX_COMPLETIONS_MAP
 NICTUNE_SOFTIRQ_TIMING_MAP
+NICTUNE_HOOK_EVENTS_MAP
+NICTUNE_HOOK_GATE_MAP
 
 NICTUNE_HANDLER on_consume_skb(unsigned long long* ctx, bool btf) {
+  nictune_count_event(&hook_events);
+  if (nictune_hook_gate_closed(&hook_gate)) return 0;
   __u32 zero = 0;
   struct nictune_txshare_cpu* state = bpf_map_lookup_elem(&txshare_cpu, &zero);
   if (!state || !state->in_net_rx) return 0;
-  /* A flag left by a NET_RX whose exit the softirq program did not see (detached meanwhile). */
+  /* A flag left by a NET_RX whose exit the softirq program did not see (detached meanwhile, or
+   * about to be: timing closes before the softirq pair goes). */
   struct nictune_softirq_timing* timing = nictune_softirq_timing_of(&softirq_timing);
-  if (!timing || state->net_rx_epoch != timing->epoch) return 0;
+  if (!timing || timing->closed || state->net_rx_epoch != timing->epoch) return 0;
   __u64 caller = ctx[1];
   for (int i = 0; i < NICTUNE_TXSHARE_EXCLUDED_RANGES; i++) {
     if (caller >= excluded_callers[i].start && caller < excluded_callers[i].end) {

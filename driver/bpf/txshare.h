@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between txshare.bpf.c, softirq.bpf.c, napi.bpf.c and C++: skbs consumed inside NET_RX
  * polls, per NAPI instance (keyed by struct nictune_napi_key from napi.h). */
 #pragma once
@@ -45,7 +46,7 @@ struct nictune_txshare_cpu {
 
 #define NICTUNE_TX_COMPLETIONS_MAP                   \
   struct {                                           \
-    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);          \
+    __uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);      \
     __uint(max_entries, NICTUNE_NAPI_MAX_INSTANCES); \
     __type(key, struct nictune_napi_key);            \
     __type(value, __u64);                            \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tx completions inside NET_RX polls, attributed to the NAPI instance that polled.
 #include <iterator>
 #include <string>
@@ -68,15 +69,18 @@ absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters) {
 
   absl::StatusOr<int> fd = probe.MapFd("tx_completions");
   if (!fd.ok()) return fd.status();
-  return ForEachPerCpuHashEntry<nictune_napi_key, uint64_t>(
+  uint64_t keys = 0;
+  absl::Status read = ForEachPerCpuHashEntry<nictune_napi_key, uint64_t>(
       *fd, "tx_completions",
-      [&counters](const nictune_napi_key& key, std::span<const uint64_t> per_cpu) {
+      [&counters, &keys](const nictune_napi_key& key, std::span<const uint64_t> per_cpu) {
+        ++keys;
         uint64_t total = 0;
         for (uint64_t count : per_cpu) total += count;
         for (NapiCounter& napi : counters.napis) {
           const bool same = key.napi_id != 0 ? napi.napi_id == key.napi_id
                                              : (napi.napi_id == 0 && napi.ifindex == key.ifindex &&
-                                                napi.netns_inode == key.netns_inode);
+                                                napi.netns_inode == key.netns_inode &&
+                                                napi.thread_pid == key.thread_pid);
           if (same) {
             napi.tx_completions += total;
             return;
@@ -87,6 +91,7 @@ absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters) {
         napi.napi_id = key.napi_id;
         napi.ifindex = key.ifindex;
         napi.netns_inode = key.netns_inode;
+        napi.thread_pid = key.thread_pid;
         napi.device = key.napi_id == 0 && key.ifindex == 0
                           ? "backlog"
                           : DeviceName(key.ifindex, key.netns_inode, "");
@@ -94,6 +99,8 @@ absl::Status ReadTxshareProbe(const LoadedProbe& probe, BpfCounters& counters) {
         napi.work_histogram.assign(kNapiWorkBuckets, 0);
         counters.napis.push_back(std::move(napi));
       });
+  if (!read.ok()) return read;
+  return AddMapPressure(*fd, "tx_completions", keys, counters);
 }
 
 }  // namespace nictune::driver::bpf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared between udp_fail.bpf.c and C++: UDP queueing failures per socket. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UDP queueing failures per socket, merged into the socket fill entries.
 #include <algorithm>
 
@@ -24,9 +25,11 @@ std::unique_ptr<LoadedProbe> LoadUdpFailProbe(const ProbeOptions& options) {
 absl::Status ReadUdpFailProbe(const LoadedProbe& probe, BpfCounters& counters) {
   absl::StatusOr<int> fd = probe.MapFd("udp_failures");
   if (!fd.ok()) return fd.status();
-  return ForEachPerCpuHashEntry<uint64_t, nictune_udp_fail>(
+  uint64_t keys = 0;
+  absl::Status read = ForEachPerCpuHashEntry<uint64_t, nictune_udp_fail>(
       *fd, "udp_failures",
-      [&counters](const uint64_t& cookie, std::span<const nictune_udp_fail> per_cpu) {
+      [&counters, &keys](const uint64_t& cookie, std::span<const nictune_udp_fail> per_cpu) {
+        ++keys;
         SocketKey key;
         key.cookie = cookie;
         uint64_t failures = 0;
@@ -48,6 +51,8 @@ absl::Status ReadUdpFailProbe(const LoadedProbe& probe, BpfCounters& counters) {
         }
         it->udp_queue_failures += failures;
       });
+  if (!read.ok()) return read;
+  return AddMapPressure(*fd, "udp_failures", keys, counters);
 }
 
 }  // namespace nictune::driver::bpf

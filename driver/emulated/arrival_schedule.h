@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // When each flow's next packet arrives at the emulated NIC, merged across flows in time order.
 // Pure: times are nanoseconds on whatever clock the caller passes in.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Talks to a running emulated NIC over its control socket: one connection per request, so a NIC
 // that restarted is reached again without any state here.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/control_protocol.h"
 
 #include <vector>
@@ -20,6 +21,17 @@ absl::Status Malformed(absl::string_view line, absl::string_view expected) {
       absl::StrCat("control request '", line, "': expected ", expected));
 }
 
+// Takes a trailing "queue=<index>" off `words`; false when it is there but not an index.
+bool TakeQueue(std::vector<absl::string_view>& words, std::optional<size_t>& queue) {
+  absl::string_view last = words.back();
+  if (!absl::ConsumePrefix(&last, "queue=")) return true;
+  size_t index = 0;
+  if (!absl::SimpleAtoi(last, &index)) return false;
+  queue = index;
+  words.pop_back();
+  return true;
+}
+
 absl::StatusCode CodeFromName(absl::string_view name) {
   for (int code = 0; code <= 16; ++code) {
     const auto status_code = static_cast<absl::StatusCode>(code);
@@ -28,13 +40,20 @@ absl::StatusCode CodeFromName(absl::string_view name) {
   return absl::StatusCode::kUnknown;
 }
 
+std::string QueueSuffix(const ControlRequest& request) {
+  return request.queue ? absl::StrCat(" queue=", *request.queue) : "";
+}
+
 }  // namespace
 
 absl::StatusOr<ControlRequest> ParseControlRequest(absl::string_view line) {
   line = absl::StripAsciiWhitespace(line);
-  const std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
   if (words.empty()) return Malformed(line, "GET, SET or SHUTDOWN");
   ControlRequest request;
+  if (words.size() >= 3 && words[1] != "flow_pps" && !TakeQueue(words, request.queue)) {
+    return Malformed(line, "queue=<queue index>");
+  }
   if (words[0] == "SHUTDOWN" && words.size() == 1) {
     request.verb = ControlVerb::kShutdown;
     return request;
@@ -71,9 +90,9 @@ absl::StatusOr<ControlRequest> ParseControlRequest(absl::string_view line) {
 std::string FormatControlRequest(const ControlRequest& request) {
   switch (request.verb) {
     case ControlVerb::kGet:
-      return absl::StrCat("GET ", request.key);
+      return absl::StrCat("GET ", request.key, QueueSuffix(request));
     case ControlVerb::kSet:
-      return absl::StrCat("SET ", request.key, " ", request.value);
+      return absl::StrCat("SET ", request.key, " ", request.value, QueueSuffix(request));
     case ControlVerb::kSetFlowRate:
       return absl::StrFormat("SET flow_pps %d %.17g", request.flow, request.rate_pps);
     case ControlVerb::kShutdown:

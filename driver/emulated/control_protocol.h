@@ -1,14 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC's control protocol: one text line per request and per response over a unix
-// stream socket (README.md documents it for people using socat):
-//   GET rx_usecs | rx_frames | adaptive_rx | ring_size | counters
-//   SET rx_usecs | rx_frames | adaptive_rx | ring_size <integer>
+// stream socket (driver/emulated/README.md documents it for people using socat):
+//   GET rx_usecs | rx_frames | adaptive_rx | ring_size | counters [queue=<index>]
+//   SET rx_usecs | rx_frames | adaptive_rx | ring_size <integer> [queue=<index>]
 //   SET flow_pps <flow index> <packets per second>
 //   SHUTDOWN
-// answered by "OK <value>" or "ERR <STATUS_CODE> <message>".
+// answered by "OK <value>" or "ERR <STATUS_CODE> <message>". Without queue=, a SET changes every
+// queue (as `ethtool -C` and `-G` do), a GET of a setting reads queue 0 and GET counters sums the
+// queues.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -21,10 +25,11 @@ enum class ControlVerb { kGet, kSet, kSetFlowRate, kShutdown };
 
 struct ControlRequest {
   ControlVerb verb = ControlVerb::kGet;
-  std::string key;      // kGet, kSet
-  int64_t value = 0;    // kSet
-  size_t flow = 0;      // kSetFlowRate
-  double rate_pps = 0;  // kSetFlowRate
+  std::string key;              // kGet, kSet
+  int64_t value = 0;            // kSet
+  std::optional<size_t> queue;  // kGet, kSet: one receive queue rather than the device
+  size_t flow = 0;              // kSetFlowRate
+  double rate_pps = 0;          // kSetFlowRate
 };
 
 // Keys a GET or SET names.

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/counters.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -32,6 +34,8 @@ void VisitFields(EmulatedNicCounters& counters, Visitor&& visit) {
   visit("late_ns_max", counters.late_ns_max);
   visit("stalls", counters.stalls);
   visit("flush_ns_total", counters.flush_ns_total);
+  visit("queues", counters.queues);
+  visit("napi_thread", counters.napi_thread);
 }
 
 }  // namespace
@@ -43,6 +47,27 @@ std::string FormatCounters(const EmulatedNicCounters& counters) {
     pairs.push_back(absl::StrCat(name, "=", value));
   });
   return absl::StrJoin(pairs, " ");
+}
+
+EmulatedNicCounters SumQueueCounters(const std::vector<EmulatedNicCounters>& queues) {
+  EmulatedNicCounters sum = queues.front();
+  for (size_t queue = 1; queue < queues.size(); ++queue) {
+    const EmulatedNicCounters& q = queues[queue];
+    sum.generated += q.generated;
+    sum.delivered += q.delivered;
+    sum.missed += q.missed;
+    sum.tap_errors += q.tap_errors;
+    sum.interrupts += q.interrupts;
+    sum.pending += q.pending;
+    sum.adaptive_changes += q.adaptive_changes;
+    sum.late_ns_total += q.late_ns_total;
+    sum.late_ns_max = std::max(sum.late_ns_max, q.late_ns_max);
+    sum.stalls += q.stalls;
+    sum.flush_ns_total += q.flush_ns_total;
+  }
+  sum.queues = queues.size();
+  sum.napi_thread = 0;
+  return sum;
 }
 
 absl::StatusOr<EmulatedNicCounters> ParseCounters(absl::string_view text) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads a running emulated NIC's counters over its control socket, as the agent reads a real
 // NIC's statistics.
 #pragma once
@@ -15,7 +16,8 @@ class EmulatedNicCountersReader {
   explicit EmulatedNicCountersReader(std::string control_socket_path)
       : client_(std::move(control_socket_path)) {}
 
-  absl::StatusOr<EmulatedNicCounters> Read() const;
+  absl::StatusOr<EmulatedNicCounters> Read() const;  // the device's: its queues summed
+  absl::StatusOr<EmulatedNicCounters> ReadQueue(size_t queue) const;
 
  private:
   ControlClient client_;

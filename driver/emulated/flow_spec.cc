@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/flow_spec.h"
 
 #include <cmath>
@@ -35,9 +36,11 @@ absl::Status SetField(FlowSpec& flow, absl::string_view key, absl::string_view v
     flow.on_ns = number * 1000;
   } else if (key == "off_us") {
     flow.off_ns = number * 1000;
+  } else if (key == "queue") {
+    flow.queue = number;
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown key '", key, "' (expected port, pps, bytes, on_us, off_us)"));
+        absl::StrCat("unknown key '", key, "' (expected port, pps, bytes, on_us, off_us, queue)"));
   }
   return absl::OkStatus();
 }
@@ -58,6 +61,10 @@ absl::Status ValidateFlow(const FlowSpec& flow) {
     return absl::InvalidArgumentError(
         absl::StrCat("flow to port ", flow.port, ": on_us ", flow.on_ns / 1000, " off_us ",
                      flow.off_ns / 1000, " must be >= 0, with on_us > 0 when off_us > 0"));
+  }
+  if (flow.queue < kQueueByFlowIndex || flow.queue >= static_cast<int64_t>(kMaxQueues)) {
+    return absl::InvalidArgumentError(absl::StrCat("flow to port ", flow.port, ": queue ",
+                                                   flow.queue, " is outside 0..", kMaxQueues - 1));
   }
   return absl::OkStatus();
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC's moderation knobs through the same interface as a real NIC's (KnobProvider):
 // rx-usecs, rx-frames and adaptive-rx of the device the emulated NIC created, read and written
 // over its control socket. Other knobs of that device are Unimplemented (as on a NIC without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC's receive side as a pure state machine: flows arrive into an rx ring of fixed
 // size (a packet that finds it full is missed), and the interrupt moderation decides when the
 // ring is handed to the kernel as one burst. The process (driver/emulated/nic) owns the clock and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/udp_frame.h"
 
 #include <algorithm>

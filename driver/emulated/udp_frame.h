@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ethernet + IPv4 + UDP frames as the emulated NIC hands them to the kernel, with valid IPv4
 // header and UDP checksums (the kernel verifies both: a TAP frame is CHECKSUM_NONE).
 #pragma once

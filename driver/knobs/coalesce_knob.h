@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A KnobAccess for one interrupt-coalescing setting of a device (rx-usecs, rx-frames,
 // adaptive-rx): read with ethtool COALESCE_GET, written with a COALESCE_SET of that one field
 // (ioctl fallback on kernels without ethtool netlink). Acts in the calling thread's network

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing a device's coalescing and ring settings the best way the kernel offers: ethtool
 // netlink SET with only the fields being changed, or the SIOCETHTOOL ioctl (read-modify-write)
 // when the kernel has no ethtool netlink family. The read side is driver/netlink/ethtool_reader.

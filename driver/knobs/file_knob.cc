@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/knobs/file_knob.h"
 
 #include <sys/stat.h>

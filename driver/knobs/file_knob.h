@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A KnobAccess over one integer file: the host sysctls under PROC_ROOT/sys/net and the per-device
 // sysfs settings under SYS_ROOT/class/net/DEV (napi_defer_hard_irqs, gro_flush_timeout).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel setting that is one decimal integer in a file (/proc/sys, /sys/class/net/DEV/...):
 // read it, or write it with a single write(2) of its decimal text and read it back.
 #pragma once

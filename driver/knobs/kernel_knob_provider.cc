@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/knobs/kernel_knob_provider.h"
 
 #include <sys/stat.h>
@@ -6,6 +7,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "driver/kernel_name.h"
 #include "driver/knobs/coalesce_knob.h"
 #include "driver/knobs/file_knob.h"
 #include "driver/knobs/integer_file.h"
@@ -56,7 +58,8 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
     return absl::InvalidArgumentError(
         absl::StrCat(DescribeKnob(address), ": a device knob takes \"DEV\" or \"DEV napi ID\""));
   }
-  const std::string device_dir = absl::StrCat(paths_.sys_root, "/class/net/", target->device);
+  const std::string device_dir =
+      absl::StrCat(paths_.sys_root, "/class/net/", KernelNameBytes(target->device));
   struct stat info {};
   if (::stat(device_dir.c_str(), &info) != 0) {
     return absl::NotFoundError(

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The KnobProvider for everything the running kernel owns: host sysctls, per-device sysfs
 // settings, ethtool coalescing, and NAPI instances (napi-set). The emulated NIC has its own.
 #pragma once

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one small interface through which the agent reads and writes a mitigation setting
-// (DESIGN.md §4). Real devices and host sysctls implement it in driver/knobs; the emulated NIC
-// (driver/emulated) implements it over its control socket; tests inject fakes.
+// (docs/design.md "Knobs"). Real devices and host sysctls implement it in driver/knobs; the
+// emulated NIC (driver/emulated) implements it over its control socket; tests inject fakes.
 //
 // "Unsupported" (EOPNOTSUPP, a missing sysfs file, a kernel without napi-set) is a state, not an
 // error: Read() and Write() return absl::StatusCode::kUnimplemented for it, and callers report it

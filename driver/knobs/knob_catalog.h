@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where each tuner knob lives in the kernel and the values the kernel accepts for it
-// (DESIGN.md §4). Values are checked here before any write, so that a bad recommendation is an
-// InvalidArgument naming the knob instead of a half-understood EINVAL from the kernel.
+// (docs/design.md "Knobs"). Values are checked here before any write, so that a bad recommendation
+// is an InvalidArgument naming the knob instead of a half-understood EINVAL from the kernel.
 #pragma once
 
 #include <cstdint>

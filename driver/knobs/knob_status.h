@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The words every knob message starts with: "<knob> on <target>: ", and "unsupported: " before a
 // kernel's EOPNOTSUPP text, so that a log line says which knob, where, and what state.
 #pragma once

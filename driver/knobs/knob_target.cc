@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/knobs/knob_target.h"
 
 #include <net/if.h>
@@ -7,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "driver/kernel_name.h"
 
 namespace nictune::driver::knobs {
 namespace {
@@ -29,7 +31,7 @@ absl::StatusOr<KnobTarget> ParseKnobTarget(const std::string& target) {
     return absl::InvalidArgumentError(
         absl::StrCat("knob target '", target, "': expected \"host\", \"DEV\" or \"DEV napi ID\""));
   }
-  if (!ValidDeviceName(words[0])) {
+  if (!ValidDeviceName(KernelNameBytes(words[0]))) {
     return absl::InvalidArgumentError(
         absl::StrCat("knob target '", target, "': '", words[0], "' is not a valid device name"));
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a KnobAddress's target names: the host, a device, or one NAPI instance of a device
 // ("eth0 napi 8193"). Device names are checked here because they become sysfs path components.
 #pragma once

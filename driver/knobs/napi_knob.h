@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Settings of one NAPI instance over netdev netlink (napi-get / napi-set, Linux 6.13+): the
 // per-instance twins of the device-wide sysfs napi_defer_hard_irqs and gro_flush_timeout, and
 // irq-suspend-timeout, which has no device-wide file and no tuner Knob yet. Whether the kernel has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rx ring size of a device (ethtool -G rx): read with RINGS_GET, written with a RINGS_SET of
 // rx alone after checking it against the driver's reported maximum. The tuner has no Knob for it
 // yet, so it is reached through these functions. Acts in the calling thread's network namespace.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading netlink attributes by type with length checks. A wrong length is a kernel/userspace
 // ABI mismatch: it is reported once, naming the attribute, instead of reading garbage.
 #pragma once

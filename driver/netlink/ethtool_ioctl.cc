@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/netlink/ethtool_ioctl.h"
 
 #include <linux/ethtool.h>
@@ -12,6 +13,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "driver/kernel_name.h"
 #include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::netlink {
@@ -20,14 +22,15 @@ namespace {
 // One SIOCETHTOOL call with `command` already set in *data.
 absl::Status EthtoolIoctl(const std::string& device, const char* command_name, void* data) {
   const std::string what = absl::StrCat("ethtool ioctl ", command_name, " ", device);
-  if (device.empty() || device.size() >= IFNAMSIZ) {
+  const std::string bytes = KernelNameBytes(device);
+  if (bytes.empty() || bytes.size() >= IFNAMSIZ) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": device name is empty or longer than ", IFNAMSIZ - 1, " characters"));
   }
   const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return ErrnoStatus(absl::StrCat(what, ": socket"), errno);
   ifreq request{};
-  std::memcpy(request.ifr_name, device.c_str(), device.size() + 1);
+  std::memcpy(request.ifr_name, bytes.c_str(), bytes.size() + 1);
   request.ifr_data = static_cast<char*>(data);
   const int rc = ::ioctl(fd, SIOCETHTOOL, &request);
   const int err = errno;

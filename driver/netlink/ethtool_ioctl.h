@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The legacy SIOCETHTOOL ioctl: the fallback for kernels without ethtool netlink (before 5.6),
 // and the driver name for messages. Acts in the calling thread's network namespace.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/netlink/ethtool_netlink.h"
 
 #include <libmnl/libmnl.h>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "driver/kernel_name.h"
 #include "driver/netlink/attributes.h"
 
 namespace nictune::driver::netlink {
@@ -32,7 +34,8 @@ constexpr uint16_t kRingsHdsThreshMax = 18;     // 6.14
 constexpr uint8_t kEthtoolGenlVersion = ETHTOOL_GENL_VERSION;
 
 absl::Status CheckDeviceName(const std::string& device, const RequestContext& context) {
-  if (device.empty() || device.size() >= IFNAMSIZ) {
+  const std::string bytes = KernelNameBytes(device);
+  if (bytes.empty() || bytes.size() >= IFNAMSIZ) {
     return absl::InvalidArgumentError(absl::StrCat(DescribeRequest(context), ": device name '",
                                                    device, "' is empty or longer than ",
                                                    IFNAMSIZ - 1, " characters"));
@@ -43,7 +46,7 @@ absl::Status CheckDeviceName(const std::string& device, const RequestContext& co
 // The request header nest naming the device, which every GET and SET starts with.
 void PutDeviceHeader(nlmsghdr& message, uint16_t header_attribute, const std::string& device) {
   nlattr* header = mnl_attr_nest_start(&message, header_attribute);
-  mnl_attr_put_strz(&message, ETHTOOL_A_HEADER_DEV_NAME, device.c_str());
+  mnl_attr_put_strz(&message, ETHTOOL_A_HEADER_DEV_NAME, KernelNameBytes(device).c_str());
   mnl_attr_nest_end(&message, header);
 }
 

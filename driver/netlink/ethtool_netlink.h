@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ethtool over generic netlink (family "ethtool", Linux 5.6+): COALESCE_GET/SET and
 // RINGS_GET/SET. Errors come back as statuses from ErrnoStatus: EOPNOTSUPP is Unimplemented, a
 // missing device NotFound, a kernel without the family NotFound from the family lookup.

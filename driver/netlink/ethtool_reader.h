@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a device's coalescing and ring settings the best way the kernel offers: ethtool
 // netlink, or the SIOCETHTOOL ioctl when the kernel has no ethtool netlink family. Read-only.
 //

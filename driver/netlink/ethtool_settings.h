@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interrupt coalescing and ring sizes of a network device, as the kernel reports them.
 // Every field is optional: absent when the driver (or kernel) did not report it, which over
 // ethtool netlink means "this driver does not support the parameter".

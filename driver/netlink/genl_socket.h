@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small generic-netlink client on libmnl: resolve a family, send a request, walk the
 // (multi-part) replies, and turn NLMSG_ERROR / extended acks into absl::Status.
 //
@@ -15,6 +16,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "driver/netlink/netlink_replies.h"
 #include "absl/strings/str_cat.h"
 #include "driver/netlink/netlink_error.h"
 
@@ -44,11 +46,11 @@ class GenlSocket {
   // network namespace.
   static absl::StatusOr<GenlSocket> Open();
 
-  GenlSocket(GenlSocket&& other) noexcept;
-  GenlSocket& operator=(GenlSocket&& other) noexcept;
+  GenlSocket(GenlSocket&& other) noexcept = default;
+  GenlSocket& operator=(GenlSocket&& other) noexcept = default;
   GenlSocket(const GenlSocket&) = delete;
   GenlSocket& operator=(const GenlSocket&) = delete;
-  ~GenlSocket();
+  ~GenlSocket() = default;
 
   // CTRL_CMD_GETFAMILY. A family the kernel does not have is NotFound.
   absl::StatusOr<GenlFamily> ResolveFamily(std::string_view name);
@@ -83,9 +85,9 @@ class GenlSocket {
   }
 
  private:
-  explicit GenlSocket(mnl_socket* socket);
+  explicit GenlSocket(NetlinkSocket socket);
 
-  mnl_socket* socket_ = nullptr;
+  NetlinkSocket socket_;
   uint32_t port_id_ = 0;
   uint32_t next_sequence_ = 1;
   std::vector<char> receive_buffer_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/netlink/netdev_netlink.h"
 
 #include <libmnl/libmnl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The netdev generic-netlink family: NetdevTopology over the NETDEV_CMD_NAPI_GET and
 // NETDEV_CMD_QUEUE_GET dumps (read-only), and NapiConfig for one NAPI instance's settings
 // (napi-get by id, napi-set, Linux 6.13+).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's own map of NAPI instances, their interrupts and the queues they serve, as the
 // netdev generic-netlink family (Linux 6.8+ for napi-get/queue-get) reports it. The agent sees it
 // through this interface; tests inject fakes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/netlink/netlink_error.h"
 
 #include <cerrno>
@@ -29,6 +30,7 @@ absl::Status ErrnoStatus(std::string_view what, int err, std::string_view detail
       return absl::UnimplementedError(message);
     case ENOENT:
     case ENODEV:
+    case ENXIO:  // if_indextoname of an ifindex with no device
       return absl::NotFoundError(message);
     case EPERM:
     case EACCES:

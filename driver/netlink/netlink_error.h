@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning an errno from a netlink exchange (or an ethtool ioctl) into an absl::Status that names
 // the family, the command, the target and the errno, so that callers can branch on the code.
 #pragma once

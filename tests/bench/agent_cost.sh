@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Whole-process cost of nictuned's sampling loop: CPU share of one core (utime + stime from
 # /proc/PID/stat) and resident memory, over a measured span after a warm-up. A figure, not a test.
 #   tests/bench/agent_cost.sh [BUILD_DIR=build] [SECONDS=30] [extra nictuned flags...]
@@ -55,10 +56,24 @@ if (( bpf_stats == 1 )); then
   echo 1 >/proc/sys/kernel/bpf_stats_enabled
 fi
 
-# Sum of run_time_ns and run_cnt over nictuned's BPF programs (their fdinfo).
-bpf_run() {
-  awk '/^run_time_ns:/ {t += $2} /^run_cnt:/ {c += $2} END {printf "%d %d\n", t, c}' \
-    /proc/"$pid"/fdinfo/* 2>/dev/null || echo "0 0"
+# nictuned's BPF programs: every prog_id its program and link fds name. Summing the fds' own
+# counters would count a program once per fd, and the probe budget opens and closes link fds as
+# it attaches and detaches, so the ids are gathered every half second through the span.
+prog_ids() {
+  awk '/^prog_id:/ {print $2}' /proc/"$pid"/fdinfo/* 2>/dev/null
+}
+watch_prog_ids() {
+  while kill -0 "$pid" 2>/dev/null; do prog_ids >>"$state/prog_ids"; sleep 0.5; done
+}
+# Sum of run_time_ns and run_cnt over the programs `ids` names, in a `bpftool -j prog show` list
+# on standard input. A program loaded after that list was taken counts from zero.
+sum_runs() {
+  "$python" -c '
+import json, sys
+ids = {int(i) for i in sys.argv[1:]}
+progs = [p for p in json.load(sys.stdin) if p["id"] in ids]
+print(sum(p.get("run_time_ns", 0) for p in progs), sum(p.get("run_cnt", 0) for p in progs))
+' $ids
 }
 # The receiving namespace's Udp counter FIELD.
 rx_udp() {
@@ -118,12 +133,22 @@ fi
 sleep "$warm_up"
 kill -0 "$pid" 2>/dev/null || { echo "agent_cost.sh: nictuned exited:" >&2; cat "$state/nictuned.err" >&2; exit 1; }
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+bpf_ns0=0 bpf_cnt0=0 bpf_ns1=0 bpf_cnt1=0
+if (( bpf_stats == 1 )); then
+  watch_prog_ids &
+  watcher_pid=$!
+fi
 t0=$(ticks)
-read -r bpf_ns0 bpf_cnt0 < <(bpf_run)
+(( bpf_stats == 1 )) && bpf_t0=$(bpftool -j prog show)
 (( drops_wanted > 0 )) && { err0=$(rx_udp RcvbufErrors); in0=$(rx_udp InDatagrams); }
 sleep "$seconds"
 t1=$(ticks)
-read -r bpf_ns1 bpf_cnt1 < <(bpf_run)
+if (( bpf_stats == 1 )); then
+  ids=$(sort -u "$state/prog_ids")
+  kill "$watcher_pid" 2>/dev/null || true
+  read -r bpf_ns1 bpf_cnt1 < <(bpftool -j prog show | sum_runs)
+  read -r bpf_ns0 bpf_cnt0 < <(echo "$bpf_t0" | sum_runs)
+fi
 (( drops_wanted > 0 )) && { err1=$(rx_udp RcvbufErrors); in1=$(rx_udp InDatagrams); }
 hz=$(getconf CLK_TCK)
 rss_kib=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the sampling loop's per-interval work grows with the host: queues, CPUs and tracked
 // sockets, one at a time from a small base (4 queues, 2 CPUs, 10 sockets). Each benchmark
 // iteration is one real Sampler::Step, as nictuned's loop calls it every --interval: collect a
@@ -36,6 +37,7 @@
 #include "agent/service/sampler.h"
 #include "agent/service/service_state.h"
 #include "agent/service/tuning.h"
+#include "agent/store/journal.h"
 #include "agent/store/store.h"
 #include "agent/topology.h"
 #include "benchmark/benchmark.h"
@@ -106,11 +108,14 @@ class SamplingAgent {
     absl::StatusOr<testing_support::TempDir> state_dir =
         testing_support::TempDir::Create("nictune-scaling-bench-");
     if (!state_dir.ok()) return state_dir.status();
+    absl::StatusOr<std::unique_ptr<store::Journal>> journal =
+        store::Journal::Open(state_dir->path(), absl::Seconds(5), absl::Now());
+    if (!journal.ok()) return journal.status();
     absl::StatusOr<std::unique_ptr<store::Store>> store =
         store::Store::Open(state_dir->path(), store::StoreOptions{});
     if (!store.ok()) return store.status();
-    return std::unique_ptr<SamplingAgent>(
-        new SamplingAgent(size, *std::move(host), *std::move(state_dir), *std::move(store)));
+    return std::unique_ptr<SamplingAgent>(new SamplingAgent(
+        size, *std::move(host), *std::move(state_dir), *std::move(journal), *std::move(store)));
   }
 
   // The counters one interval later (not part of the agent's work).
@@ -128,25 +133,26 @@ class SamplingAgent {
 
  private:
   SamplingAgent(const HostSize& size, SyntheticHost host, testing_support::TempDir state_dir,
-                std::unique_ptr<store::Store> store)
+                std::unique_ptr<store::Journal> journal, std::unique_ptr<store::Store> store)
       : host_(std::move(host)),
         probes_(testing_support::SyntheticProbeShape{
             .queues = size.queues, .cpus = size.cpus, .sockets = size.sockets}),
         paths_{.proc = host_.proc_root(), .sys = host_.sys_root()},
         collector_(
-            paths_, &probes_, "",
+            paths_, &probes_, "", /*sockets=*/nullptr, /*links=*/nullptr,
             collect::SnapshotClock{.monotonic_ns = [this] { return MonotonicNs(); },
                                    .unix_ns = [this] { return UnixSeconds() * 1'000'000'000; }}),
         topology_reader_(paths_),
         snapshots_(collector_),
         topology_(topology_reader_),
         state_dir_(std::move(state_dir)),
+        journal_(std::move(journal)),
         store_(std::move(store)),
         history_(*store_),
         observations_(paths_, topology_),
         tuning_series_(exporter_.registry()),
-        actuator_(std::vector<driver::knobs::KnobProvider*>{}, *store_, "synthetic-boot"),
-        tuning_(actuator_, *store_, tuner::ControllerConfig{}, Mode::kRecommend, &tuning_series_),
+        actuator_(std::vector<driver::knobs::KnobProvider*>{}, *journal_, "synthetic-boot"),
+        tuning_(actuator_, *journal_, tuner::ControllerConfig{}, Mode::kRecommend, &tuning_series_),
         health_(exporter_.registry()),
         per_packet_(probes_, PerPacketSwitchOptions{}),
         sampler_(SamplerPorts{.snapshots = &snapshots_,
@@ -172,6 +178,7 @@ class SamplingAgent {
   CollectorSnapshots snapshots_;
   ReaderTopology topology_;
   testing_support::TempDir state_dir_;
+  std::unique_ptr<store::Journal> journal_;
   std::unique_ptr<store::Store> store_;
   CountingHistory history_;
   HostObservations observations_;

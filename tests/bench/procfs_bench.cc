@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parse cost of the procfs files the agent reads every interval, on this host's recorded 2-CPU
 // files and on synthetic 256-CPU ones shaped like a large NIC host (1024 MSI-X vectors).
 #include <benchmark/benchmark.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cost of storing one sampling window: a small host (2 CPUs, 10 series) against a large one
 // (256 CPUs, 5000 series), appended alone and followed by the Maintain() call the sampling loop
 // makes. Figures only; the database lives under /var/tmp (a real disk where /tmp may be tmpfs).

@@ -1,12 +1,13 @@
-// Issue 7, item 13: mutating endpoints on TCP without the token are refused and write nothing,
-// against the real nictuned. An agent in apply mode (inside a test namespace, its --proc_root a
-// NamespaceProcRoot) changes an emulated NIC and is SIGKILLed, so the journal owes the NIC its
-// originals: a restore or a rollback that got through would write them back at once. Then the
-// real nictuned serves TCP twice on the same state, without --api_token_file and with one: every
-// POST /api/v1/apply, /rollback and /restore without the token, with a wrong one or another
-// scheme is 403, and afterwards the NIC's knobs and the journal's rows are exactly as before.
-// With the token, the same rollback and restore go through and put the originals back: the
-// comparison would have seen a write.
+// SPDX-License-Identifier: Apache-2.0
+// Mutating endpoints on TCP without the token are refused and write nothing, against the real
+// nictuned. An agent in apply mode (inside a test namespace, its --proc_root a NamespaceProcRoot)
+// changes an emulated NIC and is SIGKILLed, so the journal owes the NIC its originals: a restore or
+// a rollback that got through would write them back at once. Then the real nictuned serves TCP
+// twice on the same state, without --api_token_file and with one: every POST /api/v1/apply,
+// /rollback and /restore without the token, with a wrong one or another scheme is 403, and
+// afterwards the NIC's knobs and the journal's rows are exactly as before. With the token, the same
+// rollback and restore go through and put the originals back: the comparison would have seen a
+// write.
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -80,7 +81,7 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
   auto originals = (*nic)->Knobs(kNicKnobs);
   ASSERT_TRUE(originals.ok()) << originals.status();
   const std::string emulated_nic = absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket);
-  const std::string database = dir->path() + "/nictune.db";
+  const std::string database = dir->path() + "/journal.db";
 
   // An agent changes the NIC and dies: the journal owes the originals.
   {
@@ -136,7 +137,7 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
                                                       "Bearer not-the-token-but-as-long-as-it",
                                                       absl::StrCat("Bearer ", kToken, "x"),
                                                       absl::StrCat("Basic ", kToken),
-                                                      absl::StrCat("bearer ", kToken),
+                                                      absl::StrCat("Bearer", kToken),
                                                       kToken};
 
   int refused = 0;
@@ -186,7 +187,8 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
       rollback.authorization = bearer;
       auto rolled_back = testing_support::HttpRequestLoopback(*port, rollback, absl::Seconds(5));
       ASSERT_TRUE(rolled_back.ok()) << rolled_back.status();
-      EXPECT_EQ(rolled_back->status, 200) << rolled_back->body;
+      EXPECT_EQ(rolled_back->status, 200) << rolled_back->body << "\nthe agent's log:\n"
+                                          << testing_support::AgentLog(*agent);
       auto rx_usecs = (*nic)->Knob("rx_usecs");
       ASSERT_TRUE(rx_usecs.ok()) << rx_usecs.status();
       EXPECT_EQ(*rx_usecs, originals->at("rx_usecs"));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash safety and hand changes of apply mode, with the real nictuned tuning the emulated NIC
 // (the closed-loop test's flow, socket and timing: a start rx-usecs of 8192 overflows the socket,
 // so the agent writes rx_usecs and rx_frames within a window or two).
@@ -172,7 +173,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
   std::cout << "originals: " << DescribeKnobs(*originals) << "\n";
   auto dir = testing_support::TempDir::Create("nictune_apply_crash_");
   ASSERT_TRUE(dir.ok()) << dir.status();
-  const std::string database = dir->path() + "/nictune.db";
+  const std::string database = dir->path() + "/journal.db";
 
   std::map<KillPoint, int> outcomes;
   int restores = 0;
@@ -290,7 +291,7 @@ TEST_F(ApplyCrashTest, SigkillAtRandomPointsLeavesOriginalsOrJournaledValuesAndA
       ASSERT_TRUE(stopped.ok()) << stopped.status();
       const absl::Duration exit_took = absl::Now() - terminated;
       EXPECT_EQ(stopped->exit_code, 0) << stopped->out;
-      // Issue 7, item 2: every knob back and the process gone within 5 s of SIGTERM.
+      // Every knob back and the process gone within 5 s of SIGTERM.
       EXPECT_LE(exit_took, absl::Seconds(5)) << stopped->out;
       expect_resolved(absl::StrCat("iteration ", iteration, " after SIGTERM"));
       auto after = testing_support::ReadJournalFile(database);
@@ -383,7 +384,7 @@ TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) 
   ASSERT_TRUE(after_exit.ok()) << after_exit.status();
   EXPECT_EQ(*after_exit, by_hand)
       << "the agent's exit (--on_exit=restore) overwrote the hand value";
-  auto journal = testing_support::ReadJournalFile(dir->path() + "/nictune.db");
+  auto journal = testing_support::ReadJournalFile(dir->path() + "/journal.db");
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ(journal->integrity, "ok");
 }

@@ -1,10 +1,11 @@
-// Issue 7, item 14: on ENOSPC tuning pauses and /metrics keeps serving. The real nictuned in
-// apply mode (inside a test namespace, its --proc_root a NamespaceProcRoot) keeps its state on a
-// 2 MiB tmpfs and tunes an emulated NIC. Once the disk is full and the store says so, the NIC is
-// set to an interval at which its socket overflows: for six windows the agent must change nothing
-// (no original can be journaled first), say once that tuning is paused, and keep answering
-// /metrics and /api/v1/status. When space is back, its next window journals and writes the change
-// and says tuning resumed; SIGTERM restores the original and exits 0.
+// SPDX-License-Identifier: Apache-2.0
+// On ENOSPC tuning pauses and /metrics keeps serving. The real nictuned in apply mode (inside a
+// test namespace, its --proc_root a NamespaceProcRoot) keeps its state on a 2 MiB tmpfs and tunes
+// an emulated NIC. Once the disk is full and the store says so, the NIC is set to an interval at
+// which its socket overflows: for six windows the agent must change nothing (no original can be
+// journaled first), say once that tuning is paused, and keep answering /metrics and /api/v1/status.
+// When space is back, its next window journals and writes the change and says tuning resumed;
+// SIGTERM restores the original and exits 0.
 #include <signal.h>
 #include <unistd.h>
 
@@ -106,6 +107,16 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
       << testing_support::AgentLog(*agent);
   auto original = (*nic)->Knob(kRxUsecs);
   ASSERT_TRUE(original.ok()) << original.status();
+  // The store opens after the journal is resolved: on a slow host it could otherwise meet the
+  // full disk already at its open, and never write the samples this test watches fail.
+  bool store_open = false;
+  for (absl::Time until = absl::Now() + absl::Seconds(30); absl::Now() < until && !store_open;) {
+    auto status = GetJson(socket, "/api/v1/status");
+    store_open = status.ok() && (*status)["store"].value("configured", false) &&
+                 (*status)["store"].value("healthy", false);
+    if (!store_open) absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(store_open) << "the store never opened:\n" << testing_support::AgentLog(*agent);
 
   // Full: the store fails (samples first, within a few intervals).
   const std::string filler = disk->dir() + "/filler";
@@ -143,7 +154,7 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
   EXPECT_EQ(Count(while_full, "control step:"), 0) << "a paused window logged its control step:\n"
                                                    << while_full;
   {
-    auto journal = testing_support::ReadJournalFile(state_dir + "/nictune.db");
+    auto journal = testing_support::ReadJournalFile(state_dir + "/journal.db");
     ASSERT_TRUE(journal.ok()) << journal.status();
     EXPECT_TRUE(journal->rows.empty()) << journal->rows.size() << " rows journaled on a full disk";
   }
@@ -161,7 +172,7 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
                                            << testing_support::AgentLog(*agent);
   ASSERT_TRUE(agent->WaitForOutput("tuning resumed", absl::Seconds(5)).ok())
       << testing_support::AgentLog(*agent);
-  auto journal = testing_support::ReadJournalFile(state_dir + "/nictune.db");
+  auto journal = testing_support::ReadJournalFile(state_dir + "/journal.db");
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ(journal->integrity, "ok");
   bool recorded = false;

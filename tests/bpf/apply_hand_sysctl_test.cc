@@ -1,17 +1,18 @@
-// A host sysctl changed by hand during apply mode is never overwritten and survives restore
-// (issue 4), with the real nictuned writing net.core.rmem_default itself.
+// SPDX-License-Identifier: Apache-2.0
+// A host sysctl changed by hand during apply mode is never overwritten and survives restore,
+// with the real nictuned writing net.core.rmem_default itself.
 //
 // How the write is provoked (tuner/interval_plan.cc, tuner/policy_rmem.cc): a 10000 pps flow of
 // 128-byte frames on the emulated NIC into a socket that does not set SO_RCVBUF, created while the
 // test holds net.core.rmem_default at 20480 B, so the agent sees it on the default buffer (its
 // sk_rcvbuf equals rmem_default). At a truesize of ~768 B it takes C = 26.7 packets, of which the
-// tuner uses min(0.9 * C, floor(C) - 0.1) = 24: no interval above 24 / 10000 pps = 2.4 ms is
+// tuner uses (1 - 0.05) * C = 25.3, 25 whole ones: no interval above 25 / 10000 pps = 2.5 ms is
 // drop-free. --tuner_interrupt_cpu_share=0.0004 puts the cost floor at 2 us / 0.0004 = 5000 us
 // (the interrupt cost is assumed, 2 us, or measured higher), so no interval above the floor is
 // drop-free and the buffer must grow: the rmem policy raises rmem_default to the worst socket's
-// need at 5000 us, 50 packets / 0.9 * 768 B = 42667 B -> 45056 B, and the controller writes the
-// bounded step 20480 -> 40960. Meanwhile the agent also tunes the NIC, which starts at rx-usecs
-// 4000: rx-usecs toward the floor (or longer while no socket is seen yet) and rx-frames to the 24
+// need at 5000 us, 50 packets / 0.95 * 768 B = 40421 B -> 40960 B, and the controller writes
+// 20480 -> 40960 (also the step's bound, x2). Meanwhile the agent also tunes the NIC, which starts at rx-usecs
+// 4000: rx-usecs toward the floor (or longer while no socket is seen yet) and rx-frames to the 25
 // packets the socket takes; knobs it owns, which restore must put back beside the hand value.
 //
 // The test then sets rmem_default by hand to the host's own value (neither the agent's write nor
@@ -51,6 +52,7 @@
 #include "tests/support/serving_nictuned.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
+#include "tuner/policy_config.h"
 
 namespace nictune {
 namespace {
@@ -70,7 +72,7 @@ constexpr int64_t kLoweredRmemDefault = 20480;
 // The share that puts the cost floor at 2 us / 0.0004 = 5000 us.
 constexpr char kInterruptCpuShare[] = "0.0004";
 constexpr double kCostFloorUs = 5000;
-constexpr double kMargin = 0.10;  // the tuner's default
+constexpr double kMargin = tuner::kDefaultMargin;
 constexpr absl::Duration kInterval = absl::Milliseconds(500);
 constexpr absl::Duration kWindow = absl::Seconds(2);
 constexpr absl::Duration kGuard = absl::Seconds(2);
@@ -382,7 +384,7 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
   EXPECT_EQ(*nic_after_exit, *nic_originals) << "SIGTERM left an emulated NIC knob; log:\n"
                                              << stopped->out;
   ExpectOtherSysctlsAtOriginals(**restorer, "after SIGTERM");
-  auto journal = testing_support::ReadJournalFile(dir->path() + "/nictune.db");
+  auto journal = testing_support::ReadJournalFile(dir->path() + "/journal.db");
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ(journal->integrity, "ok");
   int rmem_rows_at_exit = 0;

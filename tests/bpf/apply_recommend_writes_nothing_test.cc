@@ -1,8 +1,9 @@
-// Issue 4 "Done when": in recommend mode under load, every knob's value is byte-identical before
-// and after. The real nictuned runs inside a test host's namespace (so it sees that host's veth as
-// its devices) with UDP traffic into the veth for several tuner windows; every knob the tuner can
-// name for that device and namespace, and the host-wide sysctls, are read as bytes before and
-// after, and the change journal must hold no row.
+// SPDX-License-Identifier: Apache-2.0
+// In recommend mode under load, every knob's value is byte-identical before and after. The real
+// nictuned runs inside a test host's namespace (so it sees that host's veth as its devices) with
+// UDP traffic into the veth for several tuner windows; every knob the tuner can name for that
+// device and namespace, and the host-wide sysctls, are read as bytes before and after, and the
+// change journal must hold no row.
 #include <signal.h>
 #include <sqlite3.h>
 
@@ -97,12 +98,18 @@ TEST(ApplyRecommendTest, RecommendModeUnderLoadLeavesEveryKnobByteIdentical) {
   ASSERT_TRUE(ran.ok()) << ran.status();
   EXPECT_GT(ran->sent.sent, 10000u);
 
-  // The agent did run its tuner over several windows (or the comparison would prove nothing).
-  absl::StatusOr<http::Response> status =
-      http::Call(socket, "GET", "/api/v1/status", "", absl::Seconds(5));
-  ASSERT_TRUE(status.ok()) << status.status();
-  const nlohmann::json body = nlohmann::json::parse(status->body, nullptr, false);
-  ASSERT_FALSE(body.is_discarded()) << status->body;
+  // The agent did run its tuner over several windows (or the comparison would prove nothing): a
+  // host that holds the agent off its CPU may need a few seconds more for them.
+  absl::StatusOr<http::Response> status;
+  nlohmann::json body;
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(10);;) {
+    status = http::Call(socket, "GET", "/api/v1/status", "", absl::Seconds(5));
+    ASSERT_TRUE(status.ok()) << status.status();
+    body = nlohmann::json::parse(status->body, nullptr, false);
+    ASSERT_FALSE(body.is_discarded()) << status->body;
+    if (body["sampling"]["windows"].get<int64_t>() >= 4 || absl::Now() > deadline) break;
+    absl::SleepFor(absl::Milliseconds(250));
+  }
   EXPECT_GE(body["sampling"]["windows"].get<int64_t>(), 4) << status->body;
   EXPECT_EQ(body["mode"], "recommend") << status->body;
 
@@ -113,7 +120,7 @@ TEST(ApplyRecommendTest, RecommendModeUnderLoadLeavesEveryKnobByteIdentical) {
 
   // The host's sysctls and the device's files, each line prefixed by its path.
   EXPECT_EQ(SnapshotKnobs(netns, device), before);
-  EXPECT_EQ(CountJournalRows(dir->path() + "/nictune.db"), 0);
+  EXPECT_EQ(CountJournalRows(dir->path() + "/journal.db"), 0);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sums over the probes' counters that the accuracy tests compare with the kernel's own counters.
 // Header-only: each privileged test is its own binary and links no shared test code for this.
 #pragma once

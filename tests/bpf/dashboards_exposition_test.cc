@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dashboards/metrics.txt, the list of metric families the dashboards and rules may use, is the
 // list a live exporter (with the service's health families) publishes: a family added, renamed or
 // dropped in the agent fails here until the list (and whatever queries it) follows. The exposition
@@ -66,6 +67,8 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
   const std::map<std::string, std::string> quiet_here = {
       {"nictune_irq_handler_calls_total", "a hardware interrupt inside the window (veth has none)"},
       {"nictune_irq_handler_seconds_total", "a hardware interrupt inside the window"},
+      {"nictune_hardirq_seconds_total", "a hardware interrupt inside the window"},
+      {"nictune_softirq_raised_total", "softirq_raise, opt-in (ProbeOptions::softirq_raise)"},
       {"nictune_recommended_value", "a tuner window (the daemon's Tuning publishes it)"},
       {"nictune_current_value", "a tuner window"},
       {"nictune_knob_mode", "a tuner window"},

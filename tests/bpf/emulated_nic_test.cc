@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC on the real kernel: frames it writes into its TAP reach a real UDP socket, its
 // interrupt interval follows rx-usecs, a large rx-usecs overflows a slow receiver's socket (the
 // kernel counts the drops) where a small one does not, and its knobs round-trip through the
@@ -189,8 +190,8 @@ TEST_F(EmulatedNicTest, FramesReachARealSocketAndInterruptsFollowRxUsecs) {
             << " expected; wake-up late by " << mean_late_ns / 1000 << " us on average, "
             << after->late_ns_max / 1000 << " us at most\n";
   EXPECT_NEAR(rate, kPacketsPerSecond, 0.02 * kPacketsPerSecond);
-  // Measured on the 2-core build VM under a load average of ~16 with --fifo_priority: within 1%
-  // (wake-ups ~100 us late on average); 10% leaves room for a busier host.
+  // Measured on the busy 2-core build VM with --fifo_priority: within 1% (wake-ups ~100 us late on
+  // average); 10% leaves room for a busier host.
   EXPECT_NEAR(interval_ns, static_cast<double>(kExpectedIntervalNs), 0.10 * kExpectedIntervalNs);
   EXPECT_EQ(after->missed, 0u);
   EXPECT_EQ(after->tap_errors, 0u);

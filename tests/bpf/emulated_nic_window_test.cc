@@ -1,8 +1,9 @@
-// The emulated NIC's interrupts in the agent's per-interval window (issue 7, seed 003): with the
-// real nictuned reading a real emulated NIC (recommend mode: it writes nothing), each interval's
-// GET /api/v1/snapshot names the device's interrupts per second, from "emulated NIC counters", and
-// that figure matches the NIC's own counter sampled by the test over the same interval; /metrics
-// carries the counter itself.
+// SPDX-License-Identifier: Apache-2.0
+// The emulated NIC's interrupts in the agent's per-interval window (seed 003): with the real
+// nictuned reading a real emulated NIC (recommend mode: it writes nothing), each interval's GET
+// /api/v1/snapshot names the device's interrupts per second, from "emulated NIC counters", and that
+// figure matches the NIC's own counter sampled by the test over the same interval; /metrics carries
+// the counter itself.
 #include <unistd.h>
 
 #include <cstdint>
@@ -43,18 +44,9 @@ std::optional<nlohmann::json> EmulatedNic(const nlohmann::json& snapshot,
   return std::nullopt;
 }
 
-// Waits until the agent has closed an interval after the one ending at `after_end_ns`.
+// The snapshot of the interval after the one ending at `after_end_ns`.
 absl::StatusOr<nlohmann::json> NextSnapshot(uint16_t port, int64_t after_end_ns) {
-  const absl::Time until = absl::Now() + 4 * kInterval;
-  while (absl::Now() < until) {
-    absl::StatusOr<nlohmann::json> snapshot =
-        testing_support::GetJsonLoopback(port, "/api/v1/snapshot");
-    if (snapshot.ok() && snapshot->value("end_unix_ns", int64_t{0}) != after_end_ns) {
-      return snapshot;
-    }
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return absl::DeadlineExceededError("nictuned closed no interval in 4 intervals");
+  return testing_support::NextSnapshot(port, after_end_ns, 4 * kInterval);
 }
 
 // The value of `series` (name and labels as exposed) in a /metrics text.

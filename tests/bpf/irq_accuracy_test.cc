@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-irq counts from the probes equal /proc/interrupts deltas for an irq this test raises itself:
 // the disk's completion interrupt, driven by synced O_DIRECT writes.
 //
@@ -100,7 +101,7 @@ TEST(IrqAccuracy, CountsForTheDiskIrqEqualProcInterruptsDeltas) {
   // (at most 0.35%) in about half the runs, even with the test pinned to the irq's CPU. A tracefs
   // count of the same tracepoint matched /proc exactly, bpf_prog_info shows no recursion misses,
   // and the program and map are plain per-CPU increments. Until the cause is found this bound
-  // admits 0.5% lost events and no invented ones; the investigation is in the issue notes.
+  // admits 0.5% lost events and no invented ones.
   const uint64_t unexplained_loss = std::max<uint64_t>(2, proc_delta / 200);
   EXPECT_GE(outer + unexplained_loss, proc_delta) << "irq " << *irq << ": outer " << outer;
   // The slack is what arrives between adjacent reads (microseconds), not a share of the flow.

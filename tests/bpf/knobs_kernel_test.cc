@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // driver/knobs against the running kernel, on devices this test creates in a namespace it
 // creates (veth pair, GRO on for NAPI instances) and deletes: sysfs and napi-set knobs are set,
 // read back through an independent path, and restored; coalescing on veth is unsupported,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ethtool and netdev netlink on a veth pair in a namespace this test creates and deletes: veth
 // has no interrupt coalescing (COALESCE_GET must say so cleanly), and it polls through NAPI only
 // while GRO is on, so napi-get must list one NAPI per rx queue exactly then, none before or after.

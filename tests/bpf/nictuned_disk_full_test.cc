@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built nictuned with its state directory on a 2 MiB tmpfs that the test then fills: the agent
 // keeps serving /metrics, says the store failed (nictune_store_healthy 0, store errors counted, the
 // error in /api/v1/status), keeps running; when space is back the store is healthy again, and

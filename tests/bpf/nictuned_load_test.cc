@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built nictuned under many concurrent HTTP clients: each connects, GETs its target with
 // "Connection: close", reads the reply and connects again, until the load's time is over.
 //  - 200 clients alternating /metrics and /api/v1/recommendations for NICTUNE_LOAD_SECONDS (10 by
-//    default, so CI stays under 20 s; the README's figures are this test with 30): every request
-//    must be answered 200 with its whole body.
-//  - 1000 clients scraping /metrics at once for NICTUNE_SCRAPE_SECONDS (8 by default; issue 7
-//    item 13), the agent under systemd's default soft limit of 1024 descriptors (the test raises
-//    only its own): each reply complete, or the connection cleanly refused (refused or reset
-//    before any byte, or a whole 503); never truncated, malformed or left hanging.
+//    default, so CI stays under 20 s; docs/benchmarks.md "HTTP under load" is this test with 30):
+//    every request must be answered 200 with its whole body.
+//  - 1000 clients scraping /metrics at once for NICTUNE_SCRAPE_SECONDS (8 by default), the agent
+//    under systemd's default soft limit of 1024 descriptors (the test raises only its own): each
+//    reply complete, or the connection cleanly refused (refused or reset before any byte, or a
+//    whole 503); never truncated, malformed or left hanging.
 // In both, sampling must keep its 200 ms cadence (no interval missed or failed) and the agent's RSS
 // must stay bounded. Prints requests/s and p50/p99/max latency per endpoint.
 #include <signal.h>
@@ -46,9 +47,10 @@ constexpr absl::Duration kInterval = absl::Milliseconds(200);
 // systemd's default soft limit for a service (DefaultLimitNOFILE=1024:524288), which the packaged
 // unit does not raise.
 constexpr rlim_t kAgentFileLimit = 1024;
-// Above the RSS at the start of the load: CivetWeb's workers are a fixed pool, so what may grow is
-// the allocator's per-thread arenas and the largest replies being built at once (a /metrics
-// body is tens of KiB, each of the 4 workers holds one), a few MiB in all. 30 MiB is room for
+// Above the RSS at the start of the load: the server's poll loops are a fixed pool with a fixed
+// number of connections, so what may grow is the allocator's per-thread arenas, the connections'
+// memory pools and the largest replies being built at once (a /metrics body is tens of KiB), a
+// few MiB in all. 30 MiB is room for
 // that and still catches a per-request or per-connection leak (the load makes 10^4+ requests).
 constexpr uint64_t kRssGrowthBound = 30u << 20;
 

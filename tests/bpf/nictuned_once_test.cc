@@ -1,6 +1,9 @@
-// nictuned --once --json as a person runs it: as root with the probes, and as an unprivileged user
-// on procfs alone, saying why BPF is unavailable.
+// SPDX-License-Identifier: Apache-2.0
+// nictuned --once --json and nictuned --check as a person runs them: as root with the probes, and
+// as an unprivileged user on procfs alone, saying why BPF is unavailable (and, asked for apply
+// mode, that it cannot run).
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -17,6 +20,9 @@ namespace {
 using ::testing::HasSubstr;
 
 const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+// nobody, without any capability: as a person runs it from an unprivileged shell.
+const std::string kUnprivileged =
+    "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all ";
 
 struct Output {
   int exit_code = -1;
@@ -74,9 +80,8 @@ TEST_F(NictunedOnceTest, AsRootUsesTheProbesAndProcfs) {
 }
 
 TEST_F(NictunedOnceTest, UnprivilegedFallsBackToProcfsAndSaysWhy) {
-  const Output run = RunCommand(
-      "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all " +
-      kNictuned + " --once --json --interval=200ms 2>/dev/null");
+  const Output run =
+      RunCommand(kUnprivileged + kNictuned + " --once --json --interval=200ms 2>/dev/null");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto window = nlohmann::json::parse(run.out);
   const auto* bpf = FindSource(window, "bpf");
@@ -89,6 +94,60 @@ TEST_F(NictunedOnceTest, UnprivilegedFallsBackToProcfsAndSaysWhy) {
   ASSERT_FALSE(window["cpus"].empty());
   EXPECT_TRUE(window["cpus"][0].contains("split"));
   EXPECT_TRUE(window["napis"].empty());
+}
+
+TEST_F(NictunedOnceTest, CheckAsRootFindsTheProbesAndEverySourceAndCanApply) {
+  const Output run = RunCommand(kNictuned + " --check 2>/dev/null");
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("BPF probes"));
+  EXPECT_THAT(run.out, HasSubstr("programs attached"));
+  EXPECT_THAT(run.out, HasSubstr("ok      BTF"));
+  for (const char* procfs :
+       {"/proc/interrupts", "/proc/softirqs", "/proc/net/softnet_stat", "/proc/stat"}) {
+    EXPECT_THAT(run.out, HasSubstr(std::string("ok      ") + procfs)) << run.out;
+  }
+  EXPECT_THAT(run.out, HasSubstr("nictuned runs here"));
+
+  // Apply mode's self-tests, made without writing anything.
+  const std::string state = "/tmp/nictune-check-" + std::to_string(getpid());
+  const Output apply =
+      RunCommand(kNictuned + " --check --mode=apply --state_dir=" + state + " 2>/dev/null");
+  EXPECT_EQ(apply.exit_code, 0) << apply.out;
+  EXPECT_THAT(apply.out, HasSubstr("ok      apply: sysctls"));
+  EXPECT_THAT(apply.out, HasSubstr("ok      apply: device settings"));
+  EXPECT_THAT(apply.out, HasSubstr("ok      state directory"));
+  EXPECT_EQ(access(state.c_str(), F_OK), -1) << "--check created " << state;
+}
+
+TEST_F(NictunedOnceTest, CheckUnprivilegedRunsWithLessAndCannotApply) {
+  const Output recommend = RunCommand(kUnprivileged + kNictuned + " --check 2>/dev/null");
+  EXPECT_EQ(recommend.exit_code, 0) << recommend.out;
+  EXPECT_THAT(recommend.out, HasSubstr("limited BPF probes"));
+  EXPECT_THAT(recommend.out, HasSubstr("procfs and sysfs only"));
+  EXPECT_THAT(recommend.out, HasSubstr("ok      /proc/stat"));
+
+  const Output apply = RunCommand(kUnprivileged + kNictuned +
+                                  " --check --mode=apply --state_dir=/var/lib/nictune-check-absent"
+                                  " 2>/dev/null");
+  EXPECT_EQ(apply.exit_code, 1) << apply.out;
+  EXPECT_THAT(apply.out, HasSubstr("cannot  apply: sysctls"));
+  EXPECT_THAT(apply.out, HasSubstr("limited apply: device settings"));
+  EXPECT_THAT(apply.out, HasSubstr("CAP_NET_ADMIN not held"));
+  EXPECT_THAT(apply.out, HasSubstr("cannot  state directory"));
+  EXPECT_THAT(apply.out, HasSubstr("cannot run as asked here"));
+}
+
+TEST_F(NictunedOnceTest, CheckWithNothingToReadCannotRunAndBadFlagsAreUsageErrors) {
+  // In a mount namespace of its own with an empty /run, so that network namespaces this host
+  // keeps under /run/netns (sock_diag reads them whatever the proc root) do not count.
+  const Output nothing = RunCommand(
+      "unshare --mount --propagation private sh -c 'mount -t tmpfs tmpfs /run && exec " +
+      kNictuned +
+      " --check --bpf=false --proc_root=/nonexistent --sys_root=/nonexistent' 2>/dev/null");
+  EXPECT_EQ(nothing.exit_code, 1) << nothing.out;
+  EXPECT_THAT(nothing.out, HasSubstr("nothing readable"));
+  EXPECT_EQ(RunCommand(kNictuned + " --check --interval=1ms 2>/dev/null").exit_code, 2);
+  EXPECT_EQ(RunCommand(kNictuned + " --check --once 2>/dev/null").exit_code, 2);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built nictuned as systemd runs it: NOTIFY_SOCKET is a datagram socket this test owns, the
 // HTTP server on a free loopback port, the store in a temporary directory, sampling every 200 ms
 // with 1 s tuner windows. Waits for READY=1, reads /metrics, status and recommendations over TCP,

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // nictune's procfs counters on nictuned's /metrics against node_exporter's metrics for the same
-// counters (issue 7: softnet, netstat, interrupts), as a user joining the two would read them.
+// counters (softnet, netstat, interrupts), as a user joining the two would read them.
 //
 // Both exporters run inside the receiving test host's network namespace (so that its netstat
 // counters see the test's UDP flow and nothing else), each on a port of that namespace's loopback.
@@ -459,6 +460,7 @@ TEST(NodeExporterAgreement, SoftnetNetstatAndInterruptCountersAreTheKernelsAtEac
                         {"ip", "netns", "exec", endpoints.network_namespace, kNictuned,
                          absl::StrCat("--listen=127.0.0.1:", endpoints.nictuned_port),
                          "--socket=", "--state_dir=" + dir->path(), "--bpf=false", "--mode=observe",
+                         "--metrics_interrupts_per_cpu",
                          absl::StrCat("--interval=", absl::FormatDuration(kInterval))},
                         endpoints.nictuned_port, absl::Seconds(20),
                         testing_support::NictunedReady::kFirstSample));

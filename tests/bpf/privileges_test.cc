@@ -1,4 +1,5 @@
-// Issue 7, item 11: privileges.
+// SPDX-License-Identifier: Apache-2.0
+// Privileges.
 //  - The daemon under the packaged unit's capability set. The test reads CapabilityBoundingSet,
 //    AmbientCapabilities and NoNewPrivileges from deploy/nictuned.service and runs the real
 //    nictuned as root through setpriv(1) with exactly those: /proc/PID/status must show them and
@@ -256,7 +257,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
     auto exited = agent->Wait(absl::Seconds(15));
     ASSERT_TRUE(exited.ok()) << exited.status();
     EXPECT_EQ(exited->exit_code, 0) << exited->out;
-    auto journal = testing_support::ReadJournalFile(state + "/nictune.db");
+    auto journal = testing_support::ReadJournalFile(state + "/journal.db");
     ASSERT_TRUE(journal.ok()) << journal.status();
     EXPECT_FALSE(journal->rows.empty());
     auto restored = (*nic)->Knob("rx_usecs");
@@ -322,7 +323,7 @@ TEST_F(PrivilegesTest, ApplyModeRefusesToStartOrReloadWhenProcSysIsReadOnly) {
                                                    " is not writable: Read-only file "
                                                    "system (errno 30)")));
   EXPECT_THAT(refused->out, HasSubstr("refusing to start"));
-  auto journal = testing_support::ReadJournalFile(dir->path() + "/start/nictune.db");
+  auto journal = testing_support::ReadJournalFile(dir->path() + "/start/journal.db");
   if (journal.ok()) {
     EXPECT_TRUE(journal->rows.empty());
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-packet probes (tx share, socket fill, truesize) start detached by default and switch at
 // run time with SetPerPacketProbes: while off they count nothing, and when on again they continue
 // from the counters their maps kept. softirq_raise is opt-in. Checked with loopback UDP traffic,
@@ -105,7 +106,9 @@ TEST(ProbesOnDemandTest, PerPacketProbesStopWhenDetachedAndResumeFromKeptMaps) {
   EXPECT_EQ(PerPacketAttached(probes), EveryPerPacket(false));
   for (const ProbeStatus& status : probes.Status()) {
     if (status.per_packet) {
-      EXPECT_NE(status.reason.find("SetPerPacketProbes"), std::string::npos) << status.reason;
+      EXPECT_NE(status.reason.find("per-packet probe, detached until switched on"),
+                std::string::npos)
+          << status.reason;
     } else {
       EXPECT_TRUE(status.attached) << status.name << ": " << status.reason;
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // First privileged check of the BPF probes on the running kernel: every program attaches, and
 // counters move the way loopback UDP traffic and a disk write make the kernel's own counters move.
 #include <arpa/inet.h>

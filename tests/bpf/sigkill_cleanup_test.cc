@@ -1,7 +1,8 @@
-// Issue 7, item 12: nictuned's BPF programs, links and maps belong to its file descriptors only
-// (no pinning), so a SIGKILL must leave none of them in the kernel; restarted 50 times
-// (NICTUNE_RESTARTS), each run loads the same set and the kernel's BPF memory for it does not grow.
-// The kernel's own view is read with bpftool, not through our loader.
+// SPDX-License-Identifier: Apache-2.0
+// nictuned's BPF programs, links and maps belong to its file descriptors only (no pinning), so a
+// SIGKILL must leave none of them in the kernel; restarted 50 times (NICTUNE_RESTARTS), each run
+// loads the same set and the kernel's BPF memory for it does not grow. The kernel's own view is
+// read with bpftool, not through our loader.
 #include <signal.h>
 
 #include <cstdint>
@@ -67,9 +68,11 @@ absl::StatusOr<BpfObjects> ListBpf(const std::string& kind) {
   return objects;
 }
 
-// Links whose program is not the softirq probe's entry or exit: when the host's softirqs are
-// frequent (another test's flood), nictuned attaches those two for short slots only
-// (driver/bpf/softirq_duty_cycle.h), so whether their links exist depends on the moment.
+// Links whose program is not the softirq probe's entry or exit: the probe budget slots the
+// costliest hooks (driver/bpf/probe_budget_plan.h), and the softirq pair, which runs for every
+// softirq, is the first to go to slots when the host's softirqs are frequent, so whether its
+// links exist depends on the moment. On the quiet host these tests run on (one at a time) no
+// other hook costs enough to be slotted.
 size_t LinksKeptAttached(const BpfObjects& links, const BpfObjects& programs) {
   size_t kept = 0;
   for (const auto& [id, program] : links.program_by_id) {
@@ -152,7 +155,7 @@ TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumula
       first_links = LinksKeptAttached(links, programs);
       first_memlock = memlock;
       std::cout << "nictuned loads " << first_programs << " programs, " << links.size()
-                << " links (" << first_links << " outside the softirq duty cycle), " << first_maps
+                << " links (" << first_links << " outside the softirq pair), " << first_maps
                 << " maps, " << first_memlock << " bytes of BPF memory\n";
     }
     // The same set every run: nothing of an earlier run is still there to be added to.

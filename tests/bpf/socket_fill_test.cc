@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A slow receiver's socket: the probes' fill high-water reaches at least 0.9 while drops occur,
 // and their truesize per datagram agrees with what the kernel charged the socket.
 //

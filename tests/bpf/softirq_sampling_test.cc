@@ -1,13 +1,18 @@
-// The softirq probe times softirqs from short slots when they are frequent (softirq_entry/exit
-// duty-cycled, driver/bpf/softirq_duty_cycle.h) and counts them from /proc/softirqs then: in a
-// veth flood the scaled estimate (agent/model/softirq_time.h) matches a second probe set that is
-// attached whole and times every softirq, while a slow flow is timed whole. With the per-packet
-// probes on, the pair stays attached whole (the tx share needs every NET_RX entry and exit).
+// SPDX-License-Identifier: Apache-2.0
+// The softirq probe times softirqs from short slots when they are frequent (the probe budget
+// slots softirq_entry/exit, driver/bpf/probe_duty_cycle.h) and counts them from /proc/softirqs
+// then: in a veth flood the scaled estimate (agent/model/softirq_time.h) matches a second probe
+// set that is attached whole and times every softirq, while a slow flow is timed whole. With the
+// per-packet probes on, the tx share runs in the same slot as the softirq pair and napi_poll it
+// needs.
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -18,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
+#include "tests/support/slot_sampling.h"
 #include "tests/support/softirq_reading.h"
 #include "tests/support/udp_flow.h"
 
@@ -37,8 +43,8 @@ std::string Describe(const model::SoftirqTimeEstimate& e) {
                       ", time ", e.time_ns, " ns (", model::SoftirqTimeSource(e), ")");
 }
 
-// The flood the flood tests send: 64-byte datagrams flat out, far above the 20000 softirqs/s
-// on the busiest CPU where the duty cycle starts. The receiver sleeps between reads instead of
+// The flood the flood tests send: 64-byte datagrams flat out, far above the rate at which the
+// softirq pair costs more than the probe budget. The receiver sleeps between reads instead of
 // waiting on the socket: one that waits is woken by the first packet after each read, as often
 // as it keeps ahead of the sender, so a slot's programs (slowing the sender) change the softirqs
 // the slot times (measured: +250 to +365 ns per softirq against the reference, 1.3x).
@@ -70,6 +76,7 @@ driver::ProbeOptions EverySoftirqTimed() {
   driver::ProbeOptions options;
   options.softirq_duty_cycle = false;
   options.softirq_max_sample_shift = 0;
+  options.budget_cpu_share = std::nullopt;
   return options;
 }
 
@@ -92,8 +99,25 @@ TEST(SoftirqSampling, AFloodIsTimedInSlotsAndAgreesWithTimingEverySoftirq) {
   absl::SleepFor(absl::Milliseconds(400));
   absl::StatusOr<SoftirqReading> duty_before = ReadSoftirqs(**duty);
   absl::StatusOr<SoftirqReading> exact_before = ReadSoftirqs(**exact);
-  absl::SleepFor(absl::Seconds(4));
-  absl::StatusOr<SoftirqReading> exact_after = ReadSoftirqs(**exact);
+  // The reference is read every 25 ms: how its mean softirq time varies between such stretches
+  // says how far a few slots' mean may stray from the window's by chance.
+  std::vector<double> stretch_means;
+  absl::StatusOr<SoftirqReading> exact_after = exact_before;
+  const absl::Time end = absl::Now() + absl::Seconds(4);
+  while (absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(25));
+    absl::StatusOr<SoftirqReading> now = ReadSoftirqs(**exact);
+    if (!now.ok()) {
+      exact_after = now;
+      break;
+    }
+    const model::SoftirqTimeEstimate stretch =
+        testing_support::VectorTime(*exact_after, *now, kNetRxVector);
+    if (stretch.count > 0) {
+      stretch_means.push_back(stretch.time_ns / static_cast<double>(stretch.count));
+    }
+    exact_after = *std::move(now);
+  }
   absl::StatusOr<SoftirqReading> duty_after = ReadSoftirqs(**duty);
   flooding.join();
   ASSERT_TRUE(duty_before.ok() && duty_after.ok()) << duty_before.status() << duty_after.status();
@@ -117,40 +141,51 @@ TEST(SoftirqSampling, AFloodIsTimedInSlotsAndAgreesWithTimingEverySoftirq) {
       << Describe(whole);
   const uint64_t proc = testing_support::ProcVectorCount(*duty_before, *duty_after, kNetRxVector);
 
-  // Duty-cycled: timing was on for a small share of the window (about 10000 of the busiest CPU's
-  // softirqs a second are timed), and the count is /proc/softirqs' (that of the duty set's own
-  // readings, whose window holds the reference's).
+  // Duty-cycled: timing was on for a small share of the window (as much as the probe budget
+  // allows), and the count is /proc/softirqs' (that of the duty set's own readings, whose window
+  // holds the reference's).
   const double share = model::SoftirqTimedShare(duty_before->bpf, duty_after->bpf);
   EXPECT_LT(share, 0.2) << Describe(flood);
   EXPECT_TRUE(flood.sampled) << Describe(flood);
   EXPECT_TRUE(absl::StrContains(model::SoftirqTimeSource(flood), "% of the time"))
       << Describe(flood);
   EXPECT_EQ(flood.count, proc) << Describe(flood);
+  // One slot per 1 s period in the 4 s window.
   EXPECT_GE(duty_after->bpf.softirq_duty.attachments - duty_before->bpf.softirq_duty.attachments,
-            10u);
-  EXPECT_GT(flood.timed, 10000u) << Describe(flood);
+            3u);
+  // Enough softirqs timed for their mean to be a mean. How many depends on how long the budget
+  // lets the slots last on this host (0.5% of a flood's 2.4 million softirqs in CI); whether
+  // their mean is right is the bound below.
+  EXPECT_GT(flood.timed, 2000u) << Describe(flood);
 
-  // The estimate is the mean of the softirqs timed in some 20 slots at random phases of the
-  // flood, times the exact count. Both sets run on the same tracepoints in attach order, and the
-  // duty set attaches again at every slot, after the reference set: in a slot each set's span
-  // holds one program of the other (the reference's exit, or the duty set's entry, both with a
-  // clock read), which the reference's mean carries only for its softirqs in slots. So the duty
-  // figure reads higher by about one program per softirq: measured +37 to +104 ns per softirq of
-  // 0.8-1.1 us (4 s windows, load average 1.3-2.8; polling both sets every millisecond put the
-  // reference's softirqs in slot time 45-66 ns above its others, and the duty set's within 2-10
-  // ns of those). Allowed: 150 ns per softirq for the program, and 5% either way for the slots'
-  // own error.
-  const double foreign_program_allowance = 150.0 * static_cast<double>(flood.count);
+  // The estimate is the mean of the softirqs timed in a few slots at random phases of the flood,
+  // times the exact count: by chance alone it may miss by three standard errors of a mean of that
+  // many stretches, and 5% is the least allowed.
+  const uint64_t slots =
+      duty_after->bpf.softirq_duty.attachments - duty_before->bpf.softirq_duty.attachments;
+  const double chance =
+      std::max(0.05, testing_support::SlotSamplingError(stretch_means, slots) /
+                         testing_support::MeanOf(stretch_means));
+  // Both sets run on the same tracepoints in attach order, and the duty
+  // set attaches again at every slot, after the reference set: in a slot the duty set's span
+  // holds the reference's exit program, its dispatch and its clock read, which the reference's
+  // own mean carries only for its softirqs in slots. So the duty figure reads higher by about one
+  // program per softirq: measured +220 to +300 ns per softirq of 1.9 us (4 s windows, the
+  // reference with napi_poll and the others attached whole). Allowed: 350 ns per softirq for the
+  // program, and `chance` either way for the slots' own error.
+  const double foreign_program_allowance = 350.0 * static_cast<double>(flood.count);
   std::cout << absl::StrFormat(
       "NET_RX: duty-cycled %.0f ns (%s, %d of %d timed, %d attachments), every softirq %.0f ns "
-      "(%d softirqs): ratio %.4f, difference %.1f ns per softirq\n",
+      "(%d softirqs): ratio %.4f, difference %.1f ns per softirq; by chance up to %.3f (%d "
+      "stretches)\n",
       flood.time_ns, model::SoftirqTimeSource(flood), flood.timed, flood.count,
       duty_after->bpf.softirq_duty.attachments - duty_before->bpf.softirq_duty.attachments,
       whole.time_ns, whole.count, flood.time_ns / whole.time_ns,
-      (flood.time_ns - whole.time_ns) / static_cast<double>(flood.count));
-  EXPECT_GE(flood.time_ns, 0.95 * whole.time_ns)
+      (flood.time_ns - whole.time_ns) / static_cast<double>(flood.count), chance,
+      stretch_means.size());
+  EXPECT_GE(flood.time_ns, (1 - chance) * whole.time_ns)
       << "duty-cycled: " << Describe(flood) << "; every softirq: " << Describe(whole);
-  EXPECT_LE(flood.time_ns, 1.05 * whole.time_ns + foreign_program_allowance)
+  EXPECT_LE(flood.time_ns, (1 + chance) * whole.time_ns + foreign_program_allowance)
       << "duty-cycled: " << Describe(flood) << "; every softirq: " << Describe(whole);
 }
 
@@ -189,30 +224,61 @@ TEST(SoftirqSampling, ASlowFlowHasEverySoftirqTimed) {
   EXPECT_EQ(model::SoftirqTimeSource(slow), "bpf");
 }
 
-TEST(SoftirqSampling, WhileThePerPacketProbesRunAFloodIsTimedWhole) {
+TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAndNapi) {
   if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
   ASSERT_TRUE(probes.ok()) << probes.status();
 
-  // Per-packet probes on: attached whole through a flood.
+  // Per-packet probes on through a flood: the tx share reads the pair's NET_RX flag and gives
+  // its counts to napi_poll, so all three run in one slot, attached for the same share.
   ASSERT_TRUE((*probes)->SetPerPacketProbes(true).ok());
-  absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> held_flood =
-      ReadAroundFlood(**hosts, **probes, absl::Seconds(1));
-  ASSERT_TRUE(held_flood.ok()) << held_flood.status();
-  const auto& [before, after] = *held_flood;
-  const model::SoftirqTimeEstimate held = testing_support::VectorTime(before, after, kNetRxVector);
-  ASSERT_GT(held.count, 100000u) << Describe(held);
-  EXPECT_EQ(after.bpf.softirq_duty.untimed_ns, before.bpf.softirq_duty.untimed_ns)
-      << Describe(held);
-  EXPECT_FALSE(absl::StrContains(model::SoftirqTimeSource(held), "of the time")) << Describe(held);
+  absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> flood =
+      ReadAroundFlood(**hosts, **probes, absl::Seconds(3));
+  ASSERT_TRUE(flood.ok()) << flood.status();
+  const auto& [before, after] = *flood;
+  const auto attached_ns = [](const driver::BpfCounters& counters, const std::string& hook) {
+    for (const driver::HookDuty& duty : counters.hooks) {
+      if (duty.hook == hook) return duty.attached_ns;
+    }
+    return uint64_t{0};
+  };
+  const auto slots = [&](const std::string& hook) {
+    const auto count = [&hook](const driver::BpfCounters& counters) {
+      for (const driver::HookDuty& duty : counters.hooks) {
+        if (duty.hook == hook) return duty.slots;
+      }
+      return uint64_t{0};
+    };
+    return static_cast<int64_t>(count(after.bpf) - count(before.bpf));
+  };
+  const auto covered = [&](const std::string& hook) {
+    return static_cast<double>(attached_ns(after.bpf, hook) - attached_ns(before.bpf, hook)) /
+           static_cast<double>(after.bpf.monotonic_ns - before.bpf.monotonic_ns);
+  };
+  std::cout << absl::StrFormat(
+      "attached: softirq %.3f, napi %.3f, txshare %.3f of the flood in %d, %d and %d slots\n",
+      covered("softirq"), covered("napi"), covered("txshare"), slots("softirq"), slots("napi"),
+      slots("txshare"));
+  EXPECT_LT(covered("txshare"), 0.5);
+  EXPECT_GT(covered("txshare"), 0.0);
+  // One slot attaches the three in turn and detaches them in reverse, so each slot holds the
+  // next one inside it: as many slots, each a little shorter by the link operations between.
+  EXPECT_GT(slots("txshare"), 0);
+  EXPECT_LE(std::abs(slots("txshare") - slots("softirq")), 1);
+  EXPECT_LE(std::abs(slots("txshare") - slots("napi")), 1);
+  EXPECT_LE(covered("txshare"), covered("napi"));
+  EXPECT_LE(covered("napi"), covered("softirq"));
+  EXPECT_GT(covered("txshare"), 0.5 * covered("softirq"));
 
-  // Off again: the next flood is duty-cycled.
+  // Off again: the tx share stays detached through the next flood.
   ASSERT_TRUE((*probes)->SetPerPacketProbes(false).ok());
   absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> released_flood =
       ReadAroundFlood(**hosts, **probes, absl::Seconds(1));
   ASSERT_TRUE(released_flood.ok()) << released_flood.status();
+  EXPECT_EQ(attached_ns(released_flood->second.bpf, "txshare"),
+            attached_ns(released_flood->first.bpf, "txshare"));
   EXPECT_LT(model::SoftirqTimedShare(released_flood->first.bpf, released_flood->second.bpf), 0.5);
 }
 

@@ -1,11 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
 // A full disk makes appends fail with ResourceExhausted, names the database, stores nothing of
 // the failed window, and leaves the store working once space is back. The disk is a 1 MiB tmpfs
 // the test mounts on its own temporary directory and unmounts afterwards.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
 #include <vector>
 
+#include "agent/store/journal.h"
 #include "agent/store/store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -35,6 +38,11 @@ TEST(StoreDiskFullTest, FullDiskIsResourceExhaustedAndTheStoreRecoversWhenSpaceF
       testing_support::TinyTmpfs::Mount("nictune-store-full-", "1m");
   ASSERT_TRUE(disk.ok()) << disk.status();
 
+  ASSERT_EQ(::mkdir((disk->dir() + "/state").c_str(), 0700), 0);
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      Journal::Open(disk->dir() + "/state", absl::Seconds(5), kT0);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_TRUE((*journal)->JournalOriginal({"boot", kT0, "rx_usecs", "veth0", 8, "before"}).ok());
   absl::StatusOr<std::unique_ptr<Store>> opened =
       Store::Open(disk->dir() + "/state", StoreOptions{});
   ASSERT_TRUE(opened.ok()) << opened.status();
@@ -67,6 +75,10 @@ TEST(StoreDiskFullTest, FullDiskIsResourceExhaustedAndTheStoreRecoversWhenSpaceF
   absl::StatusOr<StoreStats> stats = store.Stats();
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->last_error, full.message());
+  // The journal is read on a full disk: restoring originals needs no room.
+  absl::StatusOr<std::vector<ChangeRecord>> owed = (*journal)->PendingChanges("boot");
+  ASSERT_TRUE(owed.ok()) << owed.status();
+  EXPECT_EQ(owed->size(), 1u);
 
   ASSERT_EQ(::unlink(filler.c_str()), 0);
   const absl::Time later = failed_ts + absl::Seconds(1);
@@ -82,8 +94,9 @@ TEST(StoreDiskFullTest, FullDiskIsResourceExhaustedAndTheStoreRecoversWhenSpaceF
   EXPECT_EQ(stamps.back(), later);
   // Nothing of the window that failed.
   EXPECT_EQ(std::count(stamps.begin(), stamps.end(), failed_ts), 0);
-  // And the journal still takes durable writes.
-  EXPECT_TRUE(store.JournalOriginal({"boot", later, "rx_usecs", "veth0", 8, "after full"}).ok());
+  // And the journal takes durable writes again.
+  EXPECT_TRUE(
+      (*journal)->JournalOriginal({"boot", later, "rx_usecs", "veth0", 8, "after full"}).ok());
 }
 
 }  // namespace

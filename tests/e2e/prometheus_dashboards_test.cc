@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End to end through a real Prometheus server: the built nictuned on a free loopback port with a
 // temporary state directory, /usr/bin/prometheus scraping it every second and loading
 // deploy/prometheus/nictune_rules.yml, and a UDP flow between two namespaces whose slow receiver

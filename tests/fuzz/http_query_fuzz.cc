@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the query-string parsers: no input may crash them, and every accepted
 // history query must satisfy the limits the parser promises.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for ParseCpuList: any bytes yield a sorted, duplicate-free list of CPUs or an
 // error, never a crash or an unbounded allocation.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for ParseInterrupts: any bytes yield a table or an error, never a crash, and a
 // table that is returned keeps the invariants its users rely on.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for ParseSnmp (/proc/net/snmp and /proc/net/netstat): any bytes yield counters
 // or an error, never a crash.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for ParseSoftirqs: any bytes yield a table or an error, never a crash.
 #include <cstddef>
 #include <cstdint>

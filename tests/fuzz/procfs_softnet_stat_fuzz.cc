@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for ParseSoftnetStat: any bytes yield rows or an error, never a crash.
 #include <cstddef>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for ParseProcStat: any bytes yield a ProcStat or an error, never a crash.
 #include <cstddef>
 #include <cstdint>

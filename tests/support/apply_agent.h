@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built nictuned in apply mode tuning an EmulatedHost's NIC, as the apply-mode tests run it,
 // and the CLI beside it: the agent's log (stderr) merged into the stdout the test watches, its
 // CLI socket in its state directory, and `nictune restore` retried until the agent serves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PromQL a Grafana dashboard JSON asks of Prometheus: every panel target's expr (rows
 // included), every Prometheus annotation's expr, and the query template variables, so that a test
 // can run each of them against a real server the way Grafana would.

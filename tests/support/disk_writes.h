@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Disk I/O that raises the block device's completion interrupt: O_DIRECT writes, each followed by
 // fdatasync, on a file the test creates and deletes (under /var/tmp, which is on a real disk
 // where /tmp may be tmpfs).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A receiving host built on the emulated NIC for closed-loop tests and demos: the real
 // nictune-emulated-nic process (its own namespace, TAP and control socket) sending one UDP flow
 // to a SlowReceiver in that namespace. The receiver shares the NIC's CPU at a lower SCHED_FIFO

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/emulated_nic_process.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One nictune-emulated-nic process for a test: a namespace name and control socket unique to this
 // process, started and waited for until it is ready. The destructor shuts it down and, should it
 // have died without cleaning up, deletes its namespace and socket itself, also when a test fails

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The status of a failed system call in test helpers: what was attempted, the errno's text and
 // number ("open /proc/sys/net/core/rmem_default: Permission denied (errno 13)").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The samples of a Prometheus text-format exposition (nictuned's /metrics, node_exporter's), for
 // tests that compare the values two exporters serve: "name{label="value",...} value" lines,
 // comments skipped, label values unescaped.

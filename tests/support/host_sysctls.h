@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-wide sysctls in tests: read and written as text, and a restorer that puts every one it
 // captured back when it goes out of scope, also after a failed ASSERT, so that a test leaves the
 // host (shared with other tests and people) as it found it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/http_load.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many concurrent HTTP clients against a server on 127.0.0.1, driven by one epoll loop: each
 // client connects, sends one GET with "Connection: close", reads the reply to EOF and connects
 // again, cycling through the targets, until the load's duration is over. Every reply is checked

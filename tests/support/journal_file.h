@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's change journal read straight from its SQLite file, as a test sees it after killing
 // the agent: no store code runs (Store::Open would move a damaged file aside and hide the damage),
 // only SQLite's own WAL recovery, PRAGMA integrity_check and a SELECT of the changes table.

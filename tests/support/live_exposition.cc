@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/live_exposition.h"
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include "agent/metrics/process_usage.h"
 #include "agent/model/window.h"
 #include "driver/probe_source.h"
+#include "driver/socket_memory.h"
 
 namespace nictune::testing_support {
 namespace {
@@ -25,7 +27,9 @@ absl::Status ExportWindowOfFlow(UdpFlow& flow, metrics::MetricsExporter& exporte
   absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
       driver::OpenBpfProbes({.per_packet_probes = true});
   if (!probes.ok()) return Prefixed(probes.status(), "opening the BPF probes");
-  collect::SnapshotCollector collector({}, probes->get(), "");
+  // The per-socket kernel counters come from sock_diag in every namespace, the flow's among them.
+  std::unique_ptr<driver::SocketCensusSource> sockets = driver::OpenSockDiagCensus({}, "/proc");
+  collect::SnapshotCollector collector({}, probes->get(), "", sockets.get());
 
   const model::Snapshot before = collector.Collect();
   absl::StatusOr<UdpFlowResult> result = flow.Run();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a live agent exports after a window of traffic: real /proc, the BPF probes attached (the
 // per-packet ones too, for the socket series), a flow run between two collections and that window
 // published with this process's own cost. The tests of the exposition (its families, promtool's

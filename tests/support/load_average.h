@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host's load averages, printed beside measured figures: pps and timing move with the load
 // of this shared machine, so every figure is read with the load it was taken at.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A minimal HTTP/1.0 client for servers a test runs on 127.0.0.1 (nictuned, Prometheus):
 // HTTP/1.0 so that the server closes the connection after an unchunked body.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Metric family names as the repository keeps them (dashboards/metrics.txt, the families a live
 // agent exports; dashboards/metrics_planned.txt, those it does not yet), as an exposition declares
 // them and as PromQL reads them, so that every test comparing the three reads them one way.

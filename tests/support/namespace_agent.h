@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a test runs the real nictuned inside one of its network namespaces (ip netns exec, which
 // also gives it that namespace's sysfs), with a NamespaceProcRoot as its --proc_root so that apply
 // mode's host-wide sysctls are the test's copies, and its log (stderr) on stdout, where

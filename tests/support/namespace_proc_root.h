@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A --proc_root for a nictuned in apply mode inside a test's network namespace. The host-wide
 // net.core sysctls exist only in the initial namespace, so the agent's start-up check (and any
 // write the tuner asks for) would find nothing there, or reach the host's settings from a test.

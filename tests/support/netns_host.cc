@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/netns_host.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -13,12 +15,14 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "tests/support/errno_error.h"
 #include "tests/support/subprocess.h"
@@ -51,6 +55,29 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   }
   close(fd);
   return text;
+}
+
+// Pins every kernel thread that polls `device`'s NAPI instances ("napi/DEVICE-ID") to `cpu`.
+absl::Status PinNapiThreads(const std::string& device, int cpu) {
+  const std::string prefix = "napi/" + device + "-";
+  int pinned = 0;
+  std::unique_ptr<DIR, int (*)(DIR*)> proc(opendir("/proc"), closedir);
+  if (!proc) return ErrnoError("opendir /proc", errno);
+  while (const dirent* entry = readdir(proc.get())) {
+    int pid = 0;
+    if (!absl::SimpleAtoi(entry->d_name, &pid)) continue;
+    absl::StatusOr<std::string> comm = ReadWholeFile(absl::StrCat("/proc/", pid, "/comm"));
+    if (!comm.ok() || !absl::StartsWith(*comm, prefix)) continue;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(static_cast<size_t>(cpu), &set);
+    if (sched_setaffinity(pid, sizeof set, &set) != 0) {
+      return ErrnoError(absl::StrCat("sched_setaffinity of ", prefix, "* (pid ", pid, ")"), errno);
+    }
+    ++pinned;
+  }
+  if (pinned == 0) return absl::NotFoundError(absl::StrCat("no thread named ", prefix, "*"));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -270,6 +297,19 @@ absl::StatusOr<std::unique_ptr<VethHosts>> VethHosts::Create(const VethHostsOpti
   }
   if (absl::Status s = hosts->a_->Ip({"link", "set", hosts->device_a_, "up"}); !s.ok()) return s;
   if (absl::Status s = hosts->b_->Ip({"link", "set", hosts->device_b_, "up"}); !s.ok()) return s;
+  if (options.threaded_napi_on_b) {
+    // `ip netns exec` mounts a sysfs of the namespace, where b's veth is.
+    if (absl::Status s = RunChecked({"ip", "netns", "exec", hosts->b_->name(), "sh", "-c",
+                                     "echo 1 > /sys/class/net/" + hosts->device_b_ + "/threaded"});
+        !s.ok()) {
+      return s;
+    }
+    if (options.napi_thread_cpu >= 0) {
+      if (absl::Status s = PinNapiThreads(hosts->device_b_, options.napi_thread_cpu); !s.ok()) {
+        return s;
+      }
+    }
+  }
   if (options.tap_in_b) {
     hosts->tap_b_ = "ntt" + tag;
     if (absl::Status s = hosts->b_->Ip({"tuntap", "add", "dev", hosts->tap_b_, "mode", "tap"});

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test hosts: network namespaces joined by a veth pair (and optionally a TAP device), with private
 // addresses inside the namespaces only. Everything is deleted by the destructors, also when a test
 // fails half way. Nothing here touches the host's own devices or addresses.
@@ -78,6 +79,14 @@ struct VethHostsOptions {
   // skbs that are eligible for GRO: the sender must have TSO off (or the receiver must have
   // rx-udp-gro-forwarding); see veth_skb_is_eligible_for_gro() in drivers/net/veth.c.
   bool napi_on_b = true;
+  // Poll b's NAPI in its own kernel thread (/sys/class/net/DEV/threaded) instead of the sender's
+  // softirq: the sender then fills the ring while the thread polls, so polls carry many packets
+  // (up to the weight, 64) instead of one each.
+  bool threaded_napi_on_b = false;
+  // With threaded_napi_on_b: the CPU its threads run on (-1: wherever the scheduler puts them).
+  // A thread that the scheduler moves between the sender's CPU and another polls in bursts whose
+  // sizes change from second to second; pinned apart from the sender, the polls keep one shape.
+  int napi_thread_cpu = -1;
   bool tap_in_b = false;  // also create a TAP device (down, no queue attached) in host b
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Debian's prometheus-node-exporter (installed by deploy/bootstrap.sh), started by a test or a
 // bench on a private loopback port, optionally inside a test's network namespace, and waited for
 // until /metrics answers. Killed when the returned program goes away.

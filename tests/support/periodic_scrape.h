@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scrapes 127.0.0.1:<port>/metrics every `interval` on a thread of its own, as a Prometheus
 // server would, so that a benchmark measures an exporter under its usual load.
 #pragma once

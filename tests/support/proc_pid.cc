@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/proc_pid.h"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What /proc says about a process a test started (by its pid): its resident memory, its
 // capabilities, and whether it still runs (a zombie does not).
 #pragma once

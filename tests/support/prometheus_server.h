@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A real Prometheus server (the Debian package's /usr/bin/prometheus) for end-to-end tests: a
 // generated config that scrapes one loopback target and loads the given rule files, its TSDB
 // and config in a directory the caller owns, listening on a free loopback port. Stopped (and

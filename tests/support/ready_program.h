@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A server a test starts and waits for until it answers (nictuned, node_exporter): the program
 // is started, then `ready` is asked until it says OK, the program exits, or the time is up.
 #pragma once

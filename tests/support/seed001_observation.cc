@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/seed001_observation.h"
 
 namespace nictune::testing_support {

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/serving_nictuned.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/ready_program.h"
 
@@ -20,6 +22,21 @@ absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string&
     return absl::DataLossError(absl::StrCat("GET ", target, ": not JSON: ", reply->body));
   }
   return json;
+}
+
+absl::StatusOr<nlohmann::json> NextSnapshot(uint16_t port, int64_t after_end_ns,
+                                            absl::Duration within) {
+  const absl::Time until = absl::Now() + within;
+  while (absl::Now() < until) {
+    absl::StatusOr<nlohmann::json> snapshot = GetJsonLoopback(port, "/api/v1/snapshot");
+    if (snapshot.ok() && snapshot->value("end_unix_ns", int64_t{0}) != after_end_ns) {
+      return snapshot;
+    }
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return absl::DeadlineExceededError(absl::StrCat("nictuned on port ", port,
+                                                  " closed no interval in ",
+                                                  absl::FormatDuration(within)));
 }
 
 absl::StatusOr<BackgroundProgram> StartServingNictuned(const std::vector<std::string>& argv,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built nictuned started by a test and waited for until it serves: its HTTP server answers
 // /api/v1/status and the first tuner window has closed, so sampling runs.
 #pragma once
@@ -27,5 +28,10 @@ absl::StatusOr<BackgroundProgram> StartServingNictuned(
 
 // GET http://127.0.0.1:<port><target> answered 200 with a JSON body.
 absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string& target);
+
+// The agent's /api/v1/snapshot once it has closed an interval after the one ending at
+// `after_end_ns` (0: any); DeadlineExceeded when none closes within `within`.
+absl::StatusOr<nlohmann::json> NextSnapshot(uint16_t port, int64_t after_end_ns,
+                                            absl::Duration within);
 
 }  // namespace nictune::testing_support

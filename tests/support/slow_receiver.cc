@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/slow_receiver.h"
 
 #include "tests/support/netns_host.h"

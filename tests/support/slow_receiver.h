@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A slow UDP receiver inside a network namespace that someone else created (the emulated NIC's),
 // joined by name: a UdpReceiver (configurable SO_RCVBUF, recvmmsg batch, drain gap; SO_RXQ_OVFL)
 // running on its own thread, with its received and dropped counts readable while it runs.

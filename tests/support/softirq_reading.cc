@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/softirq_reading.h"
 
 #include "agent/procfs/read_file.h"

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // A reading of the probes' softirq counters with /proc/softirqs read just before it, as the
 // agent's snapshot takes them (agent/collect/snapshot_collector.cc): the probes may time softirqs
-// for short slots only (driver/bpf/softirq_duty_cycle.h), and then the counts come from
+// for short slots only (the probe budget, driver/bpf/probe_duty_cycle.h), and then the counts come from
 // /proc/softirqs. For the tests and benches that compare the probes' softirq time with another
 // measurement.
 #pragma once

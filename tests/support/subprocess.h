@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running helper programs from tests (`ip`, libbpf-tools): exit codes checked, stderr reported.
 // Real code never shells out; tests may, to build their hosts and to compare with other tools.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/synthetic_host.h"
 
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "driver/link_statistics.h"
 
 namespace nictune::testing_support {
 namespace {
@@ -78,16 +80,6 @@ std::string CpuHeader(int cpus, int indent) {
 
 constexpr const char* kSoftirqVectors[] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
                                            "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
-
-// The statistics files a virtio or ixgbe device has; rx_packets and tx_packets move, the rest
-// stay 0 as they do on a healthy NIC.
-constexpr const char* kDeviceStatistics[] = {
-    "collisions",        "multicast",           "rx_bytes",          "rx_compressed",
-    "rx_crc_errors",     "rx_dropped",          "rx_errors",         "rx_fifo_errors",
-    "rx_frame_errors",   "rx_length_errors",    "rx_missed_errors",  "rx_nohandler",
-    "rx_over_errors",    "rx_packets",          "tx_aborted_errors", "tx_bytes",
-    "tx_carrier_errors", "tx_compressed",       "tx_dropped",        "tx_errors",
-    "tx_fifo_errors",    "tx_heartbeat_errors", "tx_packets",        "tx_window_errors"};
 
 }  // namespace
 
@@ -220,12 +212,14 @@ absl::Status SyntheticHost::WriteCounters() const {
   const std::string statistics =
       absl::StrCat(sys_root(), "/class/net/", shape_.device, "/statistics/");
   const uint64_t packets = tick_ * 10'000 * static_cast<uint64_t>(shape_.queues);
-  for (const char* name : kDeviceStatistics) {
-    const std::string_view counter(name);
+  // Every device has these files; rx_packets and tx_packets move, the rest stay 0 as they do on
+  // a healthy NIC.
+  for (const std::string_view counter : driver::kLinkStatisticNames) {
     uint64_t value = 0;
     if (counter == "rx_packets" || counter == "tx_packets") value = packets;
     if (counter == "rx_bytes" || counter == "tx_bytes") value = packets * 1400;
-    if (absl::Status written = WriteText(statistics + name, absl::StrCat(value, "\n"));
+    if (absl::Status written =
+            WriteText(statistics + std::string(counter), absl::StrCat(value, "\n"));
         !written.ok()) {
       return written;
     }
@@ -242,9 +236,9 @@ std::string SyntheticHost::Interrupts() const {
     absl::StrAppend(&text, "  ", std::string(description), "\n");
   };
   // Timers, serial, disk and the like: they tick but serve no queue.
-  for (uint32_t irq = 1; irq <= 16; ++irq) {
+  for (uint32_t irq = 1; irq <= shape_.other_irqs; ++irq) {
     row(
-        absl::StrCat(irq), [&](int cpu) { return cpu == 0 ? tick_ * irq : uint64_t{0}; },
+        absl::StrCat(irq), [&](int cpu) { return tick_ * irq + static_cast<uint64_t>(cpu); },
         absl::StrCat("IO-APIC   ", irq, "-edge      misc", irq));
   }
   for (int q = 0; q < shape_.queues; ++q) {

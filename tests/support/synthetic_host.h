@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // A made-up host laid out as procfs and sysfs text under a temporary directory in /dev/shm (memory,
 // as procfs and sysfs are: rewriting files on a disk would flush them on every interval), for
 // measuring how
 // the agent's per-interval work grows with the number of queues and CPUs (tests/bench/
 // agent_scaling_bench.cc) without a machine that has them. One device whose queues each have an
-// MSI-X vector named the ixgbe way ("syn0-TxRx-3"), 16 other irqs, and every file the snapshot
+// MSI-X vector named the ixgbe way ("syn0-TxRx-3"), other irqs (16 unless asked), and every file the snapshot
 // collector, the queue map and the host-knob reader open. /proc/net/snmp and netstat are this
 // host's own, with their counters moved on every interval.
 //
@@ -26,6 +27,9 @@ struct SyntheticHostShape {
   std::string device = "syn0";
   int32_t ifindex = 2;
   uint32_t first_queue_irq = 100;  // queue q's irq is first_queue_irq + q
+  // Irqs 1 ... other_irqs serve no queue (timers, disks): each fires on every CPU. Keep them below
+  // first_queue_irq.
+  uint32_t other_irqs = 16;
 };
 
 class SyntheticHost {

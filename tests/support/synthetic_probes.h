@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A ProbeSource whose counters describe a made-up host of a given size: per queue a NAPI
 // instance and an irq, per CPU the softirq vectors, and `sockets` UDP sockets that each receive
 // and overflow on the device (a SocketFill entry and a SOCKET_RCVBUFF drop record per socket).

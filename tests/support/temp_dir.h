@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fresh directory under /tmp for one test, removed with everything in it when its owner goes
 // away, also when the test fails half way.
 #pragma once

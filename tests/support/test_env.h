@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Settings a test takes from its environment (longer runs on request, a seed to repeat a run).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() for every nictune test binary. Under CI=true a skipped test is a failure: the privileged
 // layers (BPF, namespaces, e2e) must really run there.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/support/tiny_tmpfs.h"
 
 #include <fcntl.h>

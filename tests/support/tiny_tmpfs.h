@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small tmpfs a test mounts on its own temporary directory to run a program out of disk space,
 // and a filler that takes what is left of it. Needs root (mount); unmounted and removed when the
 // owner goes away, also when the test fails half way.

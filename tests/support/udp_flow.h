@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A UDP flow between two test hosts: a UdpReceiver in b, a UdpSender in a aimed at it, run
 // together. The sockets live in their namespaces; the threads that run them need not.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A deliberately slow UDP receiver for tests: a configurable SO_RCVBUF, a read batch and a gap
 // between batches, so that its socket fills and the kernel drops (SOCKET_RCVBUFF) on purpose.
 #pragma once

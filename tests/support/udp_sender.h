@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bounded UDP sender for tests and benchmarks: a packet count, a payload size, a time limit, and
 // either a target rate or flat out; sends in batches with sendmmsg.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The actuator against a fake kernel and a real Store: the original is journaled before every
 // write, a read-back that differs puts the original back, a knob someone else changed is never
 // written again (nor by restore), restore puts originals back, unsupported knobs are never saved
@@ -38,10 +39,10 @@ class ActuatorTest : public ActuatorTestBase {
     knobs_->Set(kRxUsecs, 8);
     knobs_->Set(kBudget, 300);
     knobs_->Set(kDefer, 0);
-    OpenStore();
-    knobs_->WatchJournal(store_.get(), kBoot);
+    OpenJournal();
+    knobs_->WatchJournal(journal_.get(), kBoot);
     actuator_ = std::make_unique<Actuator>(std::vector<driver::knobs::KnobProvider*>{knobs_.get()},
-                                           *store_, kBoot);
+                                           *journal_, kBoot);
     RestoreReport resolved = actuator_->ResolveAtStart(PendingPolicy::kRestore, kT0);
     ASSERT_TRUE(resolved.error.ok()) << resolved.error;
   }
@@ -92,7 +93,7 @@ TEST_F(ActuatorTest, TheOriginalIsJournaledBeforeEveryWrite) {
 }
 
 TEST_F(ActuatorTest, NothingIsWrittenBeforeTheJournalIsResolved) {
-  Actuator fresh({knobs_.get()}, *store_, kBoot);
+  Actuator fresh({knobs_.get()}, *journal_, kBoot);
   ActuationResult result = fresh.Apply(ApplyOf(kBudget, 300, 600), kT0);
   EXPECT_EQ(result.outcome, Outcome::kFailed);
   EXPECT_EQ(result.error.code(), absl::StatusCode::kFailedPrecondition);
@@ -212,7 +213,7 @@ TEST_F(ActuatorTest, AKnobSomeoneElseChangedIsNeverWrittenAgainNorRestored) {
   }
 
   // A restart in the same boot remembers it from the journal.
-  Actuator restarted({knobs_.get()}, *store_, kBoot);
+  Actuator restarted({knobs_.get()}, *journal_, kBoot);
   restarted.ResolveAtStart(PendingPolicy::kKeep, kT0 + absl::Seconds(40));
   EXPECT_TRUE(restarted.IsReleased(kBudget));
   EXPECT_EQ(restarted.Apply(ApplyOf(kBudget, 450, 900), kT0 + absl::Seconds(50)).outcome,
@@ -323,7 +324,7 @@ TEST_F(ActuatorTest, GuardPassedMarksTheChangeVerified) {
 TEST_F(ActuatorTest, ARollbackOutsideApplyModePutsBackWhatThisBootsJournalOwes) {
   ASSERT_EQ(actuator_->Apply(ApplyOf(kRxUsecs, 8, 16), kT0).outcome, Outcome::kWritten);
   // The apply-mode agent is gone (killed); a recommend-mode one never resolves the journal.
-  Actuator unresolved({knobs_.get()}, *store_, kBoot);
+  Actuator unresolved({knobs_.get()}, *journal_, kBoot);
   ActuationResult result = unresolved.RollbackToOriginal(kRxUsecs, "rollback by REST", kT0);
   EXPECT_EQ(result.outcome, Outcome::kRolledBack) << result.message;
   EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
@@ -339,10 +340,11 @@ TEST_F(ActuatorTest, ARollbackOutsideApplyModePutsBackWhatThisBootsJournalOwes) 
 
 TEST_F(ActuatorTest, AJournalFromAnotherBootIsNeverReplayed) {
   absl::StatusOr<int64_t> stale =
-      store_->JournalOriginal({"boot-before-reboot", kT0, "netdev_budget", "host", 200, "old"});
+      journal_->JournalOriginal({"boot-before-reboot", kT0, "netdev_budget", "host", 200, "old"});
   ASSERT_TRUE(stale.ok()) << stale.status();
   ASSERT_TRUE(
-      store_->MarkChange({*stale, kT0, ChangeState::kApplied, 600, "written, then rebooted"}).ok());
+      journal_->MarkChange({*stale, kT0, ChangeState::kApplied, 600, "written, then rebooted"})
+          .ok());
 
   RestoreReport report = actuator_->ResolveAtStart(PendingPolicy::kRestore, kT0 + absl::Hours(1));
   ASSERT_TRUE(report.error.ok()) << report.error;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The boot id the journal is tagged with: the running kernel's, read from procfs.
 #include <stdlib.h>
 #include <unistd.h>

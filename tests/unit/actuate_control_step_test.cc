@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One controller step through the actuator, with the real tuner::Controller, a fake kernel and a
 // real Store: a change is applied and journaled, kept (verified) when its guard window passes,
 // rolled back on a regression even after its recommendation is gone, parked when the write fails,
@@ -51,9 +52,9 @@ class ControlStepTest : public ActuatorTestBase {
   void SetUp() override {
     ActuatorTestBase::SetUp();
     knobs_->Set(kRxUsecs, 8);
-    OpenStore();
+    OpenJournal();
     actuator_ = std::make_unique<Actuator>(std::vector<driver::knobs::KnobProvider*>{knobs_.get()},
-                                           *store_, kBoot);
+                                           *journal_, kBoot);
     actuator_->ResolveAtStart(PendingPolicy::kRestore, kT0);
   }
   void TearDown() override {

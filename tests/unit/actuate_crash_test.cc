@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash safety of the actuator. A child process runs a sequence of changes through a real Store and
 // exits on the spot (no destructor, no close: as if SIGKILLed) at each kernel event in turn: before
 // each read, before each write and right after each write. After every crash a new Store and
@@ -69,7 +70,7 @@ class ActuatorCrashTest : public ActuatorTestBase {
  protected:
   // Fresh kernel and state for one crash run.
   void Reset() {
-    store_.reset();
+    journal_.reset();
     std::filesystem::remove_all(dir_ + "/state");
     for (const KnobAddress& address : kAll) knobs_->Set(address, OriginalOf(address));
   }
@@ -81,10 +82,11 @@ class ActuatorCrashTest : public ActuatorTestBase {
     if (child == 0) {
       FileKnobs knobs(dir_ + "/knobs");
       knobs.CrashAtEvent(crash_at);
-      absl::StatusOr<std::unique_ptr<store::Store>> store =
-          store::Store::Open(dir_ + "/state", store::StoreOptions{});
-      if (!store.ok()) ::_exit(2);
-      Actuator actuator({&knobs}, **store, kBoot);
+      std::filesystem::create_directories(dir_ + "/state");
+      absl::StatusOr<std::unique_ptr<store::Journal>> journal =
+          store::Journal::Open(dir_ + "/state", absl::Seconds(5), kT0);
+      if (!journal.ok()) ::_exit(2);
+      Actuator actuator({&knobs}, **journal, kBoot);
       actuator.ResolveAtStart(PendingPolicy::kRestore, kT0);
       RunSequence(actuator);
       ::_exit(kCompletedExitCode);
@@ -123,7 +125,7 @@ class ActuatorCrashTest : public ActuatorTestBase {
       ASSERT_TRUE(code == FileKnobs::kCrashedExitCode || code == kCompletedExitCode)
           << "child exit code " << code;
 
-      OpenStore();
+      OpenJournal();
       const JournalView view = ViewJournal();
       for (const KnobAddress& address : kAll) {
         const std::string key = KnobKey(address);
@@ -139,7 +141,7 @@ class ActuatorCrashTest : public ActuatorTestBase {
         if (known && in_flight) ++journaled_unwritten_seen;
       }
 
-      Actuator actuator({knobs_.get()}, *store_, kBoot);
+      Actuator actuator({knobs_.get()}, *journal_, kBoot);
       RestoreReport resolved = actuator.ResolveAtStart(policy, kT0 + absl::Hours(1));
       ASSERT_TRUE(resolved.error.ok()) << resolved.error;
       EXPECT_THAT(resolved.failed, SizeIs(0));
@@ -169,8 +171,8 @@ class ActuatorCrashTest : public ActuatorTestBase {
         EXPECT_EQ(knobs_->Get(address), OriginalOf(address)) << KnobKey(address);
       }
       EXPECT_THAT(Pending(), SizeIs(0));
-      store_.reset();
-      EXPECT_EQ(testing::IntegrityCheck(dir_ + "/state/" + store::kDatabaseFileName), "ok");
+      journal_.reset();
+      EXPECT_EQ(testing::IntegrityCheck(dir_ + "/state/" + store::kJournalFileName), "ok");
       if (code == kCompletedExitCode) break;
     }
     RecordProperty("crash_points", crash_at - 1);
@@ -209,20 +211,20 @@ TEST_P(ActuatorHalfStateTest, ResolvesToTheOriginalOrTheLastRecordedValue) {
   const HalfState& state = GetParam();
   for (PendingPolicy policy : {PendingPolicy::kRestore, PendingPolicy::kKeep}) {
     SCOPED_TRACE(policy == PendingPolicy::kRestore ? "policy restore" : "policy keep");
-    store_.reset();
+    journal_.reset();
     std::filesystem::remove_all(dir_ + "/state");
-    OpenStore();
+    OpenJournal();
     for (const std::optional<int64_t>& value : state.rows) {
       absl::StatusOr<int64_t> id =
-          store_->JournalOriginal({kBoot, kT0, "rx_usecs", "veth1", 8, "step"});
+          journal_->JournalOriginal({kBoot, kT0, "rx_usecs", "veth1", 8, "step"});
       ASSERT_TRUE(id.ok()) << id.status();
       if (value) {
-        ASSERT_TRUE(store_->MarkChange({*id, kT0, ChangeState::kApplied, *value, "step"}).ok());
+        ASSERT_TRUE(journal_->MarkChange({*id, kT0, ChangeState::kApplied, *value, "step"}).ok());
       }
     }
     knobs_->Set(kRxUsecs, state.kernel);
 
-    Actuator actuator({knobs_.get()}, *store_, kBoot);
+    Actuator actuator({knobs_.get()}, *journal_, kBoot);
     RestoreReport report = actuator.ResolveAtStart(policy, kT0 + absl::Minutes(1));
     EXPECT_THAT(report.failed, SizeIs(0));
     const int64_t want = policy == PendingPolicy::kRestore ? state.after_restore : state.after_keep;
@@ -243,6 +245,29 @@ TEST_P(ActuatorHalfStateTest, ResolvesToTheOriginalOrTheLastRecordedValue) {
     EXPECT_EQ(knobs_->Get(kRxUsecs), state.after_restore);
     EXPECT_THAT(Pending(), SizeIs(0));
   }
+}
+
+// An agent died between writing a knob and marking its row applied; a later agent outside apply
+// mode (journal unresolved) is asked to roll the knob back: the original goes back and the row
+// closes rolled_back, so nothing stays owed for a value no longer in the kernel.
+TEST_F(ActuatorTestBase, ARollbackClosesARowWhoseWriteLandedUnrecorded) {
+  OpenJournal();
+  absl::StatusOr<int64_t> id =
+      journal_->JournalOriginal({kBoot, kT0, "rx_usecs", "veth1", 8, "step"});
+  ASSERT_TRUE(id.ok()) << id.status();
+  knobs_->Set(kRxUsecs, 16);
+
+  Actuator actuator({knobs_.get()}, *journal_, kBoot);
+  const ActuationResult result =
+      actuator.RollbackToOriginal(kRxUsecs, "operator", kT0 + absl::Minutes(1));
+  EXPECT_TRUE(result.error.ok()) << result.error;
+  EXPECT_EQ(result.outcome, Outcome::kRolledBack);
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_THAT(Pending(), SizeIs(0));
+  std::vector<store::ChangeRecord> rows = AllChanges();
+  ASSERT_THAT(rows, SizeIs(1));
+  EXPECT_EQ(rows[0].id, *id);
+  EXPECT_EQ(rows[0].state, ChangeState::kRolledBack);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fakes for the actuator tests: a KnobProvider whose "kernel" is a directory with one file per
 // knob (so a forked child's writes outlive it, as the kernel's do), with injectable failures, and
 // which records, at every write, the journal rows the store holds for that knob.
@@ -23,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/actuate/knob_key.h"
+#include "agent/store/journal.h"
 #include "agent/store/store.h"
 #include "driver/knobs/knob_access.h"
 #include "gtest/gtest.h"
@@ -84,8 +86,8 @@ class FileKnobs : public driver::knobs::KnobProvider {
   void CrashAtEvent(int event) { crash_at_event_ = event; }
   int events() const { return events_; }
 
-  void WatchJournal(store::Store* store, std::string boot_id) {
-    store_ = store;
+  void WatchJournal(store::Journal* journal, std::string boot_id) {
+    journal_ = journal;
     boot_id_ = std::move(boot_id);
   }
   const std::vector<WriteSeen>& writes() const { return writes_; }
@@ -116,7 +118,7 @@ class FileKnobs : public driver::knobs::KnobProvider {
   std::map<std::string, int64_t> tick_;
   int crash_at_event_ = 0;
   int events_ = 0;
-  store::Store* store_ = nullptr;
+  store::Journal* journal_ = nullptr;
   std::string boot_id_;
   std::vector<WriteSeen> writes_;
 };
@@ -142,10 +144,10 @@ class FileKnob : public driver::knobs::KnobAccess {
     owner_.Event();
     const std::string key = actuate::KnobKey(address_);
     if (owner_.removed_.count(address_.target) != 0) return Gone("write");
-    if (owner_.store_ != nullptr) {
+    if (owner_.journal_ != nullptr) {
       WriteSeen seen{address_, value, {}};
       absl::StatusOr<std::vector<store::ChangeRecord>> pending =
-          owner_.store_->PendingChanges(owner_.boot_id_);
+          owner_.journal_->PendingChanges(owner_.boot_id_);
       if (pending.ok()) {
         for (const store::ChangeRecord& row : *pending) {
           if (row.knob == tuner::KnobName(address_.knob) && row.target == address_.target) {
@@ -234,9 +236,9 @@ class ActuatorTestBase : public ::testing::Test {
   }
 
   void TearDown() override {
-    store_.reset();
+    journal_.reset();
     if (!dir_.empty()) {
-      const std::string db = dir_ + "/state/" + store::kDatabaseFileName;
+      const std::string db = dir_ + "/state/" + store::kJournalFileName;
       if (std::filesystem::exists(db)) {
         EXPECT_EQ(IntegrityCheck(db), "ok");
       }
@@ -244,31 +246,33 @@ class ActuatorTestBase : public ::testing::Test {
     }
   }
 
-  store::Store& OpenStore() {
-    store_.reset();
-    absl::StatusOr<std::unique_ptr<store::Store>> opened =
-        store::Store::Open(dir_ + "/state", store::StoreOptions{});
+  // The journal in dir_/state, opened afresh (as a restarted agent would).
+  store::Journal& OpenJournal() {
+    journal_.reset();
+    std::filesystem::create_directories(dir_ + "/state");
+    absl::StatusOr<std::unique_ptr<store::Journal>> opened =
+        store::Journal::Open(dir_ + "/state", absl::Seconds(5), absl::Now());
     EXPECT_TRUE(opened.ok()) << opened.status();
-    store_ = std::move(*opened);
-    return *store_;
+    journal_ = std::move(*opened);
+    return *journal_;
   }
 
   std::vector<store::ChangeRecord> Pending(const std::string& boot = kBoot) {
-    absl::StatusOr<std::vector<store::ChangeRecord>> pending = store_->PendingChanges(boot);
+    absl::StatusOr<std::vector<store::ChangeRecord>> pending = journal_->PendingChanges(boot);
     EXPECT_TRUE(pending.ok()) << pending.status();
     return pending.ok() ? *pending : std::vector<store::ChangeRecord>{};
   }
 
   std::vector<store::ChangeRecord> AllChanges() {
     absl::StatusOr<std::vector<store::ChangeRecord>> all =
-        store_->ChangesSince(absl::InfinitePast());
+        journal_->ChangesSince(absl::InfinitePast());
     EXPECT_TRUE(all.ok()) << all.status();
     return all.ok() ? *all : std::vector<store::ChangeRecord>{};
   }
 
   std::string dir_;
   std::unique_ptr<FileKnobs> knobs_;
-  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<store::Journal> journal_;
 };
 
 }  // namespace nictune::actuate::testing

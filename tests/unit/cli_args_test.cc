@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The nictune command line: what parses, what is a usage error and how it is worded, and the HTTP
 // request each command sends.
 #include "agent/cli/cli_args.h"
@@ -8,6 +9,7 @@
 #include "absl/time/time.h"
 #include "agent/cli/agent_request.h"
 #include "agent/cli/agent_url.h"
+#include "agent/cli/usage_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -68,8 +70,63 @@ TEST(CliArgsTest, UsageErrorsNameTheOption) {
 TEST(CliArgsTest, HelpNeedsNoCommand) {
   EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"--help"}).command));
   EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"whatif", "-h"}).command));
-  EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent answered with an error, 2 "
-                                     "usage, 3 cannot reach the agent"));
+  EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent (or the CLI's own what-if) "
+                                     "answered with an error, 2 usage,\n3 cannot reach the agent"));
+}
+
+TEST(CliArgsTest, VersionNeedsNoCommandAndHelpWins) {
+  EXPECT_TRUE(std::holds_alternative<VersionCommand>(ParseOk({"--version"}).command));
+  EXPECT_TRUE(std::holds_alternative<VersionCommand>(ParseOk({"status", "--version"}).command));
+  EXPECT_TRUE(std::holds_alternative<VersionCommand>(ParseOk({"version"}).command));
+  EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"--version", "--help"}).command));
+  EXPECT_THAT(ParseError({"--version=yes"}), HasSubstr("is not true or false"));
+  EXPECT_THAT(UsageText(), HasSubstr("version (or --version)"));
+}
+
+TEST(CliArgsTest, HelpTakesACommandAndACommandTakesHelp) {
+  EXPECT_EQ(std::get<HelpCommand>(ParseOk({"help"}).command).command, std::nullopt);
+  EXPECT_EQ(std::get<HelpCommand>(ParseOk({"help", "whatif"}).command).command, "whatif");
+  EXPECT_EQ(std::get<HelpCommand>(ParseOk({"top", "--help"}).command).command, "top");
+  EXPECT_THAT(ParseError({"help", "whatever"}),
+              HasSubstr("nictune help: unknown command \"whatever\" (status, top,"));
+  const std::optional<std::string> whatif = CommandUsageText("whatif");
+  ASSERT_TRUE(whatif.has_value());
+  EXPECT_THAT(*whatif, HasSubstr("whatif --rate_pps=R"));
+  EXPECT_THAT(*whatif, ::testing::Not(HasSubstr("history")));
+  EXPECT_EQ(CommandUsageText("whatever"), std::nullopt);
+}
+
+TEST(CliArgsTest, AnOptionTakesItsValueAfterEqualsOrAsTheNextWord) {
+  const auto spaced = std::get<TopCommand>(
+      ParseOk({"--socket", "/tmp/s.sock", "top", "--interval", "250ms", "--count", "2"}).command);
+  EXPECT_EQ(spaced.interval, absl::Milliseconds(250));
+  EXPECT_EQ(spaced.count, 2);
+  EXPECT_EQ(ParseOk({"--socket", "/tmp/s.sock", "status"}).socket_path, "/tmp/s.sock");
+  // A switch never takes the next word: here it is the command.
+  const CliArgs json = ParseOk({"--json", "status"});
+  EXPECT_TRUE(json.json);
+  EXPECT_TRUE(std::holds_alternative<StatusCommand>(json.command));
+  EXPECT_TRUE(std::get<RecommendCommand>(ParseOk({"recommend", "--why", "--json"}).command).why);
+  // A word after an option that starts with -- is the next option, not its value.
+  EXPECT_THAT(ParseError({"top", "--interval", "--count=2"}), HasSubstr("--interval: needs a value"));
+  const auto history = std::get<HistoryCommand>(
+      ParseOk({"history", "--series", "a,b", "--since", "-1h"}).command);
+  EXPECT_EQ(history.series, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(history.since, "-1h");
+}
+
+TEST(CliArgsTest, RecommendAsShellOrSysctlConf) {
+  EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend"}).command).format,
+            RecommendFormat::kTable);
+  EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend", "--as=shell"}).command).format,
+            RecommendFormat::kShell);
+  EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend", "--as", "sysctl.d"}).command).format,
+            RecommendFormat::kSysctlConf);
+  EXPECT_THAT(ParseError({"recommend", "--as=shell", "--why"}), HasSubstr("not both"));
+  EXPECT_THAT(ParseError({"history", "--list", "--since=-1h"}), HasSubstr("takes no other option"));
+  EXPECT_THAT(ParseError({"--jsn", "status"}), HasSubstr("unknown option --jsn"));
+  EXPECT_THAT(ParseError({"recommend", "--as=tuned"}),
+              HasSubstr("--as: \"tuned\" is not shell or sysctl.d"));
 }
 
 TEST(CliArgsTest, TopDefaultsToOneSecondUntilStopped) {
@@ -105,6 +162,13 @@ TEST(CliArgsTest, WhatifNeedsItsThreeInputsAndSendsTheOptionalOnesOnlyWhenGiven)
   EXPECT_EQ(body["drain_gap_us"], 20);
   EXPECT_EQ(body["rx_usecs"], 50);
   EXPECT_FALSE(body.contains("margin"));
+  EXPECT_FALSE(body.contains("ring_size"));
+  const AgentRequest ring = RequestOk({"whatif", "--rate_pps=1e5", "--truesize_bytes=768",
+                                       "--rcvbuf_bytes=65536", "--ring_size=1024"});
+  EXPECT_EQ(Json::parse(ring.body)["ring_size"], 1024);
+  EXPECT_THAT(ParseError({"whatif", "--rate_pps=1", "--truesize_bytes=1", "--rcvbuf_bytes=1",
+                          "--ring_size=512", "--device=eth1"}),
+              HasSubstr("--ring_size and --device both give the ring; pass one"));
 }
 
 TEST(CliArgsTest, ApplyRollbackRestoreBodies) {

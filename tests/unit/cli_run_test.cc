@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running nictune commands: exit codes and one-line errors for an unreachable agent (a real
 // missing socket, a real refused TCP port) and for the agent's HTTP errors; --json printing the
 // answer unchanged; top's frames, screen clearing on a terminal only, and Ctrl-C; and a real
@@ -12,14 +13,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "agent/build_info.h"
 #include "agent/cli/agent_url.h"
 #include "agent/cli/cli_args.h"
 #include "agent/cli/run_command.h"
 #include "agent/cli/tcp_agent_client.h"
 #include "agent/cli/unix_socket_agent_client.h"
+#include "agent/http/listener.h"
 #include "agent/http/router.h"
 #include "agent/http/server.h"
-#include "agent/http/unix_socket_server.h"
 #include "agent/http/whatif_route.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -118,6 +120,17 @@ TEST(CliRunTest, MissingSocketIsExit3NamingTheSocket) {
             "(errno 2) (is nictuned running, and is --socket or --url the one it serves?)\n");
 }
 
+TEST(CliRunTest, VersionIsPrintedWithoutAnAgent) {
+  UnixSocketAgentClient client("/tmp/nictune-cli-test-no-such-dir/nictune.sock");
+  CountingPacer pacer;
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--version"}, {"version"}}) {
+    const CliRun run = RunWith(client, pacer, args);
+    EXPECT_EQ(run.code, 0) << args[0];
+    EXPECT_EQ(run.out, absl::StrCat("nictune ", std::string(agent::Version()), "\n")) << args[0];
+    EXPECT_EQ(run.err, "") << args[0];
+  }
+}
+
 TEST(CliRunTest, RefusedTcpPortIsExit3NamingTheUrl) {
   // A port nothing listens on: bound and closed again.
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -150,8 +163,11 @@ TEST(CliRunTest, TcpClientPresentsTheTokenToTheRealServer) {
           .Add("POST", "/api/v1/restore", http::Effect::kChanges,
                [](const http::Request&) { return http::Response{.body = R"({"restored": []})"}; })
           .ok());
+  absl::StatusOr<http::Listener> listener =
+      http::Listener::Tcp({.host = "127.0.0.1", .ipv6 = false, .port = 0}, 16);
+  ASSERT_TRUE(listener.ok()) << listener.status();
   absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
-      http::HttpServer::Start({.listen = "127.0.0.1:0", .api_token = token}, std::move(router));
+      http::HttpServer::Start(*std::move(listener), {.api_token = token}, std::move(router));
   ASSERT_TRUE(server.ok()) << server.status();
   const std::string url = absl::StrCat("http://127.0.0.1:", (*server)->port());
   absl::StatusOr<AgentUrl> parsed = ParseAgentUrl(url);
@@ -184,17 +200,62 @@ TEST(CliRunTest, HttpErrorIsExit1WithTheServersErrorAndDetail) {
   EXPECT_EQ(Json::parse(json.out)["error"], "not_found");
 }
 
-TEST(CliRunTest, BadWhatifInputsComeBackAsTheAgentsOwn400) {
+// whatif runs the agent's own route in process: no agent is asked (this socket does not exist),
+// and a bad input is the route's own 400, its request named once.
+TEST(CliRunTest, WhatifNeedsNoAgentAndBadInputsAreTheRoutesOwn400) {
+  UnixSocketAgentClient client("/tmp/nictune-cli-test-no-such-dir/nictune.sock");
+  CountingPacer pacer;
+  const CliRun bad = RunWith(
+      client, pacer, {"whatif", "--rate_pps=-5", "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.err,
+            "nictune: the CLI's own tuner: POST /api/v1/whatif: 400 bad_request: whatif field "
+            "\"rate_pps\": must be >= 1 and <= 1e+07, got -5.0\n");
+  const CliRun seed = RunWith(client, pacer,
+                              {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+                               "--rcvbuf_bytes=212992", "--margin=0"});
+  EXPECT_EQ(seed.code, 0) << seed.err;
+  EXPECT_THAT(seed.out, HasSubstr("recommended: rx-usecs 87"));
+}
+
+// --device asks the agent's snapshot for the device's rx ring and sends it as ring_size: 2 Mpps
+// into 8 MiB on a 1024-descriptor ring is capped at the ring's (1 - 0.05) * 1024 / 2 Mpps - 2 us
+// = 484.4 us.
+TEST(CliRunTest, WhatifForADeviceTakesItsRingFromTheAgent) {
   http::Router router;
   ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+  ASSERT_TRUE(router
+                  .Add("GET", "/api/v1/snapshot", http::Effect::kReadsOnly,
+                       [](const http::Request&) {
+                         return http::Response{
+                             .body = R"({"settings": [{"device": "eth1", "rings": {"rx": 1024}},
+                                         {"device": "veth0", "rings": {"supported": false,
+                                          "error": "Operation not supported"}}]})"};
+                       })
+                  .ok());
   RouterClient client(std::move(router));
   CountingPacer pacer;
-  const CliRun run = RunWith(
-      client, pacer, {"whatif", "--rate_pps=-5", "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
-  EXPECT_EQ(run.code, 1);
-  EXPECT_THAT(run.err, HasSubstr("nictune: unix socket /test.sock: POST /api/v1/whatif: 400 "
-                                 "bad_request: POST /api/v1/whatif: "));
-  EXPECT_THAT(run.err, HasSubstr("rate_pps"));
+  const std::vector<std::string> flow{"whatif", "--rate_pps=2000000", "--truesize_bytes=2304",
+                                      "--rcvbuf_bytes=8388608"};
+  std::vector<std::string> eth1 = flow;
+  eth1.push_back("--device=eth1");
+  const CliRun run = RunWith(client, pacer, eth1);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(client.calls, ::testing::ElementsAre("GET /api/v1/snapshot", "POST /api/v1/whatif"));
+  EXPECT_THAT(run.out, HasSubstr("recommended: rx-usecs 484,"));
+  EXPECT_THAT(run.out, HasSubstr("a longer one overruns the ring"));
+
+  std::vector<std::string> veth = flow;
+  veth.push_back("--device=veth0");
+  const CliRun no_ring = RunWith(client, pacer, veth);
+  EXPECT_EQ(no_ring.code, 1);
+  EXPECT_EQ(no_ring.err,
+            "nictune whatif --device=veth0: the agent reads no rx ring size for veth0: Operation "
+            "not supported; pass --ring_size\n");
+  std::vector<std::string> missing = flow;
+  missing.push_back("--device=eth9");
+  EXPECT_THAT(RunWith(client, pacer, missing).err,
+              HasSubstr("the agent's snapshot has no device eth9; pass --ring_size"));
 }
 
 TEST(CliRunTest, JsonPrintsTheAnswerUnchangedAndPretty) {
@@ -283,8 +344,10 @@ TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
   {
     http::Router router;
     ASSERT_TRUE(http::AddWhatifRoute(router).ok());
-    absl::StatusOr<std::unique_ptr<http::UnixSocketServer>> server =
-        http::UnixSocketServer::Start({.path = dir + "/s.sock"}, std::move(router));
+    absl::StatusOr<http::Listener> listener = http::Listener::Unix(dir + "/s.sock", 16);
+    ASSERT_TRUE(listener.ok()) << listener.status();
+    absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
+        http::HttpServer::Start(*std::move(listener), {}, std::move(router));
     ASSERT_TRUE(server.ok()) << server.status();
     UnixSocketAgentClient client(dir + "/s.sock");
     CountingPacer pacer;
@@ -292,7 +355,7 @@ TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
                                {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
                                 "--rcvbuf_bytes=212992", "--margin=0"});
     EXPECT_EQ(run.code, 0) << run.err;
-    EXPECT_THAT(run.out, HasSubstr("capacity 71.14 packets, fill time 87.5 us\n"));
+    EXPECT_THAT(run.out, HasSubstr("capacity 71.14 packets (71.14 usable), fill time 87.5 us\n"));
     const CliRun missing = RunWith(client, pacer, {"status"});
     EXPECT_EQ(missing.code, 1);
     EXPECT_EQ(missing.err, absl::StrCat("nictune: unix socket ", dir,

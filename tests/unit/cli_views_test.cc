@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The human views of nictune: status, top, recommend and the apply/rollback/restore results
 // rendered from JSON recorded from a running nictuned (tests/unit/fixtures/cli), whatif and history
 // from the agent's real routes (the whatif math and a real store), and the table and sparkline
@@ -63,13 +64,23 @@ TEST(CliViewsTest, StatusFromARecordedAgent) {
   const std::string out = RenderStatus(Fixture("status.json"));
   EXPECT_THAT(out, HasSubstr("nictuned 0.1.0, mode recommend, up 23.562s, sampling every "
                              "200ms, tuner window 1s, on exit restore\n"));
-  EXPECT_THAT(out, HasSubstr("sampling: 56 samples (0 failed), 11 windows, missed intervals 4"));
+  EXPECT_THAT(out, HasSubstr("sampling: 56 samples (0 failed), 11 windows, missed intervals 4, "
+                             "last sample 2026-11-29 23:21:21 UTC (took "));
   EXPECT_THAT(out, HasSubstr("store: /tmp/h11x/nictune.db: healthy, 0 errors\n"));
   EXPECT_THAT(out, HasSubstr("BPF: 8 programs attached: irq (tp_btf), softirq (tp_btf), napi "
                              "(tp_btf), txshare (tp_btf), drops (tp_btf), udp_fail (tp_btf), "
                              "sockfill (tp_btf), truesize (tp_btf)\n"));
   EXPECT_THAT(LineStartingWith(out, "/proc/net/softnet_stat"), ContainsRegex("procfs +yes$"));
   EXPECT_THAT(out, Not(HasSubstr("\x1b")));
+}
+
+TEST(CliViewsTest, StatusNamesAnotherTunerAndWhatItTouches) {
+  nlohmann::json status = Fixture("status.json");
+  status["other_tuners"] = nlohmann::json::array(
+      {{{"name", "irqbalance"}, {"pid", 812}, {"overlap", "it moves queue interrupts"}}});
+  EXPECT_THAT(RenderStatus(status),
+              HasSubstr("another tuner is running: irqbalance (pid 812): it moves queue "
+                        "interrupts\n"));
 }
 
 TEST(CliViewsTest, StatusSaysWhyBpfAndTheStoreAreNotInUse) {
@@ -160,35 +171,56 @@ TEST(CliViewsTest, RecommendShowsAChange) {
   EXPECT_THAT(RenderRecommendations(set, false), HasSubstr(" 0 -> 84 "));
 }
 
+// The agent's real POST /api/v1/whatif handler's answer to body, as the view prints it.
+std::string WhatifView(const std::string& body) {
+  http::Router router;
+  EXPECT_TRUE(http::AddWhatifRoute(router).ok());
+  const http::Response response =
+      router.Dispatch({.method = "POST", .path = "/api/v1/whatif", .body = body});
+  EXPECT_EQ(response.status, 200) << response.body;
+  return response.status == 200 ? RenderWhatif(Json::parse(response.body)) : "";
+}
+
 // The agent's real POST /api/v1/whatif handler answers; the view prints seed 001's figures.
 TEST(CliViewsTest, WhatifSeed001ThroughTheRealRoute) {
-  http::Router router;
-  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
-  const http::Response response = router.Dispatch(
-      {.method = "POST",
-       .path = "/api/v1/whatif",
-       .body = R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,"margin":0})"});
-  ASSERT_EQ(response.status, 200) << response.body;
-  const std::string out = RenderWhatif(Json::parse(response.body));
-  EXPECT_THAT(out, HasSubstr("capacity 71.14 packets, fill time 87.5 us\n"));
-  EXPECT_THAT(out, HasSubstr("drop-free interrupt interval u_max 87.5 us, at least 11425 "
-                             "interrupts/s\n"));
-  EXPECT_THAT(out, HasSubstr("recommended: rx-usecs 87\n"));
-  EXPECT_THAT(out, HasSubstr("formula: C = rcvbuf / truesize = 212992 B / 2994 B = 71.14"));
-  EXPECT_THAT(out, ContainsRegex("simulated at rx-usecs 87 for [0-9.]+ s: 0 drops/s"));
+  const std::string out = WhatifView(
+      R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,"margin":0})");
+  EXPECT_THAT(out, HasSubstr("capacity 71.14 packets (71.14 usable), fill time 87.5 us\n"));
+  EXPECT_THAT(out, HasSubstr("drop-free interrupt interval up to 87.4 us (11447 interrupts/s or "
+                             "more)\n"));
+  EXPECT_THAT(out, HasSubstr("recommended: rx-usecs 87, the buffer as it is (212992 bytes), "
+                             "about 11494 interrupts/s\n"));
+  EXPECT_THAT(out, HasSubstr("formula: C = 212992 B / 2994 B = 71.14 packets"));
+  EXPECT_THAT(out, HasSubstr("at rx-usecs 87 the socket holds 71 packets: rcvbuf needed 212574 "
+                             "bytes\n"));
+  EXPECT_THAT(out, ContainsRegex("simulated at rx-usecs 87 with rcvbuf 212992 for [0-9.]+ s: 0 "
+                                 "drops/s"));
+  // The recommendation is what was simulated: one simulation line.
+  EXPECT_THAT(out, Not(HasSubstr("simulated the recommendation")));
 }
 
 TEST(CliViewsTest, WhatifWithNoWorkingIntervalRecommendsABuffer) {
-  http::Router router;
-  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
-  const http::Response response = router.Dispatch(
-      {.method = "POST",
-       .path = "/api/v1/whatif",
-       .body = R"({"rate_pps":5000000,"truesize_bytes":2994,"rcvbuf_bytes":4096,"margin":0})"});
-  ASSERT_EQ(response.status, 200) << response.body;
-  const std::string out = RenderWhatif(Json::parse(response.body));
-  EXPECT_THAT(out, HasSubstr("recommended: SO_RCVBUF "));
-  EXPECT_THAT(out, HasSubstr("bytes (no interrupt interval is short enough)"));
+  const std::string out = WhatifView(
+      R"({"rate_pps":5000000,"truesize_bytes":2994,"rcvbuf_bytes":4096,"margin":0})");
+  // 5 Mpps at the 20 us cost floor: 101 packets of 2994 B, 302394 B; half of it for setsockopt.
+  EXPECT_THAT(out, HasSubstr("recommended: rx-usecs 20 and SO_RCVBUF 151197 bytes (the kernel "
+                             "doubles it: sk_rcvbuf 302394; rmem_max must be at least 151197)"));
+  EXPECT_THAT(out, ContainsRegex("simulated at rx-usecs 20 with rcvbuf 302394 for [0-9.]+ s: 0 "
+                                 "drops/s"));
+  EXPECT_THAT(out, Not(HasSubstr("unbounded")));
+}
+
+// An interval asked about is simulated with the question's buffer, the recommendation beside it;
+// one packet is "1 packet".
+TEST(CliViewsTest, WhatifAtAnIntervalShowsBothSimulations) {
+  const std::string out = WhatifView(
+      R"({"rate_pps":1000,"truesize_bytes":1500,"rcvbuf_bytes":2000,"margin":0,
+                   "rx_usecs":500})");
+  EXPECT_THAT(out, HasSubstr("at rx-usecs 500 the socket holds 1 packet: rcvbuf needed 1500 "
+                             "bytes\n"));
+  EXPECT_THAT(out, ContainsRegex("simulated at rx-usecs 500 with rcvbuf 2000 for"));
+  EXPECT_THAT(out, ContainsRegex("simulated the recommendation, rx-usecs 999 with rcvbuf 2000"));
+  EXPECT_THAT(out, Not(HasSubstr(" 1 packets")));
 }
 
 class HistoryViewTest : public ::testing::Test {
@@ -243,8 +275,17 @@ TEST_F(HistoryViewTest, SparklineWithMinMaxLast) {
 }
 
 TEST_F(HistoryViewTest, NoPointsIsSaidSo) {
-  EXPECT_EQ(RenderHistoryTable(History("nictune_nothing_total")),
+  EXPECT_EQ(RenderHistoryTable(Json{{"series", Json::array()}}),
             "no stored samples for these series in this range\n");
+}
+
+TEST_F(HistoryViewTest, TheListIsTheStoredNamesOneALine) {
+  const http::Response response =
+      router_.Dispatch({.method = "GET", .path = "/api/v1/history/series"});
+  ASSERT_EQ(response.status, 200) << response.body;
+  EXPECT_EQ(RenderSeriesNames(Json::parse(response.body)),
+            "nictune_softnet_dropped_total\nnictune_softnet_processed_total\n");
+  EXPECT_EQ(RenderSeriesNames(Json{{"series", Json::array()}}), "no stored series\n");
 }
 
 TEST(CliViewsTest, SparklineScalesAndAverages) {

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Grafana dashboards are importable and self-describing: well-formed JSON with stable unique
 // uids, a datasource variable (no __inputs) and a host variable, and every query panel bound to
-// that variable with a unit and a description. Prometheus' own parser (promtool) accepts every
-// query once Grafana's variables are filled in.
+// that variable with a unit, a description and a text for its empty state. No ratio divides by a
+// series that can be zero. Prometheus' own parser (promtool) accepts every query once Grafana's
+// variables are filled in.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
@@ -118,7 +121,7 @@ TEST_F(Dashboards, HaveADatasourceAndAHostVariable) {
   }
 }
 
-TEST_F(Dashboards, EveryQueryPanelHasTheDatasourceVariableAUnitAndADescription) {
+TEST_F(Dashboards, EveryQueryPanelHasTheDatasourceVariableAUnitADescriptionAndAnEmptyText) {
   for (const Dashboard& d : dashboards_) {
     std::set<int> ids;
     size_t query_panels = 0;
@@ -132,6 +135,8 @@ TEST_F(Dashboards, EveryQueryPanelHasTheDatasourceVariableAUnitAndADescription) 
           << where << ": datasource is not ${datasource}";
       const nlohmann::json& defaults = panel["fieldConfig"]["defaults"];
       EXPECT_FALSE(defaults.value("unit", "").empty()) << where << ": no unit";
+      EXPECT_FALSE(defaults.value("noValue", "").empty())
+          << where << ": no noValue text saying why the panel may be empty";
       const nlohmann::json targets = panel.value("targets", nlohmann::json::array());
       EXPECT_FALSE(targets.empty()) << where << ": no query";
       for (const nlohmann::json& target : targets) {
@@ -143,6 +148,49 @@ TEST_F(Dashboards, EveryQueryPanelHasTheDatasourceVariableAUnitAndADescription) 
     }
     EXPECT_GE(query_panels, 5u) << d.file;
   }
+}
+
+// Whether every divisor in expr is a parenthesised expression filtered by "> 0": a ratio over a
+// zero (no polls, a knob at 0) is then absent instead of NaN or Inf.
+bool DivisorsAreFilteredPositive(const std::string& expr) {
+  for (size_t slash = expr.find(" / "); slash != std::string::npos;
+       slash = expr.find(" / ", slash + 1)) {
+    const size_t open = slash + 3;
+    if (open >= expr.size() || expr[open] != '(') return false;
+    int depth = 0;
+    size_t close = open;
+    for (; close < expr.size(); ++close) {
+      if (expr[close] == '(') ++depth;
+      if (expr[close] == ')' && --depth == 0) break;
+    }
+    if (close >= expr.size() || !absl::EndsWith(expr.substr(open, close - open), "> 0")) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST_F(Dashboards, RatiosNeverDivideByZero) {
+  size_t ratios = 0;
+  for (const Dashboard& d : dashboards_) {
+    for (const nlohmann::json& panel : PanelsOf(d)) {
+      for (const nlohmann::json& target : panel.value("targets", nlohmann::json::array())) {
+        const std::string expr = target.value("expr", "");
+        if (absl::StrContains(expr, " / ")) ++ratios;
+        EXPECT_TRUE(DivisorsAreFilteredPositive(expr))
+            << d.file << " panel '" << panel.value("title", "?") << "': " << expr;
+      }
+    }
+  }
+  EXPECT_GE(ratios, 4u);  // the check saw the dashboards' ratios
+}
+
+TEST(DashboardRatios, TheCheckTellsAFilteredDivisorFromABareOne) {
+  EXPECT_TRUE(DivisorsAreFilteredPositive("a / (b > 0)"));
+  EXPECT_TRUE(DivisorsAreFilteredPositive("sum(a) / (sum(rate(b[1m])) > 0)"));
+  EXPECT_FALSE(DivisorsAreFilteredPositive("a / b"));
+  EXPECT_FALSE(DivisorsAreFilteredPositive("a / (b + c)"));
+  EXPECT_FALSE(DivisorsAreFilteredPositive("a / (b > 0) + c / d"));
 }
 
 TEST_F(Dashboards, RatesUseRateInterval) {

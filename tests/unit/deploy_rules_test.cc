@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped Prometheus files pass Prometheus' own tools: the rules load (promtool check rules),
 // every alert behaves as its unit tests say, firing and quiet (promtool test rules), and the
 // scrape config with its rule file loads (promtool check config).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped systemd unit and flagfile work with the built daemon: systemd-analyze verify accepts
 // the unit without a remark, its offline security exposure is no worse than that of
 // node_exporter's Debian unit, and nictuned parses the default flagfile.
@@ -73,7 +74,7 @@ TEST(DeployUnit, ExposureIsNoWorseThanNodeExportersUnit) {
   const double ours = Exposure(RepoFile("deploy/nictuned.service"));
   const double node_exporter = Exposure(kNodeExporterUnit);
   EXPECT_LE(ours, node_exporter);
-  // The README reports 2.3; a hardening line lost on the way shows up here first.
+  // docs/deployment.md reports 2.3; a hardening line lost on the way shows up here first.
   EXPECT_LE(ours, 2.5);
 }
 

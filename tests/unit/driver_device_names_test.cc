@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the probes name a device: by the kernel's name, qualified with its namespace only when a
 // device of ours has the same name, so that an emulated NIC's TAP in its own namespace keeps its
 // plain name while a container's "lo" is not taken for ours.

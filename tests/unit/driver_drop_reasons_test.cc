@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drop reason names come from the kernel's BTF; these tests check the naming rules on entries
 // shaped like real kernels' enums and on this machine's own /sys/kernel/btf/vmlinux.
 #include <filesystem>

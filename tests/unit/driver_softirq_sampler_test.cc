@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The softirq timing sampler that softirq.bpf.c runs inline (driver/bpf/softirq_sampler.h): the
 // same code, compiled here for the host.
 #include <cstdint>

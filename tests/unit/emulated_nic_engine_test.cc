@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC's moderation and ring, driven on a virtual clock exactly as the process drives
 // them on the real one: sleep until NextInterruptNs, Advance, take the burst.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the emulated NIC puts on its TAP and on its control socket: frames with checksums the
 // kernel accepts, flows parsed from their flag text, protocol and counters lines that round-trip.
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include "driver/emulated/control_protocol.h"
 #include "driver/emulated/counters.h"
 #include "driver/emulated/flow_spec.h"
+#include "driver/emulated/queue_flows.h"
 #include "driver/emulated/udp_frame.h"
 #include "gtest/gtest.h"
 
@@ -58,15 +60,39 @@ TEST(EmulatedFlowSpecTest, ParsesFlowsAndNamesWhatIsWrong) {
   EXPECT_FALSE(ParseFlows("pps").ok());
 }
 
+TEST(EmulatedFlowSpecTest, FlowsGoToTheirQueueOrSpreadByIndex) {
+  auto flows = ParseFlows("port=9000;port=9001;port=9002,queue=0;port=9003");
+  ASSERT_TRUE(flows.ok()) << flows.status();
+  EXPECT_EQ((*flows)[2].queue, 0);
+  EXPECT_EQ((*flows)[3].queue, kQueueByFlowIndex);  // the default
+  auto assigned = AssignFlowsToQueues(*flows, 2);
+  ASSERT_TRUE(assigned.ok()) << assigned.status();
+  EXPECT_EQ(*assigned, (std::vector<std::vector<size_t>>{{0, 2}, {1, 3}}));
+  EXPECT_EQ(AssignFlowsToQueues(*flows, 1)->front().size(), 4u);
+
+  const absl::Status beyond = AssignFlowsToQueues(*ParseFlows("port=9000,queue=3"), 2).status();
+  EXPECT_EQ(beyond.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(beyond.message().find("queue 3 but the NIC has 2 queues"), absl::string_view::npos)
+      << beyond;
+  EXPECT_FALSE(AssignFlowsToQueues(*flows, 0).ok());
+  EXPECT_FALSE(AssignFlowsToQueues(*flows, kMaxQueues + 1).ok());
+  EXPECT_FALSE(ParseFlows("port=9000,queue=16").ok());
+  EXPECT_FALSE(ParseFlows("port=9000,queue=-2").ok());
+}
+
 TEST(EmulatedControlProtocolTest, RequestsRoundTrip) {
   for (const char* line : {"GET rx_usecs", "GET counters", "SET rx_frames 32", "SET adaptive_rx 1",
-                           "SET ring_size 1024", "SET flow_pps 1 2500", "SHUTDOWN"}) {
+                           "SET ring_size 1024", "SET flow_pps 1 2500", "SHUTDOWN",
+                           "GET counters queue=3", "SET rx_usecs 100 queue=0"}) {
     auto request = ParseControlRequest(line);
     ASSERT_TRUE(request.ok()) << request.status();
     EXPECT_EQ(FormatControlRequest(*request), line);
   }
+  EXPECT_EQ(ParseControlRequest("GET ring_size queue=2")->queue, 2u);
+  EXPECT_FALSE(ParseControlRequest("GET ring_size")->queue.has_value());
   for (const char* line : {"", "GET", "GET budget", "SET counters 1", "SET rx_usecs ten",
-                           "SET flow_pps x 1", "SHUTDOWN now"}) {
+                           "SET flow_pps x 1", "SHUTDOWN now", "GET counters queue=x",
+                           "SET rx_usecs 5 queue=-1", "SET flow_pps 1 2 queue=1", "GET queue=1"}) {
     EXPECT_EQ(ParseControlRequest(line).status().code(), absl::StatusCode::kInvalidArgument)
         << line;
   }
@@ -99,6 +125,34 @@ TEST(EmulatedCountersTest, FormatParseRoundTripAndMissingFields) {
   const absl::Status missing = ParseCounters("generated=1 delivered=1").status();
   EXPECT_NE(missing.message().find("'missed' missing"), absl::string_view::npos) << missing;
   EXPECT_FALSE(ParseCounters("generated=x").ok());
+}
+
+TEST(EmulatedCountersTest, ADevicesCountersSumItsQueues) {
+  const EmulatedNicCounters first{.generated = 10,
+                                  .missed = 1,
+                                  .interrupts = 3,
+                                  .rx_usecs = 50,
+                                  .late_ns_total = 100,
+                                  .late_ns_max = 70,
+                                  .queues = 2,
+                                  .napi_thread = 4321};
+  const EmulatedNicCounters second{.generated = 5,
+                                   .missed = 0,
+                                   .interrupts = 7,
+                                   .rx_usecs = 80,
+                                   .late_ns_total = 40,
+                                   .late_ns_max = 90,
+                                   .queues = 2};
+  const EmulatedNicCounters sum = SumQueueCounters({first, second});
+  EXPECT_EQ(sum.generated, 15u);
+  EXPECT_EQ(sum.missed, 1u);
+  EXPECT_EQ(sum.interrupts, 10u);
+  EXPECT_EQ(sum.late_ns_total, 140);
+  EXPECT_EQ(sum.late_ns_max, 90);
+  EXPECT_EQ(sum.rx_usecs, 50);  // queue 0's setting, as GET rx_usecs reads it
+  EXPECT_EQ(sum.queues, 2u);
+  EXPECT_EQ(sum.napi_thread, 0);  // a device has a thread per queue, not one
+  EXPECT_EQ(ParseCounters(FormatCounters(sum))->queues, 2u);
 }
 
 }  // namespace

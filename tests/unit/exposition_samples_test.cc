@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exposition reader the node_exporter agreement test compares two exporters with: labels
 // with escapes, exponents as Go prints them, optional timestamps, malformed lines refused.
 #include "tests/support/exposition_samples.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contracts of POST /api/v1/apply, /api/v1/rollback and /api/v1/restore through the router,
 // with a fake in place of the service's tuning: status codes, what each body asks of the tuning,
 // the JSON each answers with, and the token rule for them on TCP.

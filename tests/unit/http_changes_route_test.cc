@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/changes over a real store: the change journal as the actuator leaves it (original,
 // new value, state, reason, boot id, times) and the agent's events, filtered by since.
 #include <optional>
@@ -29,17 +30,18 @@ class ChangesRouteTest : public ::testing::Test {
     ASSERT_TRUE(opened.ok()) << opened.status();
     temp_.emplace(*std::move(opened));
     store_ = temp_->store.get();
-    ASSERT_TRUE(AddChangesRoute(router_, *store_).ok());
+    journal_ = temp_->journal.get();
+    ASSERT_TRUE(AddChangesRoute(router_, *journal_, store_).ok());
   }
 
   // The actuator's two steps for one knob: journal the original, then record the write.
   int64_t JournalAndApply(absl::Time ts, const std::string& knob, int64_t original,
                           int64_t new_value) {
     absl::StatusOr<int64_t> id =
-        store_->JournalOriginal({"boot-a", ts, knob, "veth0", original, "socket drops"});
+        journal_->JournalOriginal({"boot-a", ts, knob, "veth0", original, "socket drops"});
     EXPECT_TRUE(id.ok()) << id.status();
     if (!id.ok()) return 0;
-    EXPECT_TRUE(store_
+    EXPECT_TRUE(journal_
                     ->MarkChange({*id, ts + absl::Milliseconds(500), store::ChangeState::kApplied,
                                   new_value, "written"})
                     .ok());
@@ -51,19 +53,20 @@ class ChangesRouteTest : public ::testing::Test {
   }
 
   std::optional<testing_support::TempStore> temp_;
-  store::Store* store_ = nullptr;  // temp_'s
+  store::Store* store_ = nullptr;      // temp_'s
+  store::Journal* journal_ = nullptr;  // temp_'s
   Router router_;
 };
 
 TEST_F(ChangesRouteTest, JournalAndEventsAsStored) {
   const int64_t first = JournalAndApply(kT0, "rx_usecs", 100, 84);
-  ASSERT_TRUE(store_
+  ASSERT_TRUE(journal_
                   ->MarkChange({first, kT0 + absl::Seconds(10), store::ChangeState::kRolledBack,
                                 100, "drops got worse"})
                   .ok());
   const int64_t second = JournalAndApply(kT0 + absl::Seconds(20), "netdev_budget", 300, 600);
   // Journaled but never written: no new value yet.
-  absl::StatusOr<int64_t> third = store_->JournalOriginal(
+  absl::StatusOr<int64_t> third = journal_->JournalOriginal(
       {"boot-a", kT0 + absl::Seconds(30), "rmem_max", "host", 212992, "buffer too small"});
   ASSERT_TRUE(third.ok()) << third.status();
   ASSERT_TRUE(

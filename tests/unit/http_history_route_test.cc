@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/history over a real store in a temporary directory: points as stored, label
 // filters, several series, the resolution the store chose, and 400/503 with their reasons.
 #include <filesystem>
@@ -18,6 +19,7 @@ namespace nictune::http {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Json = nlohmann::json;
 
 constexpr int64_t kT0Seconds = 1'700'000'040;  // divisible by 60: every resolution's bucket start
@@ -145,8 +147,25 @@ TEST_F(HistoryRouteTest, BadParametersAre400WithTheReason) {
     const Json error = Json::parse(response.body, nullptr, false);
     EXPECT_EQ(error["error"], "bad_request") << c.query;
     EXPECT_THAT(error["detail"].get<std::string>(), HasSubstr(c.detail)) << c.query;
-    EXPECT_THAT(error["detail"].get<std::string>(), HasSubstr("GET /api/v1/history: "));
+    // The answer is to that request: its detail does not name it again.
+    EXPECT_THAT(error["detail"].get<std::string>(), Not(HasSubstr("GET /api/v1/history")));
   }
+}
+
+TEST_F(HistoryRouteTest, AnUnknownSeriesIs404AndTheListNamesTheKnownOnes) {
+  AppendSeconds(0, 2);
+  const Response unknown = Get("series=nictune_softnet_processed_total,nictune_typo_total&" +
+                               Range(0, 9, "1s"));
+  EXPECT_EQ(unknown.status, 404) << unknown.body;
+  const Json error = Json::parse(unknown.body, nullptr, false);
+  EXPECT_EQ(error["error"], "not_found");
+  EXPECT_EQ(error["detail"],
+            "no stored series is named nictune_typo_total (GET "
+            "/api/v1/history/series lists them)");
+  const Response list = router_.Dispatch(Request{.method = "GET", .path = kHistorySeriesPath});
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(Json::parse(list.body)["series"],
+            Json::array({"nictune_softnet_dropped_total", "nictune_softnet_processed_total"}));
 }
 
 TEST_F(HistoryRouteTest, StoreFailureIs503) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/recommendations through the router: an empty list with the reason before the first
 // tuner window and in observe mode, then the tuner's own recommendations on seed 001's numbers
 // with inputs, formula, expected effect and confidence.

@@ -1,15 +1,18 @@
-// The HTTP server as a client sees it: a real CivetWeb server on an ephemeral loopback port and
-// raw HTTP/1.1 over a socket.
+// SPDX-License-Identifier: Apache-2.0
+// The HTTP server as a client sees it: a real libmicrohttpd server on an ephemeral loopback port
+// and raw HTTP/1.1 over a socket.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -17,9 +20,12 @@
 #include "absl/strings/str_format.h"
 #include "agent/http/bearer_token.h"
 #include "agent/http/json_body.h"
+#include "agent/http/listen_address.h"
+#include "agent/http/listener.h"
 #include "agent/http/metrics_route.h"
 #include "agent/http/server.h"
 #include "agent/metrics/exporter.h"
+#include "agent/model/json_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -57,12 +63,7 @@ std::string ReadAll(int fd) {
   return out;
 }
 
-Reply Exchange(int port, const std::string& raw_request) {
-  const int fd = Connect(port);
-  EXPECT_EQ(write(fd, raw_request.data(), raw_request.size()),
-            static_cast<ssize_t>(raw_request.size()));
-  const std::string raw = ReadAll(fd);
-  close(fd);
+Reply Parse(const std::string& raw) {
   Reply reply;
   const size_t end_of_head = raw.find("\r\n\r\n");
   reply.head = raw.substr(0, end_of_head);
@@ -74,15 +75,32 @@ Reply Exchange(int port, const std::string& raw_request) {
   return reply;
 }
 
-Reply Get(int port, const std::string& target) {
-  return Exchange(port, absl::StrCat("GET ", target, " HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+// One request; the client half-closes once it is sent, so the server's answer ends the exchange.
+Reply Exchange(int port, const std::string& raw_request) {
+  const int fd = Connect(port);
+  EXPECT_EQ(write(fd, raw_request.data(), raw_request.size()),
+            static_cast<ssize_t>(raw_request.size()));
+  const std::string raw = ReadAll(fd);
+  close(fd);
+  return Parse(raw);
+}
+
+Reply Get(int port, const std::string& target, const std::string& extra_headers = "") {
+  return Exchange(
+      port, absl::StrCat("GET ", target, " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n",
+                         extra_headers, "\r\n"));
+}
+
+std::string PostText(const std::string& target, const std::string& body,
+                     const std::string& extra_headers = "") {
+  return absl::StrCat("POST ", target, " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n",
+                      "Content-Type: application/json\r\nContent-Length: ", body.size(), "\r\n",
+                      extra_headers, "\r\n", body);
 }
 
 Reply Post(int port, const std::string& target, const std::string& body,
            const std::string& extra_headers = "") {
-  return Exchange(port, absl::StrCat("POST ", target, " HTTP/1.1\r\nHost: localhost\r\n",
-                                     "Content-Type: application/json\r\nContent-Length: ",
-                                     body.size(), "\r\n", extra_headers, "\r\n", body));
+  return Exchange(port, PostText(target, body, extra_headers));
 }
 
 nlohmann::json Json(const Reply& r) {
@@ -97,34 +115,43 @@ class HttpServerTest : public ::testing::Test {
 
   void Start(ServerOptions options) {
     server_.reset();
-    options.listen = "127.0.0.1:0";
+    absl::StatusOr<Listener> listener =
+        Listener::Tcp({.host = "127.0.0.1", .ipv6 = false, .port = 0}, 64);
+    ASSERT_TRUE(listener.ok()) << listener.status();
     Router router;
     ASSERT_TRUE(AddMetricsRoute(router, exporter_).ok());
-    ASSERT_TRUE(router
-                    .Add("GET", "/api/v1/status", Effect::kReadsOnly,
-                         [](const Request& r) {
-                           return Response{.body = nlohmann::json{{"query", r.query}}.dump()};
-                         })
-                    .ok());
+    ASSERT_TRUE(
+        router
+            .Add("GET", "/api/v1/status", Effect::kReadsOnly,
+                 [](const Request& r) {
+                   return Response{.body = model::JsonText(nlohmann::json{{"query", r.query}})};
+                 })
+            .ok());
     // Echoes the "value" member of a JSON body; a body of another shape makes .at() throw.
-    ASSERT_TRUE(router
-                    .Add("POST", "/api/v1/apply", Effect::kChanges,
-                         [](const Request& r) {
-                           auto body = ParseJsonBody(r);
-                           if (!body.ok()) {
-                             return ErrorResponse(400, "bad_request",
-                                                  std::string(body.status().message()));
-                           }
-                           const int value = body->at("value").get<int>();
-                           return Response{.body = nlohmann::json{{"echo", value}}.dump()};
-                         })
-                    .ok());
-    // A POST that only computes (as whatif): the token rule leaves it alone.
+    ASSERT_TRUE(
+        router
+            .Add("POST", "/api/v1/apply", Effect::kChanges,
+                 [this](const Request& r) {
+                   ++applied_;
+                   auto body = ParseJsonBody(r);
+                   if (!body.ok()) {
+                     return ErrorResponse(400, "bad_request", std::string(body.status().message()));
+                   }
+                   const int value = body->at("value").get<int>();
+                   return Response{.body = model::JsonText(nlohmann::json{{"echo", value}})};
+                 })
+            .ok());
+    // A POST that only computes (as whatif): the token rule leaves it alone. It counts the
+    // bodies it is handed, and their sizes.
     ASSERT_TRUE(router
                     .Add("POST", "/api/v1/compute", Effect::kReadsOnly,
-                         [](const Request& r) { return Response{.body = r.body}; })
+                         [this](const Request& r) {
+                           ++computed_;
+                           last_body_size_ = r.body.size();
+                           return Response{.body = r.body};
+                         })
                     .ok());
-    auto started = HttpServer::Start(std::move(options), std::move(router));
+    auto started = HttpServer::Start(*std::move(listener), std::move(options), std::move(router));
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = *std::move(started);
     ASSERT_GT(server_->port(), 0);
@@ -133,6 +160,9 @@ class HttpServerTest : public ::testing::Test {
   int port() const { return server_->port(); }
 
   metrics::MetricsExporter exporter_;
+  std::atomic<int> applied_{0};
+  std::atomic<int> computed_{0};
+  std::atomic<size_t> last_body_size_{0};
   std::unique_ptr<HttpServer> server_;
 };
 
@@ -146,7 +176,7 @@ TEST_F(HttpServerTest, MetricsAreServedInTextFormat004) {
   EXPECT_THAT(r.body, HasSubstr("nictune_source_up{kind=\"procfs\",source=\"/proc/stat\"} 1\n"));
 }
 
-TEST_F(HttpServerTest, RoutedHandlerGetsTheRawQuery) {
+TEST_F(HttpServerTest, RoutedHandlerGetsTheQuery) {
   const Reply r = Get(port(), "/api/v1/status?since=1700000000&series=a%2Cb");
   EXPECT_EQ(r.status, 200) << r.head;
   EXPECT_THAT(r.head, HasSubstr("Content-Type: application/json"));
@@ -156,17 +186,18 @@ TEST_F(HttpServerTest, RoutedHandlerGetsTheRawQuery) {
 TEST_F(HttpServerTest, UnknownPathIs404WithJsonError) {
   const Reply r = Get(port(), "/api/v1/nothing-here");
   EXPECT_EQ(r.status, 404);
-  // Written by SerializeResponse, as on the unix socket.
   EXPECT_THAT(r.head, HasSubstr("HTTP/1.1 404 Not Found\r\n"));
   EXPECT_THAT(r.head, HasSubstr("\r\nX-Content-Type-Options: nosniff\r\n"));
-  EXPECT_THAT(r.head, HasSubstr("\r\nConnection: close"));
+  EXPECT_THAT(r.head, HasSubstr("\r\nCache-Control: no-store"));
   EXPECT_EQ(Json(r)["error"], "not_found");
   EXPECT_THAT(Json(r)["detail"].get<std::string>(), HasSubstr("/api/v1/nothing-here"));
 }
 
 TEST_F(HttpServerTest, WrongMethodIs405AndSaysWhichAreAllowed) {
   // No route serves DELETE /metrics, so nothing would change: 405, not the token's 403.
-  const Reply r = Exchange(port(), "DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const Reply r = Exchange(port(),
+                           "DELETE /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                           "Content-Length: 0\r\n\r\n");
   EXPECT_EQ(r.status, 405);
   EXPECT_THAT(r.head, HasSubstr("Allow: GET"));
   const Reply get_on_post = Get(port(), "/api/v1/apply");
@@ -181,6 +212,7 @@ TEST_F(HttpServerTest, MutatingRequestOnTcpWithoutConfiguredTokenIs403) {
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(Json(r)["error"], "forbidden");
   EXPECT_THAT(Json(r)["detail"].get<std::string>(), HasSubstr("--api_token_file"));
+  EXPECT_EQ(applied_, 0);
 }
 
 TEST_F(HttpServerTest, ReadOnlyPostOnTcpNeedsNoToken) {
@@ -200,10 +232,21 @@ TEST_F(HttpServerTest, MutatingRequestNeedsTheConfiguredBearerToken) {
                  absl::StrCat("Authorization: Basic ", kToken, "\r\n"))
                 .status,
             403);
+  EXPECT_EQ(Post(port(), "/api/v1/apply", R"({"value": 1})",
+                 absl::StrCat("Authorization: Bearer", kToken, "\r\n"))
+                .status,
+            403)
+      << "the scheme and the token are separated by a space";
+  EXPECT_EQ(applied_, 0);
   const Reply ok = Post(port(), "/api/v1/apply", R"({"value": 7})",
                         absl::StrCat("Authorization: Bearer ", kToken, "\r\n"));
   EXPECT_EQ(ok.status, 200) << ok.body;
   EXPECT_EQ(Json(ok)["echo"], 7);
+  // RFC 9110: the scheme is case-insensitive.
+  const Reply lower = Post(port(), "/api/v1/apply", R"({"value": 8})",
+                           absl::StrCat("Authorization: bearer  ", kToken, "\r\n"));
+  EXPECT_EQ(lower.status, 200) << lower.body;
+  EXPECT_EQ(Json(lower)["echo"], 8);
 }
 
 TEST_F(HttpServerTest, MalformedOrMisshapenJsonIs400) {
@@ -218,28 +261,77 @@ TEST_F(HttpServerTest, MalformedOrMisshapenJsonIs400) {
   EXPECT_EQ(Json(misshapen)["error"], "bad_request");
 }
 
-TEST_F(HttpServerTest, BodyOverTheLimitIs413) {
+TEST_F(HttpServerTest, BodyOverTheLimitIs413AndChunkedOrUnframedBodiesAre411) {
   Start({.max_body_bytes = 1024, .api_token = kToken});
   const std::string auth = absl::StrCat("Authorization: Bearer ", kToken, "\r\n");
   const std::string padding(2000, ' ');
   const Reply declared = Post(port(), "/api/v1/apply", R"({"value": 1})" + padding, auth);
   EXPECT_EQ(declared.status, 413);
   EXPECT_EQ(Json(declared)["error"], "payload_too_large");
-  // Chunked: no Content-Length, the size is found while reading.
-  const std::string chunk = R"({"value": 1})" + padding;
+  const std::string chunk = R"({"value": 1})";
   const Reply chunked = Exchange(
-      port(), absl::StrCat("POST /api/v1/apply HTTP/1.1\r\nHost: x\r\n", auth,
+      port(), absl::StrCat("POST /api/v1/apply HTTP/1.1\r\nHost: x\r\nConnection: close\r\n", auth,
                            "Transfer-Encoding: chunked\r\n\r\n",
                            absl::StrFormat("%x", chunk.size()), "\r\n", chunk, "\r\n0\r\n\r\n"));
-  EXPECT_EQ(chunked.status, 413) << chunked.head;
+  EXPECT_EQ(chunked.status, 411) << chunked.head;
+  EXPECT_EQ(Json(chunked)["error"], "length_required");
+  const Reply unframed = Exchange(
+      port(), absl::StrCat("POST /api/v1/apply HTTP/1.1\r\nHost: x\r\nConnection: close\r\n", auth,
+                           "\r\n"));
+  EXPECT_EQ(unframed.status, 411) << unframed.head;
+  EXPECT_EQ(applied_, 0);
   // Just under the limit passes.
   const Reply small =
       Post(port(), "/api/v1/apply", R"({"value": 2})" + std::string(900, ' '), auth);
   EXPECT_EQ(small.status, 200) << small.body;
 }
 
-TEST_F(HttpServerTest, ConnectionThatStallsIsClosedAfterTheRequestTimeout) {
-  Start({.request_timeout_ms = 300});
+TEST_F(HttpServerTest, HeadOverTheLimitIs431) {
+  Start({.max_head_bytes = 2048});
+  const Reply big =
+      Get(port(), "/metrics", absl::StrCat("X-Padding: ", std::string(3000, 'a'), "\r\n"));
+  EXPECT_EQ(big.status, 431) << big.head;
+  const Reply fits = Get(port(), "/metrics", "X-Padding: aaaa\r\n");
+  EXPECT_EQ(fits.status, 200) << fits.head;
+}
+
+TEST_F(HttpServerTest, ABodyCutShortAtAnyByteNeverReachesTheRoute) {
+  Start({.idle_timeout = absl::Seconds(1), .api_token = kToken});
+  const std::string auth = absl::StrCat("Authorization: Bearer ", kToken, "\r\n");
+  const std::string body = R"({"value": 1234567, "knob": "netdev_budget", "target": "host"})";
+  const std::string whole = PostText("/api/v1/apply", body, auth);
+  const size_t head_end = whole.find("\r\n\r\n") + 4;
+  // Every cut inside the body, all at once: each client sends that much, then stops sending
+  // (half-close), and each connection is dropped once it has been silent for the idle timeout.
+  std::vector<int> cut_short;
+  for (size_t cut = head_end; cut < whole.size(); ++cut) {
+    cut_short.push_back(Connect(port()));
+    ASSERT_EQ(write(cut_short.back(), whole.data(), cut), static_cast<ssize_t>(cut));
+    ::shutdown(cut_short.back(), SHUT_WR);
+  }
+  for (size_t i = 0; i < cut_short.size(); ++i) {
+    const std::string answer = ReadAll(cut_short[i]);
+    close(cut_short[i]);
+    EXPECT_EQ(answer, "") << "cut at " << head_end + i;
+  }
+  EXPECT_EQ(applied_, 0) << "a route ran on a partial body";
+  // And one that stalls without closing is dropped once its connection falls silent.
+  const int fd = Connect(port());
+  ASSERT_EQ(write(fd, whole.data(), whole.size() - 5), static_cast<ssize_t>(whole.size() - 5));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string answer = ReadAll(fd);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  close(fd);
+  EXPECT_EQ(answer, "");
+  EXPECT_LT(waited, std::chrono::milliseconds(4000));
+  EXPECT_EQ(applied_, 0);
+  // The whole request still works.
+  EXPECT_EQ(Exchange(port(), whole).status, 200);
+  EXPECT_EQ(applied_, 1);
+}
+
+TEST_F(HttpServerTest, ConnectionThatStallsIsClosedAfterTheIdleTimeout) {
+  Start({.idle_timeout = absl::Seconds(1)});
   const int fd = Connect(port());
   const std::string partial = "GET /metrics HTTP/1.1\r\nHost: x\r\n";  // never finished
   ASSERT_EQ(write(fd, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
@@ -250,13 +342,74 @@ TEST_F(HttpServerTest, ConnectionThatStallsIsClosedAfterTheRequestTimeout) {
   EXPECT_LT(waited, std::chrono::milliseconds(4000));
 }
 
+TEST_F(HttpServerTest, SlowClientsHoldConnectionsNotTheServer) {
+  // 100 clients that send a header line now and then (a slowloris), against 2 event loops.
+  std::vector<int> slow;
+  for (int i = 0; i < 100; ++i) {
+    slow.push_back(Connect(port()));
+    const std::string start = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+    ASSERT_EQ(write(slow.back(), start.data(), start.size()), static_cast<ssize_t>(start.size()));
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (const int fd : slow) {
+      const std::string more = "X-Slow: yes\r\n";
+      EXPECT_EQ(write(fd, more.data(), more.size()), static_cast<ssize_t>(more.size()));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Reply r = Get(port(), "/metrics");
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(r.status, 200);
+    EXPECT_LT(took, std::chrono::milliseconds(1000)) << "round " << round;
+  }
+  for (const int fd : slow) close(fd);
+}
+
+TEST_F(HttpServerTest, AWebSocketUpgradeGetsAnOrdinaryAnswer) {
+  const Reply r = Get(port(), "/api/v1/status",
+                      "Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                      "Sec-WebSocket-Version: 13\r\n");
+  EXPECT_EQ(r.status, 200) << r.head;
+  EXPECT_THAT(r.head, HasSubstr("HTTP/1.1 200 OK\r\n"));
+  EXPECT_TRUE(Json(r).contains("query"));
+}
+
 TEST(HttpServerStartTest, PortInUseIsAnErrorNamingTheAddress) {
-  auto first = HttpServer::Start({.listen = "127.0.0.1:0"}, Router());
+  auto first = Listener::Tcp({.host = "127.0.0.1", .ipv6 = false, .port = 0}, 16);
   ASSERT_TRUE(first.ok()) << first.status();
-  const std::string taken = absl::StrCat("127.0.0.1:", (*first)->port());
-  auto second = HttpServer::Start({.listen = taken}, Router());
+  auto second = Listener::Tcp({.host = "127.0.0.1", .ipv6 = false, .port = first->port()}, 16);
   ASSERT_FALSE(second.ok());
-  EXPECT_THAT(second.status().message(), HasSubstr(taken));
+  EXPECT_THAT(second.status().message(), HasSubstr(absl::StrCat("127.0.0.1:", first->port())));
+  EXPECT_THAT(second.status().message(), HasSubstr("errno 98"));
+}
+
+TEST(ListenAddressTest, ParsesHostAndPortStrictly) {
+  auto v4 = ParseListenAddress("127.0.0.1:9877");
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  EXPECT_EQ(v4->host, "127.0.0.1");
+  EXPECT_EQ(v4->port, 9877);
+  EXPECT_TRUE(IsLoopback(*v4));
+  auto v6 = ParseListenAddress("[::1]:9877");
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  EXPECT_TRUE(v6->ipv6);
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_TRUE(IsLoopback(*v6));
+  EXPECT_EQ(FormatListenAddress(*v6), "[::1]:9877");
+  auto named = ParseListenAddress("localhost:80");
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->host, "127.0.0.1");
+  auto any = ParseListenAddress("0.0.0.0:9877");
+  ASSERT_TRUE(any.ok()) << any.status();
+  EXPECT_FALSE(IsLoopback(*any));
+  for (const char* bad : {"999.1.1.1:38119", "38119", ":38119", "127.0.0.1:1,127.0.0.1:2",
+                          "127.0.0.1:65536", "127.0.0.1:", "127.0.0.1:+80", "::1:9877", "[::1]9877",
+                          "[fe80::1%eth0]:80", "example.com:80", "1.2.3:80", ""}) {
+    auto parsed = ParseListenAddress(bad);
+    if (parsed.ok()) {
+      ADD_FAILURE() << bad << " parsed as " << parsed->host << ":" << parsed->port;
+    } else {
+      EXPECT_THAT(parsed.status().message(), HasSubstr("--listen"));
+    }
+  }
 }
 
 TEST(BearerTokenTest, ConstantTimeEqualsComparesWholeStrings) {
@@ -325,6 +478,15 @@ TEST_F(TokenFileTest, RefusesAFileOthersCanRead) {
 TEST_F(TokenFileTest, RefusesAShortToken) {
   Write("short\n", 0600);
   EXPECT_THAT(ReadTokenFile(path_).status().message(), HasSubstr("at least 16"));
+}
+
+TEST_F(TokenFileTest, RefusesAFileAnotherUserOwns) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown the file to another user";
+  Write(kToken, 0600);
+  ASSERT_EQ(chown(path_.c_str(), 65534, 65534), 0);
+  const auto token = ReadTokenFile(path_);
+  ASSERT_FALSE(token.ok());
+  EXPECT_THAT(token.status().message(), HasSubstr("owned by uid 65534"));
 }
 
 TEST_F(TokenFileTest, MissingFileNamesTheErrno) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/snapshot through the router: 503 before the first interval, then the latest window
 // report of the interval the sampling loop published.
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/status through the router, over a ServiceState filled as the sampling loop fills it.
 #include "absl/status/status.h"
 #include "agent/http/status_route.h"

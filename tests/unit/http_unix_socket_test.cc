@@ -1,5 +1,7 @@
-// The CLI's unix socket as clients see it: a real listener in a temporary directory, the client
-// the CLI uses, and raw bytes for what a well-behaved client never sends.
+// SPDX-License-Identifier: Apache-2.0
+// The CLI's unix socket as clients see it: a real listener in a temporary directory served by the
+// agent's one HTTP server, the client the CLI uses, and raw bytes for what a well-behaved client
+// never sends.
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,11 +17,14 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/http/http_message.h"
+#include "agent/http/listener.h"
 #include "agent/http/router.h"
+#include "agent/http/server.h"
 #include "agent/http/unix_socket_client.h"
-#include "agent/http/unix_socket_server.h"
+#include "agent/model/json_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -38,9 +43,9 @@ Router TestRouter() {
                   .Add("GET", "/ping", Effect::kReadsOnly,
                        [](const Request& request) {
                          const bool unix_socket = request.transport == Transport::kUnixSocket;
-                         return Response{.body = nlohmann::json{{"unix_socket", unix_socket},
-                                                                {"query", request.query}}
-                                                     .dump()};
+                         return Response{
+                             .body = model::JsonText(nlohmann::json{{"unix_socket", unix_socket},
+                                                                    {"query", request.query}})};
                        })
                   .ok());
   EXPECT_TRUE(router
@@ -92,27 +97,31 @@ class UnixSocketTest : public ::testing::Test {
     char pattern[] = "/tmp/nictune-unix-socket-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    // Parent directory created by the server itself, one level below the temporary one.
-    options_.path = dir_ + "/run/nictune.sock";
+    // Parent directory created by the listener itself, one level below the temporary one.
+    path_ = dir_ + "/run/nictune.sock";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<UnixSocketServer> StartServer() {
-    absl::StatusOr<std::unique_ptr<UnixSocketServer>> server =
-        UnixSocketServer::Start(options_, TestRouter());
+  std::unique_ptr<HttpServer> StartServer() {
+    absl::StatusOr<Listener> listener = Listener::Unix(path_, 16);
+    EXPECT_TRUE(listener.ok()) << listener.status();
+    if (!listener.ok()) return nullptr;
+    absl::StatusOr<std::unique_ptr<HttpServer>> server =
+        HttpServer::Start(*std::move(listener), options_, TestRouter());
     EXPECT_TRUE(server.ok()) << server.status();
     return server.ok() ? *std::move(server) : nullptr;
   }
 
   std::string dir_;
-  UnixSocketOptions options_;
+  std::string path_;
+  ServerOptions options_;
 };
 
 TEST_F(UnixSocketTest, ServesGetAndPostOverTheUnixTransport) {
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
 
-  absl::StatusOr<Response> get = Call(options_.path, "GET", "/ping?a=1%2F2", "");
+  absl::StatusOr<Response> get = Call(path_, "GET", "/ping?a=1%2F2", "");
   ASSERT_TRUE(get.ok()) << get.status();
   EXPECT_EQ(get->status, 200);
   EXPECT_EQ(get->content_type, "application/json");
@@ -121,25 +130,25 @@ TEST_F(UnixSocketTest, ServesGetAndPostOverTheUnixTransport) {
   EXPECT_EQ(ping["query"], "a=1%2F2");  // raw, as the router's handlers expect
 
   const std::string body(50'000, 'x');
-  absl::StatusOr<Response> post = Call(options_.path, "POST", "/echo", body);
+  absl::StatusOr<Response> post = Call(path_, "POST", "/echo", body);
   ASSERT_TRUE(post.ok()) << post.status();
   EXPECT_EQ(post->status, 200);
   EXPECT_EQ(post->content_type, "text/plain");
   EXPECT_EQ(post->body, body);
 
-  absl::StatusOr<Response> missing = Call(options_.path, "GET", "/nothing", "");
+  absl::StatusOr<Response> missing = Call(path_, "GET", "/nothing", "");
   ASSERT_TRUE(missing.ok()) << missing.status();
   EXPECT_EQ(missing->status, 404);
-  absl::StatusOr<Response> wrong_method = Call(options_.path, "PUT", "/ping", "");
+  absl::StatusOr<Response> wrong_method = Call(path_, "PUT", "/ping", "");
   ASSERT_TRUE(wrong_method.ok()) << wrong_method.status();
   EXPECT_EQ(wrong_method->status, 405);
 }
 
 TEST_F(UnixSocketTest, SocketIsOwnerOnlyInAnOpenDirectoryAndRemovedOnShutdown) {
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
   struct stat socket_stat {};
-  ASSERT_EQ(::stat(options_.path.c_str(), &socket_stat), 0);
+  ASSERT_EQ(::stat(path_.c_str(), &socket_stat), 0);
   EXPECT_TRUE(S_ISSOCK(socket_stat.st_mode));
   EXPECT_EQ(socket_stat.st_mode & 07777, 0600u);
   struct stat dir_stat {};
@@ -147,7 +156,7 @@ TEST_F(UnixSocketTest, SocketIsOwnerOnlyInAnOpenDirectoryAndRemovedOnShutdown) {
   EXPECT_EQ(dir_stat.st_mode & 07777, 0755u);
 
   server.reset();
-  EXPECT_FALSE(std::filesystem::exists(options_.path));
+  EXPECT_FALSE(std::filesystem::exists(path_));
 }
 
 TEST_F(UnixSocketTest, OtherUsersGet403) {
@@ -168,7 +177,7 @@ TEST_F(UnixSocketTest, OtherUsersGet403) {
     char byte = 0;
     int status = -1;  // -1: setuid failed; -2: call failed
     if (::setgid(kNobody) == 0 && ::setuid(kNobody) == 0 && ::read(go[0], &byte, 1) == 1) {
-      absl::StatusOr<Response> reply = Call(options_.path, "GET", "/ping", "");
+      absl::StatusOr<Response> reply = Call(path_, "GET", "/ping", "");
       status = reply.ok() ? reply->status : -2;
     }
     (void)!::write(result[1], &status, sizeof status);
@@ -177,12 +186,12 @@ TEST_F(UnixSocketTest, OtherUsersGet403) {
   ::close(go[0]);
   ::close(result[1]);
 
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
   // The file mode keeps other users out on its own; open it up (as if the umask had) to reach
   // the second guard, the peer's credentials.
   ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
-  ASSERT_EQ(::chmod(options_.path.c_str(), 0666), 0);
+  ASSERT_EQ(::chmod(path_.c_str(), 0666), 0);
   ASSERT_EQ(::write(go[1], "g", 1), 1);
   int status = 0;
   ASSERT_EQ(::read(result[0], &status, sizeof status), static_cast<ssize_t>(sizeof status));
@@ -193,7 +202,7 @@ TEST_F(UnixSocketTest, OtherUsersGet403) {
   EXPECT_EQ(status, 403) << "-1: setuid failed, -2: the call failed";
 
   // Root itself is still served.
-  absl::StatusOr<Response> root = Call(options_.path, "GET", "/ping", "");
+  absl::StatusOr<Response> root = Call(path_, "GET", "/ping", "");
   ASSERT_TRUE(root.ok()) << root.status();
   EXPECT_EQ(root->status, 200);
 }
@@ -204,119 +213,124 @@ TEST_F(UnixSocketTest, StaleSocketIsReplaced) {
   const int stale = ::socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, options_.path.c_str(), sizeof address.sun_path - 1);
+  std::strncpy(address.sun_path, path_.c_str(), sizeof address.sun_path - 1);
   ASSERT_EQ(::bind(stale, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
   ::close(stale);
-  ASSERT_TRUE(std::filesystem::is_socket(options_.path));
+  ASSERT_TRUE(std::filesystem::is_socket(path_));
 
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
-  absl::StatusOr<Response> get = Call(options_.path, "GET", "/ping", "");
+  absl::StatusOr<Response> get = Call(path_, "GET", "/ping", "");
   ASSERT_TRUE(get.ok()) << get.status();
   EXPECT_EQ(get->status, 200);
 }
 
 TEST_F(UnixSocketTest, LiveSocketAndOtherFilesAreRefused) {
-  std::unique_ptr<UnixSocketServer> first = StartServer();
+  std::unique_ptr<HttpServer> first = StartServer();
   ASSERT_NE(first, nullptr);
-  absl::StatusOr<std::unique_ptr<UnixSocketServer>> second =
-      UnixSocketServer::Start(options_, TestRouter());
+  absl::StatusOr<Listener> second = Listener::Unix(path_, 16);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(second.status().message(), HasSubstr("listens on it"));
-  EXPECT_THAT(second.status().message(), HasSubstr(options_.path));
+  EXPECT_THAT(second.status().message(), HasSubstr(path_));
   // The first one is untouched and still serving.
-  absl::StatusOr<Response> get = Call(options_.path, "GET", "/ping", "");
+  absl::StatusOr<Response> get = Call(path_, "GET", "/ping", "");
   ASSERT_TRUE(get.ok()) << get.status();
   EXPECT_EQ(get->status, 200);
   first.reset();
 
-  std::ofstream(options_.path) << "not a socket\n";
-  absl::StatusOr<std::unique_ptr<UnixSocketServer>> over_file =
-      UnixSocketServer::Start(options_, TestRouter());
+  std::ofstream(path_) << "not a socket\n";
+  absl::StatusOr<Listener> over_file = Listener::Unix(path_, 16);
   ASSERT_FALSE(over_file.ok());
   EXPECT_THAT(over_file.status().message(), HasSubstr("is not a socket"));
-  EXPECT_TRUE(std::filesystem::is_regular_file(options_.path));
+  EXPECT_TRUE(std::filesystem::is_regular_file(path_));
 }
 
 TEST_F(UnixSocketTest, OversizeRequestsAre413And431) {
   options_.max_body_bytes = 1024;
-  options_.max_head_bytes = 512;
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+  options_.max_head_bytes = 1024;
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
 
-  absl::StatusOr<Response> big = Call(options_.path, "POST", "/echo", std::string(4096, 'x'));
+  absl::StatusOr<Response> big = Call(path_, "POST", "/echo", std::string(4096, 'x'));
   ASSERT_TRUE(big.ok()) << big.status();
   EXPECT_EQ(big->status, 413);
   EXPECT_THAT(big->body, HasSubstr("4096 bytes exceeds the limit of 1024"));
 
-  absl::StatusOr<Response> fits = Call(options_.path, "POST", "/echo", std::string(1024, 'y'));
+  absl::StatusOr<Response> fits = Call(path_, "POST", "/echo", std::string(1024, 'y'));
   ASSERT_TRUE(fits.ok()) << fits.status();
   EXPECT_EQ(fits->status, 200);
 
   const Response long_head = RawExchange(
-      options_.path,
-      absl::StrCat("GET /ping HTTP/1.1\r\nX-Filler: ", std::string(1000, 'z'), "\r\n\r\n"));
+      path_, absl::StrCat("GET /ping HTTP/1.1\r\nHost: x\r\nX-Filler: ", std::string(2000, 'z'),
+                          "\r\n\r\n"));
   EXPECT_EQ(long_head.status, 431);
 }
 
-TEST_F(UnixSocketTest, MalformedRequestsAre400Or411) {
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+TEST_F(UnixSocketTest, MalformedRequestsAreRefusedAndNeverReachARoute) {
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
+  // What libmicrohttpd refuses itself (a 400 page, or a close without an answer: "" here) and
+  // what the server refuses with its JSON.
   const struct {
     std::string bytes;
-    int status;
-    std::string detail;
+    std::string answer;
   } cases[] = {
-      {"GARBAGE\r\n\r\n", 400, "expected METHOD TARGET HTTP/1.1"},
-      {"GET /ping HTTP/2.0\r\n\r\n", 400, "is not HTTP/1.1"},
-      {"GET ping HTTP/1.1\r\n\r\n", 400, "expected an absolute path"},
-      {"GET /p%zzing HTTP/1.1\r\n\r\n", 400, "malformed %-escape"},
-      {"GET /ping HTTP/1.1\r\nno colon here\r\n\r\n", 400, "expected NAME: VALUE"},
-      {"GET /ping HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", 400, "folded"},
-      {"POST /echo HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx", 400,
-       "more than once"},
-      {"POST /echo HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "one decimal number"},
-      {"POST /echo HTTP/1.1\r\n\r\n", 411, "needs a Content-Length"},
-      {"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n", 411,
-       "Transfer-Encoding is not supported"},
-      {"POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nshort", 400, "ended after 5 of 10"},
+      {"GARBAGE\r\n\r\n", ""},
+      {"GET /ping HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", "HTTP/1.1 400"},
+      {"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 400"},
+      {"POST /echo HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 411"},
+      {"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+       "HTTP/1.1 411"},
   };
   for (const auto& c : cases) {
-    const Response response = RawExchange(options_.path, c.bytes);
-    EXPECT_EQ(response.status, c.status) << c.bytes;
-    EXPECT_THAT(response.body, HasSubstr(c.detail)) << c.bytes;
+    const int fd = ConnectRaw(path_);
+    EXPECT_EQ(::send(fd, c.bytes.data(), c.bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(c.bytes.size()));
+    ::shutdown(fd, SHUT_WR);
+    const std::string reply = ReadToEnd(fd);
+    ::close(fd);
+    if (c.answer.empty()) {
+      EXPECT_EQ(reply, "") << c.bytes;
+    } else {
+      EXPECT_EQ(reply.substr(0, c.answer.size()), c.answer) << c.bytes << " -> " << reply;
+    }
   }
-  // Bare LF line ends are accepted.
-  const Response lf = RawExchange(options_.path, "GET /ping HTTP/1.0\nHost: x\n\n");
-  EXPECT_EQ(lf.status, 200);
+  // A body cut short is never echoed: the connection ends without an answer once it falls
+  // silent.
+  options_.idle_timeout = absl::Seconds(1);
+  server.reset();
+  server = StartServer();
+  const int fd = ConnectRaw(path_);
+  const std::string shortened = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nshort";
+  EXPECT_EQ(::send(fd, shortened.data(), shortened.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(shortened.size()));
+  ::shutdown(fd, SHUT_WR);
+  EXPECT_EQ(ReadToEnd(fd), "");
+  ::close(fd);
 }
 
-TEST_F(UnixSocketTest, SlowClientTimesOutWithoutBlockingOthers) {
-  options_.num_threads = 2;
-  options_.read_timeout = absl::Seconds(2);
-  std::unique_ptr<UnixSocketServer> server = StartServer();
+TEST_F(UnixSocketTest, SlowClientIsDroppedWithoutBlockingOthers) {
+  options_.threads = 1;
+  options_.idle_timeout = absl::Seconds(2);
+  std::unique_ptr<HttpServer> server = StartServer();
   ASSERT_NE(server, nullptr);
 
-  const int slow = ConnectRaw(options_.path);
+  const int slow = ConnectRaw(path_);
   const std::string partial = "GET /ping HTTP/1.1\r\nHost: x\r\n";  // never finished
   ASSERT_EQ(::send(slow, partial.data(), partial.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(partial.size()));
-  // Others are served while the slow client still holds its worker: nothing has come back to it.
+  // Others are served, on the one event loop, while the slow client is still connected.
   for (int i = 0; i < 5; ++i) {
-    absl::StatusOr<Response> get = Call(options_.path, "GET", "/ping", "");
+    absl::StatusOr<Response> get = Call(path_, "GET", "/ping", "");
     ASSERT_TRUE(get.ok()) << get.status();
     EXPECT_EQ(get->status, 200);
   }
   pollfd p{.fd = slow, .events = POLLIN, .revents = 0};
-  EXPECT_EQ(::poll(&p, 1, 0), 0) << "the slow client was answered before its deadline";
-
-  const std::string reply = ReadToEnd(slow);  // the deadline passes; then 408 and close
+  EXPECT_EQ(::poll(&p, 1, 0), 0) << "the slow client was answered or dropped too early";
+  // Silent past the idle timeout: dropped without an answer.
+  EXPECT_EQ(ReadToEnd(slow), "");
   ::close(slow);
-  absl::StatusOr<Response> parsed = ParseResponse(reply);
-  ASSERT_TRUE(parsed.ok()) << parsed.status() << " in " << reply;
-  EXPECT_EQ(parsed->status, 408);
-  EXPECT_THAT(parsed->body, HasSubstr("not received within 2s"));
 }
 
 TEST_F(UnixSocketTest, ClientNamesTheSocketWhenNothingListens) {
@@ -324,36 +338,6 @@ TEST_F(UnixSocketTest, ClientNamesTheSocketWhenNothingListens) {
   ASSERT_FALSE(reply.ok());
   EXPECT_THAT(reply.status().message(), HasSubstr(dir_ + "/absent.sock: connect"));
   EXPECT_THAT(reply.status().message(), HasSubstr("errno 2"));
-}
-
-TEST(HttpMessage, ResponseRoundTrips) {
-  Response response{.status = 405, .body = "{\"error\":\"x\"}"};
-  response.headers.emplace_back("Allow", "GET");
-  absl::StatusOr<Response> parsed = ParseResponse(SerializeResponse(response, true));
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->status, 405);
-  EXPECT_EQ(parsed->content_type, "application/json");
-  EXPECT_EQ(parsed->body, response.body);
-  EXPECT_THAT(parsed->headers,
-              ::testing::Contains(std::pair<std::string, std::string>("allow", "GET")));
-
-  absl::StatusOr<Response> truncated = ParseResponse(
-      "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nshort");
-  ASSERT_FALSE(truncated.ok());
-  EXPECT_THAT(truncated.status().message(), HasSubstr("says 10 bytes, got 5"));
-}
-
-TEST(HttpMessage, RequestHeadParts) {
-  absl::StatusOr<RequestHead> head = ParseRequestHead(
-      "POST /api/v1/what%69f?x=%2F HTTP/1.1\r\nHost: localhost\r\nAuthorization:  Bearer t \r\n"
-      "Content-Length: 12");
-  ASSERT_TRUE(head.ok()) << head.status();
-  EXPECT_EQ(head->method, "POST");
-  EXPECT_EQ(head->path, "/api/v1/whatif");
-  EXPECT_EQ(head->query, "x=%2F");
-  EXPECT_EQ(HeaderValue(*head, "authorization"), "Bearer t");
-  EXPECT_EQ(head->content_length, 12u);
-  EXPECT_FALSE(head->has_transfer_encoding);
 }
 
 }  // namespace

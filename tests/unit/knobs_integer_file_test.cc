@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one-integer files behind sysctls and sysfs knobs: what parses, what is refused with the path
 // in the message, and that a write is the decimal text alone. (The read-back check against a
 // kernel that keeps another value cannot be staged with a plain file; the privileged test reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelKnobProvider on a fake /proc and /sys tree in a temporary directory: which access each
 // (knob, target) gets, sysctl and sysfs reads and writes through it, and the values refused
 // before anything is written.

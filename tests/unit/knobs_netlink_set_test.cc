@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the SET requests carry: exactly the attributes of the fields being changed (so a write of
 // rx-usecs never re-asserts rx-frames or adaptive-rx), with the kernel's types and sizes, and
 // refusals for changes the kernel would reject, before anything is sent.

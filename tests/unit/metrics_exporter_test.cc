@@ -1,9 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "agent/build_info.h"
 #include "agent/metrics/exporter.h"
 #include "agent/procfs/interrupts.h"
 #include "agent/procfs/read_file.h"
@@ -65,11 +68,10 @@ TEST(MetricsExporterTest, RecordedProcfsTextBecomesNodeExporterLikeCounters) {
   MetricsExporter exporter;
   exporter.Update(FromFixtures(), model::Window{}, AgentCost{});
   const auto lines = Lines(exporter.Text());
-  // The fixture's rows "31: 0 95 PCI-MSIX-0000:00:01.0 3-edge virtio0-stats" and NET_RX 864 1046.
-  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\",cpu=\"1\","
+  // The fixture's rows "31: 0 95 PCI-MSIX-0000:00:01.0 3-edge virtio0-stats" and NET_RX 864 1046;
+  // interrupts per irq, summed over CPUs, unless asked per CPU (below).
+  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\","
                               "devices=\"virtio0-stats\",irq=\"31\"} 95"));
-  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\",cpu=\"0\","
-                              "devices=\"virtio0-stats\",irq=\"31\"} 0"));
   EXPECT_THAT(lines, Contains("nictune_softirqs_total{cpu=\"1\",vector=\"NET_RX\"} 1046"));
   EXPECT_THAT(lines, Contains("nictune_softirqs_total{cpu=\"0\",vector=\"NET_TX\"} 4"));
   // softnet row 2 is 0x7fc processed on the CPU its index column names.
@@ -86,6 +88,50 @@ TEST(MetricsExporterTest, RecordedProcfsTextBecomesNodeExporterLikeCounters) {
   for (const auto& line : lines) EXPECT_THAT(line, Not(HasSubstr("virtio0-config")));
 }
 
+TEST(MetricsExporterTest, InterruptsPerCpuOnlyWhenAsked) {
+  MetricsExporter exporter({.interrupts_per_cpu = true});
+  model::Snapshot s = FromFixtures();
+  s.bpf = driver::BpfCounters{.irqs = {{.irq = 34, .cpu = 1, .count = 7, .time_ns = 10}}};
+  exporter.Update(s, model::Window{}, AgentCost{});
+  const auto lines = Lines(exporter.Text());
+  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\",cpu=\"1\","
+                              "devices=\"virtio0-stats\",irq=\"31\"} 95"));
+  EXPECT_THAT(lines, Contains("nictune_interrupts_total{chip=\"PCI-MSIX-0000:00:01.0\",cpu=\"0\","
+                              "devices=\"virtio0-stats\",irq=\"31\"} 0"));
+  EXPECT_THAT(lines, Contains("nictune_irq_handler_calls_total{cpu=\"1\",irq=\"34\"} 7"));
+
+  MetricsExporter summed;
+  summed.Update(s, model::Window{}, AgentCost{});
+  for (const auto& line : Samples(summed.Text(), "nictune_i")) {
+    EXPECT_THAT(line, Not(HasSubstr("cpu=")));
+  }
+  EXPECT_THAT(Lines(summed.Text()), Contains("nictune_irq_handler_calls_total{irq=\"34\"} 7"));
+}
+
+TEST(MetricsExporterTest, PerCpuFamiliesAreSummedOverCpusWhenAsked) {
+  MetricsExporter exporter({.per_cpu = false});
+  model::Snapshot s = FromFixtures();
+  s.bpf = driver::BpfCounters{.irqs = {{.irq = 34, .cpu = 0, .count = 7, .time_ns = 1'000'000},
+                                       {.irq = 35, .cpu = 1, .count = 3, .time_ns = 500'000}}};
+  exporter.Update(s, model::Window{}, AgentCost{});
+  const std::string text = exporter.Text();
+  // NET_RX 864 + 1046 in the fixture; softnet rows 0x7fc on CPU 1 and what CPU 0 processed.
+  EXPECT_THAT(Lines(text), Contains("nictune_softirqs_total{vector=\"NET_RX\"} 1910"));
+  EXPECT_THAT(Lines(text), Contains("nictune_hardirq_seconds_total 0.0015"));
+  for (const char* family : {"nictune_softirqs_total", "nictune_softnet_", "nictune_hardirq_"}) {
+    for (const auto& line : Samples(text, family)) EXPECT_THAT(line, Not(HasSubstr("cpu=")));
+  }
+  ASSERT_EQ(Samples(text, "nictune_softnet_processed_total").size(), 1u);
+  MetricsExporter per_cpu;
+  per_cpu.Update(s, model::Window{}, AgentCost{});
+  double summed = 0;
+  for (const auto& line : Samples(per_cpu.Text(), "nictune_softnet_processed_total{")) {
+    summed += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  EXPECT_THAT(Lines(text), Contains(absl::StrCat("nictune_softnet_processed_total ",
+                                                 static_cast<uint64_t>(summed))));
+}
+
 TEST(MetricsExporterTest, EveryFamilyIsTypedAndItsHelpNamesItsSource) {
   MetricsExporter exporter;
   model::Snapshot snapshot = FromFixtures();
@@ -100,7 +146,10 @@ TEST(MetricsExporterTest, EveryFamilyIsTypedAndItsHelpNamesItsSource) {
                 absl::StrContains(line, "nictuned") ||
                 absl::StrContains(line, "emulated NIC counters"))
         << line;
-    EXPECT_TRUE(absl::StartsWith(line, "# HELP nictune_")) << line;
+    // Ours are nictune_*; process_* are the names every Prometheus client gives its own process.
+    EXPECT_TRUE(absl::StartsWith(line, "# HELP nictune_") ||
+                absl::StartsWith(line, "# HELP process_"))
+        << line;
   }
   EXPECT_GT(families, 20);  // families without a series are not printed
 }
@@ -123,15 +172,13 @@ TEST(MetricsExporterTest, CounterThatRestartedIsExportedAsAReset) {
   model::Snapshot s;
   s.bpf = driver::BpfCounters{.irqs = {{.irq = 34, .cpu = 0, .count = 100, .time_ns = 2'000'000}}};
   exporter.Update(s, {}, {});
+  EXPECT_THAT(Lines(exporter.Text()), Contains("nictune_irq_handler_calls_total{irq=\"34\"} 100"));
   EXPECT_THAT(Lines(exporter.Text()),
-              Contains("nictune_irq_handler_calls_total{cpu=\"0\",irq=\"34\"} 100"));
-  EXPECT_THAT(Lines(exporter.Text()),
-              Contains("nictune_irq_handler_seconds_total{cpu=\"0\",irq=\"34\"} 0.002"));
+              Contains("nictune_irq_handler_seconds_total{irq=\"34\"} 0.002"));
   // The probes were reloaded: their counters start again from zero.
   s.bpf->irqs[0].count = 40;
   exporter.Update(s, {}, {});
-  EXPECT_THAT(Lines(exporter.Text()),
-              Contains("nictune_irq_handler_calls_total{cpu=\"0\",irq=\"34\"} 40"));
+  EXPECT_THAT(Lines(exporter.Text()), Contains("nictune_irq_handler_calls_total{irq=\"34\"} 40"));
 }
 
 TEST(MetricsExporterTest, SoftirqSecondsAddUpTheWindowsEstimates) {
@@ -155,30 +202,35 @@ TEST(MetricsExporterTest, SoftirqSecondsAddUpTheWindowsEstimates) {
               Contains("nictune_softirq_seconds_total{cpu=\"1\",vector=\"NET_RX\"} 0.75"));
 }
 
-TEST(MetricsExporterTest, SoftirqDutyCycleShowsHowLongTimingWasOffAndWhatItsLinksCost) {
+TEST(MetricsExporterTest, SoftirqDutyCycleShowsHowLongTimingWasOff) {
   MetricsExporter exporter;
   model::Snapshot s;
-  s.bpf = driver::BpfCounters{.softirq_duty = {.untimed_ns = 2'500'000'000,
-                                               .link_attaches = 18,
-                                               .link_attach_cpu_ns = 2'700'000,
-                                               .link_detaches = 20,
-                                               .link_detach_cpu_ns = 2'900'000}};
+  s.bpf = driver::BpfCounters{.softirq_duty = {.untimed_ns = 2'500'000'000}};
   exporter.Update(s, {}, {});
-  const std::vector<std::string> lines = Lines(exporter.Text());
-  EXPECT_THAT(lines, Contains("nictune_softirq_untimed_seconds_total 2.5"));
-  EXPECT_THAT(lines,
-              Contains("nictune_softirq_timing_link_operations_total{operation=\"attach\"} 18"));
-  EXPECT_THAT(lines,
-              Contains("nictune_softirq_timing_link_operations_total{operation=\"detach\"} 20"));
-  EXPECT_THAT(lines, Contains("nictune_softirq_timing_link_cpu_seconds_total{operation=\"attach\"} "
-                              "0.0027"));
-  EXPECT_THAT(lines, Contains("nictune_softirq_timing_link_cpu_seconds_total{operation=\"detach\"} "
-                              "0.0029"));
+  EXPECT_THAT(Lines(exporter.Text()), Contains("nictune_softirq_untimed_seconds_total 2.5"));
   // Without the probes the series go, as the other BPF ones do.
   s.bpf.reset();
   exporter.Update(s, {}, {});
   EXPECT_TRUE(Samples(exporter.Text(), "nictune_softirq_untimed_seconds_total").empty());
-  EXPECT_TRUE(Samples(exporter.Text(), "nictune_softirq_timing_link").empty());
+}
+
+TEST(MetricsExporterTest, EveryHookShowsItsSlotsAndWhatItsLinkOperationsCost) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{};
+  s.bpf->hooks = {{.hook = "softirq", .slots = 9, .link_cpu_ns = 5'600'000},
+                  {.hook = "drops", .slots = 40, .link_cpu_ns = 0}};
+  exporter.Update(s, {}, {});
+  const std::vector<std::string> lines = Lines(exporter.Text());
+  EXPECT_THAT(lines, Contains("nictune_probe_slots_total{hook=\"softirq\"} 9"));
+  EXPECT_THAT(lines, Contains("nictune_probe_link_cpu_seconds_total{hook=\"softirq\"} 0.0056"));
+  // Gated: its slots open and close a gate, no link operation.
+  EXPECT_THAT(lines, Contains("nictune_probe_slots_total{hook=\"drops\"} 40"));
+  EXPECT_THAT(lines, Contains("nictune_probe_link_cpu_seconds_total{hook=\"drops\"} 0"));
+  s.bpf.reset();
+  exporter.Update(s, {}, {});
+  EXPECT_TRUE(Samples(exporter.Text(), "nictune_probe_slots_total").empty());
+  EXPECT_TRUE(Samples(exporter.Text(), "nictune_probe_link_cpu_seconds_total").empty());
 }
 
 TEST(MetricsExporterTest, SeriesOfVanishedIrqsDevicesAndSourcesAreRemoved) {
@@ -277,67 +329,78 @@ TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
   EXPECT_THAT(text, Not(HasSubstr("socket=\"1004\"")));
 }
 
-TEST(MetricsExporterTest, DropsKeepThePortOnlyWhereASocketTookThePacket) {
+TEST(MetricsExporterTest, DropsAreSeriesPerReasonProtocolAndDeviceWhateverThePortsAndNamespaces) {
   MetricsExporter exporter;
-  model::Snapshot s;
-  s.bpf = driver::BpfCounters{.drops = {
-                                  {.reason = 2,
-                                   .reason_name = "NO_SOCKET",
-                                   .protocol = 0x0800,
-                                   .l4_protocol = 17,
-                                   .device = "veth1",
-                                   .local_port = 31337,
-                                   .count = 4},
-                                  {.reason = 2,
-                                   .reason_name = "NO_SOCKET",
-                                   .protocol = 0x0800,
-                                   .l4_protocol = 17,
-                                   .device = "veth1",
-                                   .local_port = 31338,
-                                   .count = 6},
-                                  {.reason = 6,
-                                   .reason_name = "SOCKET_RCVBUFF",
-                                   .protocol = 0x0800,
-                                   .l4_protocol = 17,
-                                   .device = "veth1",
-                                   .local_port = 5000,
-                                   .socket_cookie = 77,
-                                   .count = 9},
-                                  {.reason = 6,
-                                   .reason_name = "SOCKET_RCVBUFF",
-                                   .protocol = 0x0800,
-                                   .l4_protocol = 17,
-                                   .device = "veth1",
-                                   .local_port = 5000,
-                                   .socket_cookie = 78,
-                                   .count = 1},
-                              }};
-  exporter.Update(s, {}, {});
+  const auto drop = [](std::string reason, uint16_t port, uint64_t cookie, uint64_t count) {
+    return model::DropWindow{.reason = reason == "NO_SOCKET" ? 2u : 6u,
+                             .reason_name = reason,
+                             .protocol = 0x0800,
+                             .l4_protocol = 17,
+                             .device = "veth1",
+                             .local_port = port,
+                             .socket_cookie = cookie,
+                             .count = count};
+  };
+  model::Window w{.seconds = 1};
+  w.drops = {drop("NO_SOCKET", 31337, 0, 4), drop("NO_SOCKET", 31338, 0, 6),
+             drop("SOCKET_RCVBUFF", 5000, 77, 9), drop("SOCKET_RCVBUFF", 5000, 78, 1)};
+  // Two containers' eth0, and drops that found the probe's map full.
+  model::DropWindow container_a = drop("NO_SOCKET", 53, 0, 5);
+  container_a.device = "eth0@netns 4026532001";
+  container_a.other_namespace = true;
+  model::DropWindow container_b = container_a;
+  container_b.device = "eth0@netns 4026532002";
+  container_b.count = 2;
+  model::DropWindow unattributed{
+      .reason = 2, .reason_name = "NO_SOCKET", .count = 8, .map_full = true};
+  w.drops.insert(w.drops.end(), {container_a, container_b, unattributed});
+  exporter.Update({}, w, {});
+  exporter.Update({}, w, {});  // a second window adds up
   const auto lines = Samples(exporter.Text(), "nictune_skb_drops_total{");
   EXPECT_THAT(lines, testing::UnorderedElementsAre(
-                         "nictune_skb_drops_total{device=\"veth1\",port=\"\",proto=\"udp\","
-                         "reason=\"NO_SOCKET\"} 10",
-                         "nictune_skb_drops_total{device=\"veth1\",port=\"5000\",proto=\"udp\","
-                         "reason=\"SOCKET_RCVBUFF\"} 10"));
+                         "nictune_skb_drops_total{device=\"veth1\",proto=\"udp\","
+                         "reason=\"NO_SOCKET\"} 20",
+                         "nictune_skb_drops_total{device=\"veth1\",proto=\"udp\","
+                         "reason=\"SOCKET_RCVBUFF\"} 20",
+                         "nictune_skb_drops_total{device=\"other_namespaces\",proto=\"udp\","
+                         "reason=\"NO_SOCKET\"} 14",
+                         "nictune_skb_drops_total{device=\"unattributed\",proto=\"unattributed\","
+                         "reason=\"NO_SOCKET\"} 16"));
+}
+
+TEST(MetricsExporterTest, MapPressureIsExportedPerMap) {
+  MetricsExporter exporter;
+  model::Snapshot s;
+  s.bpf = driver::BpfCounters{
+      .maps = {
+          {.map = "drop_counts", .entries = 8192, .capacity = 8192, .no_room = 31, .pruned = 5}}};
+  exporter.Update(s, {}, {});
+  const auto lines = Lines(exporter.Text());
+  EXPECT_THAT(lines, Contains("nictune_bpf_map_entries{map=\"drop_counts\"} 8192"));
+  EXPECT_THAT(lines, Contains("nictune_bpf_map_capacity_entries{map=\"drop_counts\"} 8192"));
+  EXPECT_THAT(lines, Contains("nictune_bpf_map_no_room_total{map=\"drop_counts\"} 31"));
+  EXPECT_THAT(lines, Contains("nictune_bpf_map_pruned_keys_total{map=\"drop_counts\"} 5"));
 }
 
 TEST(MetricsExporterTest, NapiWorkHistogramHasABucketForAWholeBudget) {
   MetricsExporter exporter;
-  driver::NapiCounter napi{.napi_id = 8193,
-                           .device = "eth9",
-                           .polls = 10,
-                           .work = 200,
-                           .budget_exhausted = 2,
-                           .last_budget = 64,
-                           .tx_completions = 5};
+  model::NapiWindow napi{.napi_id = 8193,
+                         .device = "eth9",
+                         .polls = 10,
+                         .polls_per_s = 10,
+                         .work_per_s = 200,
+                         .packets_per_poll = 20,
+                         .budget_exhausted_fraction = 0.2,
+                         .budget = 64,
+                         .tx_completions_per_s = 5};
   napi.work_histogram.assign(driver::kNapiWorkBuckets, 0);
   napi.work_histogram[0] = 3;   // polls that found nothing
   napi.work_histogram[3] = 4;   // le 4
   napi.work_histogram[50] = 1;  // le 63
   napi.work_histogram[64] = 2;  // le 64: the whole budget
-  model::Snapshot s;
-  s.bpf = driver::BpfCounters{.napis = {napi}};
-  exporter.Update(s, {}, {});
+  model::Window w{.seconds = 1};
+  w.napis = {napi};
+  exporter.Update({}, w, {});
   const auto lines = Lines(exporter.Text());
   const std::string labels = "device=\"eth9\",napi_id=\"8193\"";
   EXPECT_THAT(lines, Contains("nictune_napi_polls_total{" + labels + "} 10"));
@@ -357,13 +420,23 @@ TEST(MetricsExporterTest, NapiWorkHistogramHasABucketForAWholeBudget) {
 
 TEST(MetricsExporterTest, AgentCostAndProbeRunTimes) {
   MetricsExporter exporter;
-  AgentCost cost{.process = ProcessUsage{.cpu_seconds = 1.5, .resident_bytes = 8 << 20},
+  AgentCost cost{.process = ProcessUsage{.cpu_seconds = 1.5,
+                                         .resident_bytes = 8 << 20,
+                                         .virtual_bytes = 64 << 20,
+                                         .open_fds = 12,
+                                         .max_fds = 1024},
                  .probes = {{.name = "napi_poll", .run_cnt = 1000, .run_time_ns = 35'000}},
                  .sampling_seconds = 0.00025};
   exporter.Update({}, {}, cost);
   const auto lines = Lines(exporter.Text());
-  EXPECT_THAT(lines, Contains("nictune_agent_cpu_seconds_total 1.5"));
-  EXPECT_THAT(lines, Contains("nictune_agent_resident_memory_bytes 8388608"));
+  EXPECT_THAT(lines,
+              Contains("nictune_build_info{version=\"" + std::string(agent::Version()) + "\"} 1"));
+  EXPECT_THAT(lines, Contains("process_cpu_seconds_total 1.5"));
+  EXPECT_THAT(lines, Contains("process_resident_memory_bytes 8388608"));
+  EXPECT_THAT(lines, Contains("process_virtual_memory_bytes 67108864"));
+  EXPECT_THAT(lines, Contains("process_open_fds 12"));
+  EXPECT_THAT(lines, Contains("process_max_fds 1024"));
+  EXPECT_THAT(lines, Contains(::testing::StartsWith("process_start_time_seconds 1")));
   EXPECT_THAT(lines, Contains("nictune_bpf_program_runs_total{program=\"napi_poll\"} 1000"));
   EXPECT_THAT(lines,
               Contains("nictune_bpf_program_run_seconds_total{program=\"napi_poll\"} 3.5e-05"));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The netstat metric names nictune exports are node_exporter's counter names in snake_case, so a
 // join can follow one rule; a name attached to the wrong counter, or misspelt, breaks it.
 #include <set>

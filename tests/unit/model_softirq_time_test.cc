@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scaling of sampled softirq times (agent/model/softirq_time.h) and its use in the window.
 #include <cmath>
 #include <cstdint>
@@ -170,7 +171,7 @@ TEST(SoftirqTimeTest, TheWindowScalesSampledTimesAndNamesTheirSource) {
   EXPECT_EQ(json["cpus"][0]["time_share"]["softirq_source"], "bpf, sampled 1/7.97");
 }
 
-// Duty-cycled timing (driver/bpf/softirq_duty_cycle.h): the probes saw only their slots'
+// Timing in the probe budget's slots (driver/bpf/probe_duty_cycle.h): the probes saw only their slots'
 // softirqs, so the count is /proc/softirqs' and the time the slots' mean times that count.
 
 driver::BpfCounters DutyReading(uint64_t monotonic_ns, uint64_t untimed_ns,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/model/window.h"
 #include "agent/model/window_json.h"
 #include "gmock/gmock.h"
@@ -145,6 +146,31 @@ TEST(ComputeWindowTest, NapiPollFiguresFromBpfCounters) {
   EXPECT_EQ(n.work_histogram[1], 150u);
 }
 
+TEST(ComputeWindowTest, NapisWithoutIdsOfOneDeviceAreToldApartByTheirThreads) {
+  // A multi-queue TAP: napi id 0 on one ifindex, a poller thread per queue.
+  Snapshot a = At(0), b = At(1);
+  driver::NapiCounter queue0{
+      .ifindex = 7, .thread_pid = 501, .device = "tap0", .polls = 10, .work = 100};
+  driver::NapiCounter queue1 = queue0;
+  queue1.thread_pid = 502;
+  queue1.polls = 20;
+  a.bpf = driver::BpfCounters{.napis = {queue0, queue1}};
+  queue0.polls = 40;
+  queue0.work = 400;
+  queue1.polls = 30;
+  queue1.work = 300;
+  b.bpf = driver::BpfCounters{.napis = {queue1, queue0}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->napis.size(), 2u);
+  EXPECT_EQ(w->napis[0].thread_pid, 502u);
+  EXPECT_EQ(w->napis[0].polls, 10u);
+  EXPECT_DOUBLE_EQ(w->napis[0].packets_per_poll, 20.0);
+  EXPECT_EQ(w->napis[1].thread_pid, 501u);
+  EXPECT_EQ(w->napis[1].polls, 30u);
+  EXPECT_DOUBLE_EQ(w->napis[1].packets_per_poll, 10.0);
+}
+
 TEST(ComputeWindowTest, HardirqAndSoftirqTimeSharesPerCpu) {
   Snapshot a = At(0), b = At(1);
   a.bpf = driver::BpfCounters{.irqs = {{.irq = 41, .cpu = 0, .count = 10, .time_ns = 1000}},
@@ -186,6 +212,73 @@ TEST(ComputeWindowTest, DropsAreMatchedByTheirWholeKey) {
   EXPECT_EQ(w->drops[0].local_port, 9000);  // sorted by count
   EXPECT_EQ(w->drops[0].count, 100u);
   EXPECT_EQ(w->drops[1].count, 7u);  // new key: counted from zero
+}
+
+// The probe prunes idle keys and counts drops that find its map full by reason alone
+// (driver::DropOrigin): each group's total stays exact, and what the keys no longer tell is one
+// row of the group without port or socket.
+TEST(ComputeWindowTest, DropTotalsStayExactWhenKeysArePrunedOrTheMapFills) {
+  Snapshot a = At(0), b = At(1);
+  const driver::DropCounter key{.reason = 6,
+                                .reason_name = "SOCKET_RCVBUFF",
+                                .protocol = 0x800,
+                                .l4_protocol = 17,
+                                .ifindex = 4,
+                                .device = "veth1",
+                                .local_port = 9000,
+                                .socket_cookie = 77,
+                                .count = 100};
+  driver::DropCounter quiet = key;
+  quiet.local_port = 9001;
+  quiet.socket_cookie = 78;
+  quiet.count = 10;
+  a.bpf = driver::BpfCounters{.drops = {key, quiet}};
+  // In between: 20 more at port 9000, then its key idle, pruned with 120, and made again by 30
+  // more; the map then full for 8 more drops of the same reason.
+  driver::DropCounter again = key;
+  again.count = 30;
+  driver::DropCounter pruned = key;
+  pruned.origin = driver::DropOrigin::kPrunedKeys;
+  pruned.local_port = 0;
+  pruned.socket_cookie = 0;
+  pruned.count = 120;
+  const driver::DropCounter full{.origin = driver::DropOrigin::kMapFull,
+                                 .reason = 6,
+                                 .reason_name = "SOCKET_RCVBUFF",
+                                 .count = 8};
+  b.bpf = driver::BpfCounters{.drops = {again, quiet, pruned, full}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  uint64_t total = 0;
+  for (const DropWindow& d : w->drops) total += d.count;
+  EXPECT_EQ(total, 58u);
+  ASSERT_EQ(w->drops.size(), 3u);
+  EXPECT_EQ(w->drops[0].local_port, 9000);  // the key made again: counted from zero
+  EXPECT_EQ(w->drops[0].count, 30u);
+  EXPECT_EQ(w->drops[1].local_port, 0);  // the 20 before the key was pruned
+  EXPECT_EQ(w->drops[1].device, "veth1");
+  EXPECT_EQ(w->drops[1].count, 20u);
+  EXPECT_FALSE(w->drops[1].map_full);
+  EXPECT_TRUE(w->drops[2].map_full);
+  EXPECT_EQ(w->drops[2].count, 8u);
+  EXPECT_EQ(w->drops[2].device, "");
+}
+
+TEST(ComputeWindowTest, DropsOnADeviceOfAnotherNamespaceAreMarkedSo) {
+  Snapshot a = At(0), b = At(1);
+  const driver::DropCounter ours{
+      .reason = 2, .ifindex = 3, .netns_inode = 4026531840, .device = "eth0", .count = 4};
+  driver::DropCounter theirs = ours;
+  theirs.netns_inode = 4026532001;
+  theirs.device = "eth0@netns 4026532001";
+  a.bpf = driver::BpfCounters{.netns_inode = 4026531840};
+  b.bpf = driver::BpfCounters{.netns_inode = 4026531840, .drops = {ours, theirs}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->drops.size(), 2u);
+  for (const DropWindow& d : w->drops) {
+    EXPECT_EQ(d.other_namespace, d.device != "eth0") << d.device;
+  }
 }
 
 TEST(ComputeWindowTest, DropsInAnotherNamespaceKeepTheProbesNameNotAHostDeviceWithTheirIfindex) {
@@ -233,6 +326,24 @@ TEST(ComputeWindowTest, SocketFillKeepsThisWindowsPeakAndChargedTruesize) {
   EXPECT_DOUBLE_EQ(w->sockets[0].enqueues_per_s, 1000.0);
   EXPECT_DOUBLE_EQ(*w->sockets[0].mean_truesize, 2560.0);
   EXPECT_GT(w->sockets[0].peak_fill, 0.99);
+}
+
+TEST(ComputeWindowTest, AWindowWithoutTruesizeSamplesKeepsTheSocketsMeanSoFar) {
+  Snapshot a = At(0), b = At(1);
+  driver::SocketFill s0{.key = {.cookie = 42, .local_port = 9000},
+                        .udp_queue_failures = 10,
+                        .truesize_sum = 100 * 2304 + 300 * 768,
+                        .truesize_samples = 400};
+  driver::SocketFill s1 = s0;
+  s1.udp_queue_failures = 500;  // the socket kept dropping; the fill probe measured no packet
+  a.bpf = driver::BpfCounters{.sockets = {s0}};
+  b.bpf = driver::BpfCounters{.sockets = {s1}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->sockets.size(), 1u);
+  ASSERT_TRUE(w->sockets[0].mean_truesize.has_value());
+  EXPECT_DOUBLE_EQ(*w->sockets[0].mean_truesize, 1152.0);
+  EXPECT_EQ(w->sockets[0].udp_queue_failures, 490u);
 }
 
 TEST(ComputeWindowTest, TruesizeQuantilesFromLog2Buckets) {
@@ -288,6 +399,39 @@ TEST(ComputeWindowTest, EmulatedNicRatesFollowTheNicsOwnClock) {
   EXPECT_DOUBLE_EQ(e.delivered_per_s, 10000.0);
   EXPECT_DOUBLE_EQ(e.missed_per_s, 10.0);
   EXPECT_EQ(e.stalls, 1u);
+}
+
+TEST(ComputeWindowTest, EmulatedNicQueuesHaveRatesOfTheirOwnOverTheNicsSpan) {
+  Snapshot a = At(10), b = At(12);
+  driver::emulated::EmulatedNicCounters before;
+  before.elapsed_ns = 1'000'000'000;
+  driver::emulated::EmulatedNicCounters after = before;
+  after.elapsed_ns = 3'000'000'000;
+  after.interrupts = 600;
+  std::vector<driver::emulated::EmulatedNicCounters> queues_before(2, before);
+  std::vector<driver::emulated::EmulatedNicCounters> queues_after(2, after);
+  queues_after[0].interrupts = 200;
+  queues_after[0].napi_thread = 41;
+  queues_after[1].interrupts = 400;
+  queues_after[1].missed = 30;
+  queues_after[1].napi_thread = 42;
+  a.emulated_nics = {{.device = "emu0", .counters = before, .queues = queues_before},
+                     {.device = "emu1", .counters = before, .queues = queues_before}};
+  // emu1's second reading has no queues: its queues have no rates, the device still has.
+  b.emulated_nics = {{.device = "emu0", .counters = after, .queues = queues_after},
+                     {.device = "emu1", .counters = after}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->emulated_nics.size(), 2u);
+  const EmulatedNicWindow& e = w->emulated_nics[0];
+  ASSERT_EQ(e.queues.size(), 2u);
+  EXPECT_EQ(e.queues[0].napi_thread, 41u);
+  EXPECT_DOUBLE_EQ(e.queues[0].interrupts_per_s, 100.0);
+  EXPECT_EQ(e.queues[1].queue, 1u);
+  EXPECT_DOUBLE_EQ(e.queues[1].interrupts_per_s, 200.0);
+  EXPECT_DOUBLE_EQ(e.queues[1].missed_per_s, 15.0);
+  EXPECT_TRUE(w->emulated_nics[1].queues.empty());
+  EXPECT_DOUBLE_EQ(w->emulated_nics[1].interrupts_per_s, 300.0);
 }
 
 TEST(ComputeWindowTest, EmulatedNicWithoutTrafficYetUsesTheWindowsLength) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ethtool COALESCE_GET / RINGS_GET against the real kernel, read-only: eth0 (virtio_net here)
 // must answer and agree with the independent SIOCETHTOOL path; lo must say "unsupported".
 #include <net/if.h>

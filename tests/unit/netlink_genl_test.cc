@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generic-netlink client against the running kernel's controller, and the errno mapping.
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // netdev netlink napi-get / queue-get on the running kernel: eth0's NAPIs are listed and tied to
 // its queues, and any irq the kernel links to a NAPI is the one named after that queue in
 // /proc/interrupts ("virtioN-input.0" for rx 0, "virtioN-output.0" for tx 0).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BuildObservation on Windows computed by ComputeWindow from Snapshots: procfs counters as the
 // kernel structures them, BPF counters as the probes report them.
 #include <cmath>

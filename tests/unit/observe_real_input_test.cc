@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Observation of a window recorded on a real host
 // (tests/unit/fixtures/observe/virtio_6.18_2cpu, made by record_host.sh: the procfs/sysfs text
 // `nictuned --once --json` reads, two instants 6.3 s apart with a loopback UDP burst into a 4 KiB

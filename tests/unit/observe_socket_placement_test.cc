@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PlaceSockets: which device each socket of the fill table receives on, and its drops, from the
 // window's drop records, else where an earlier window placed it, else the configured port; also on
 // a host with as many drop records as sockets, where the records are looked up per socket rather
@@ -111,6 +112,19 @@ TEST(PlaceSocketsTest, DropsAreTheLargerOfItsRcvbuffRecordsAndItsOwnFullQueueCou
   EXPECT_EQ(placement.placed[0].socket.packets, 1042u);  // enqueued + refused
   EXPECT_EQ(placement.placed[1].socket.drops, 45u);      // rcvqueue_full + udp failures
   EXPECT_THAT(placement.unplaced, IsEmpty());
+}
+
+TEST(PlaceSocketsTest, TheKernelsOwnDropCountWinsOverTheProbesSample) {
+  model::Window window{.seconds = 1};
+  window.sockets = {Socket(1, 7000)};
+  window.sockets[0].rcvqueue_full = 40;  // a slot's sample, scaled
+  window.sockets[0].kernel_drops = 37;   // sock_diag's sk_drops over the window
+  window.drops = {Drop("SOCKET_RCVBUFF", "eth0", 7000, 1, 45)};
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
+  ASSERT_EQ(placement.placed.size(), 1u);
+  EXPECT_EQ(placement.placed[0].device, "eth0");
+  EXPECT_EQ(placement.placed[0].socket.drops, 37u);
+  EXPECT_EQ(placement.placed[0].socket.packets, 1037u);
 }
 
 TEST(PlaceSocketsTest, TenThousandOverflowingSocketsEachGetTheirOwnDeviceAndDrops) {

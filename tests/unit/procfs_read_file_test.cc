@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -6,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -47,10 +50,48 @@ TEST(ReadFile, MissingFileNamesOperationPathAndErrno) {
             "open /proc/nictune-does-not-exist: No such file or directory (errno 2)");
 }
 
-TEST(ReadFile, DirectoryFailsAtRead) {
+TEST(ReadFile, ADirectoryIsNotAKernelFile) {
   absl::StatusOr<std::string> read = ReadFile("/proc/self");
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().message(), "read /proc/self: Is a directory (errno 21)");
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(read.status().message(), "read /proc/self: not a regular file");
+}
+
+// A FIFO where a kernel file belongs (a fake --proc_root) would block open() and read() forever
+// with nobody writing: it is refused at once instead.
+TEST(ReadFile, AFifoIsRefusedWithoutBlocking) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "nictune-fifo-XXXXXX").native();
+  std::string pattern = dir;
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::string fifo = pattern + "/interrupts";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::string> read = ReadFile(fifo);
+  const absl::Duration took = absl::Now() - start;
+  std::filesystem::remove_all(pattern);
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("not a regular file"));
+  EXPECT_LT(took, absl::Seconds(1));
+}
+
+TEST(ReadFile, AFileOverTheCapIsRefusedNotRead) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "nictune-big-XXXXXX").native();
+  const int fd = mkstemp(pattern.data());
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(pattern) << std::string(100000, 'x');
+  absl::StatusOr<std::string> read = ReadFile(pattern, 4096);
+  std::filesystem::remove(pattern);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(read.status().message(), HasSubstr("larger than 4096 bytes"));
+}
+
+TEST(ReadFile, ABadByteInThePathIsEscapedInTheError) {
+  // Kernel-name text (driver/kernel_name.h): the error is UTF-8, and the bytes can be told apart.
+  absl::StatusOr<std::string> read = ReadFile("/proc/nictune-\xff-gone\\");
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("open /proc/nictune-\\xff-gone\\\\:"));
 }
 
 TEST(ParseError, NamesFileAndLine) {

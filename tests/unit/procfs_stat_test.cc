@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <unistd.h>
 
 #include <string>
@@ -34,6 +35,7 @@ TEST(ParseProcStat, Recorded6_18TwoCpus) {
   EXPECT_EQ(stat->interrupts_total, 184457u);
   EXPECT_TRUE(stat->softirq_line_present);
   EXPECT_EQ(stat->softirqs_total, 141374u);
+  EXPECT_EQ(stat->boot_time_seconds, 1795981127u);
 }
 
 TEST(ParseProcStat, SevenFieldKernelWithoutSoftirqLine) {

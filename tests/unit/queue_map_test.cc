@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue map: pure building from irq names and netdev netlink, the reader on fake /proc and
 // /sys trees shaped like real hosts (ixgbe, virtio_net, mlx5), and one real read of this host.
 #include "agent/collect/queue_map.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/queue_view.h"
 
 #include "gtest/gtest.h"
@@ -50,6 +51,39 @@ TEST(BuildQueueWindowsTest, WithoutNapiIdADevicesOnlyInstanceIsUsed) {
   w.napis.push_back({.napi_id = 8194, .ifindex = 2, .device = "eth0", .polls = 1});
   queues = BuildQueueWindows(w, bindings);
   EXPECT_FALSE(queues[0].polls_per_s.has_value());
+}
+
+TEST(BuildQueueWindowsTest, QueuesOnlyTheirDevicesCountersNameGetRowsOfTheirOwn) {
+  // A TAP's four queues: no irq, no napi id, a poller thread each; the NIC counts per queue.
+  model::Window w;
+  w.seconds = 1;
+  model::EmulatedNicWindow nic{.device = "emu0"};
+  for (uint32_t queue = 0; queue < 2; ++queue) {
+    nic.queues.push_back({.queue = queue,
+                          .napi_thread = 700 + queue,
+                          .interrupts_per_s = 300.0 * (queue + 1)});
+    w.napis.push_back({.ifindex = 5,
+                       .thread_pid = 700 + queue,
+                       .device = "emu0",
+                       .polls_per_s = 600.0 * (queue + 1),
+                       .packets_per_poll = 1.5 + queue});
+  }
+  w.emulated_nics = {nic};
+  const auto queues = BuildQueueWindows(w, {});
+  ASSERT_EQ(queues.size(), 2u);
+  for (uint32_t queue = 0; queue < 2; ++queue) {
+    const QueueWindow& q = queues[queue];
+    EXPECT_EQ(q.binding.device, "emu0");
+    EXPECT_EQ(q.binding.queue, static_cast<int>(queue));
+    EXPECT_EQ(q.binding.source, collect::kSourceNicCounters);
+    EXPECT_EQ(q.binding.napi_thread, 700 + queue);
+    EXPECT_DOUBLE_EQ(*q.interrupts_per_s, 300.0 * (queue + 1));
+    EXPECT_DOUBLE_EQ(*q.packets_per_poll, 1.5 + queue);  // its own thread's instance
+  }
+  // A device the map has rows for keeps those rows alone.
+  const std::vector<collect::QueueBinding> mapped = {
+      {.device = "emu0", .queue = 0, .napi_id = 9000, .source = collect::kSourceNetdevNetlink}};
+  EXPECT_EQ(BuildQueueWindows(w, mapped).size(), 1u);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rate-limited log: one line per problem per period, the repeats counted into the next line,
 // problems independent of each other, and quiet problems forgotten so the map stays bounded.
 #include "agent/rate_limited_log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Apply mode's start-up self-test on proc trees the test builds: what it accepts, and that each
 // refusal says why in words an operator can act on.
 #include <filesystem>

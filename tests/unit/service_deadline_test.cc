@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampling loop's deadline arithmetic: absolute deadlines, and deadlines a slow step passed
 // are skipped and counted rather than bunched up.
 #include "agent/service/deadline_wait.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC's counters in the tuner's observation: deltas per window on the device's queue
 // (added when the kernel saw none) scaled to the window by the NIC's clock, its moderation
 // settings, a baseline from Start() for the first window, nothing without a baseline or after its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each emulated NIC's counters ride along with the host's snapshot, so that the per-interval
 // window has the device's interrupts; a NIC whose control socket does not answer is a source not
 // in use, with the reason, and the snapshot is the host's alone for it.
@@ -60,6 +61,28 @@ TEST(EmulatedNicSnapshotsTest, TheNicsInterruptsReachTheIntervalWindow) {
   ASSERT_TRUE(window.ok()) << window.status();
   ASSERT_EQ(window->emulated_nics.size(), 1u);
   EXPECT_DOUBLE_EQ(window->emulated_nics[0].interrupts_per_s, 224.0);
+}
+
+TEST(EmulatedNicSnapshotsTest, EachQueuesCountersRideAlongOrNoneWhenOneIsMissing) {
+  HostSnapshots host;
+  ScriptedCounters emu;
+  EmulatedNicCounters device = At(1'000'000'000, 30);
+  device.queues = 2;
+  emu.readings = {device, device};
+  EmulatedNicCounters queue1 = At(1'000'000'000, 20);
+  queue1.napi_thread = 77;
+  emu.queue_readings = {At(1'000'000'000, 10), queue1};
+  EmulatedNicSnapshots snapshots(host, {{"emu0", &emu}});
+  const model::Snapshot both = snapshots.Collect();
+  ASSERT_EQ(both.emulated_nics.size(), 1u);
+  ASSERT_EQ(both.emulated_nics[0].queues.size(), 2u);
+  EXPECT_EQ(both.emulated_nics[0].queues[1].interrupts, 20u);
+  EXPECT_EQ(both.emulated_nics[0].queues[1].napi_thread, 77);
+  emu.queue_readings[1] = absl::UnavailableError("queue 1 did not answer");
+  const model::Snapshot partial = snapshots.Collect();
+  ASSERT_EQ(partial.emulated_nics.size(), 1u);
+  EXPECT_TRUE(partial.emulated_nics[0].queues.empty());
+  EXPECT_EQ(partial.emulated_nics[0].counters.interrupts, 30u);
 }
 
 TEST(EmulatedNicSnapshotsTest, ANicThatDoesNotAnswerIsASourceNotInUseWithTheReason) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGHUP's flagfile re-read against real abseil flags defined here: reloadable flags change,
 // others are only reported, and a bad line changes nothing.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-packet probes' on-demand rule against a fake ProbeSource: on at the first tuner window
 // with socket pressure (procfs receive-buffer errors, the drop probe's SOCKET_RCVBUFF, UDP queue
 // failures, a socket filled to the threshold), kept on while it lasts, off after the quiet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampling loop's per-interval work on this machine's real /proc counters (no probes): each
 // interval becomes a published report, store rows and /metrics; intervals join into tuner windows
 // whose recommendations come from the real tuner; a failing store is counted and never stops
@@ -280,6 +281,48 @@ TEST_F(SamplerTest, ReconfiguringToObserveDropsTheRecommendations) {
   sampler_->Reconfigure(ThreeIntervalWindows(Mode::kObserve));
   EXPECT_TRUE(state_.Recommendations()->recommendations.empty());
   EXPECT_THAT(state_.Recommendations()->reason, HasSubstr("observe mode"));
+}
+
+// This host's snapshots with a drop map that stays full: each collection finds 100 more drops
+// that had no room.
+class FullDropMap : public SnapshotSource {
+ public:
+  explicit FullDropMap(SnapshotSource& host) : host_(host) {}
+  model::Snapshot Collect() override {
+    model::Snapshot snapshot = host_.Collect();
+    no_room_ += 100;
+    snapshot.bpf = driver::BpfCounters{
+        .monotonic_ns = snapshot.monotonic_ns,
+        .maps = {{.map = "drop_counts", .entries = 8192, .capacity = 8192, .no_room = no_room_}}};
+    return snapshot;
+  }
+
+ private:
+  SnapshotSource& host_;
+  uint64_t no_room_ = 0;
+};
+
+TEST_F(SamplerTest, AFullDropMapIsInStatusOnMetricsAndOnceInTheLog) {
+  FullDropMap full(snapshots_);
+  sampler_ = std::make_unique<Sampler>(
+      SamplerPorts{.snapshots = &full, .topology = &topology_, .history = &history_},
+      ThreeIntervalWindows(Mode::kObserve), state_, exporter_, &health_);
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 4; ++i) StepAfterPause();
+  const std::string log = testing::internal::GetCapturedStderr();
+
+  const std::vector<driver::MapPressure> maps = state_.Status().sampling.bpf_maps;
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps[0].no_room, 400u);
+  EXPECT_THAT(exporter_.Text(), HasSubstr("nictune_bpf_map_no_room_total{map=\"drop_counts\"} 400"));
+  // Three intervals in which drops found no room, one line: the rest are counted for the next.
+  size_t lines = 0;
+  for (size_t at = log.find("BPF map drop_counts is full"); at != std::string::npos;
+       at = log.find("BPF map drop_counts is full", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << log;
+  EXPECT_THAT(log, HasSubstr("(8192 of 8192 keys): 200 events counted without their attribution"));
 }
 
 TEST(IntervalsPerWindowTest, RoundsTheRatioAndNeverGoesBelowOne) {

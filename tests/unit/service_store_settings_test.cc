@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The store's options from the agent's flags: the raw tier follows --interval, --downsample adds
 // the coarser ones, and what cannot work is refused naming the flag.
 #include "agent/service/store_settings.h"

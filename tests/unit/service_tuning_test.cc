@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // The service's apply mode against a fake kernel (files) and a real store: recommend mode writes
 // nothing however many windows pass, apply mode carries a recommendation out bounded by the
 // controller, the REST actions (apply now, rollback, restore) go through the same actuator, and a
 // rollback or restore is not mistaken for a person's change at the next window.
+#include <functional>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "agent/metrics/tuning_series.h"
@@ -52,10 +55,10 @@ class TuningTest : public actuate::testing::ActuatorTestBase {
   void SetUp() override {
     ActuatorTestBase::SetUp();
     knobs_->Set(kRxUsecs, 8);
-    OpenStore();
-    knobs_->WatchJournal(store_.get(), kBoot);  // records every write
+    OpenJournal();
+    knobs_->WatchJournal(journal_.get(), kBoot);  // records every write
     actuator_ = std::make_unique<actuate::Actuator>(
-        std::vector<driver::knobs::KnobProvider*>{knobs_.get()}, *store_, kBoot);
+        std::vector<driver::knobs::KnobProvider*>{knobs_.get()}, *journal_, kBoot);
     series_ = std::make_unique<metrics::TuningSeries>(registry_);
   }
   void TearDown() override {
@@ -65,7 +68,7 @@ class TuningTest : public actuate::testing::ActuatorTestBase {
   }
   Tuning& Make(Mode mode) {
     tuning_ = std::make_unique<Tuning>(
-        *actuator_, *store_,
+        *actuator_, *journal_,
         tuner::ControllerConfig{
             .window = kWindow, .guard = 3 * kWindow, .cooldown = absl::Minutes(10)},
         mode, series_.get());
@@ -210,6 +213,53 @@ TEST_F(TuningTest, ADeviceThatWentAwayIsLoggedOnceAMinuteNotEveryWindow) {
   EXPECT_EQ(lines.size(), 11u) << log;
   EXPECT_THAT(log, HasSubstr("5 more time(s) since the last report"));
   EXPECT_TRUE(Pending().empty());
+}
+
+// A change the guard rolled back, then the device goes, seen in one window whose recommendations
+// are `while_gone`, and another device comes up under the name with 5: it is neither written
+// within the cooldown nor taken for a person's change of ours, and is tuned afresh after it.
+void ExpectANewcomerIsJudgedAfresh(
+    Tuning& tuning, actuate::testing::FileKnobs& knobs, const actuate::Actuator& actuator,
+    const std::vector<tuner::Recommendation>& while_gone,
+    const std::function<std::vector<store::ChangeRecord>()>& pending) {
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 16)}, kT0 + kWindow);
+  ASSERT_EQ(knobs.Get(kRxUsecs), 16);
+  tuner::Observation dropping = QuietWindow();
+  dropping.queues[0].drops.socket = 1000;  // 100/s against none: the guard rolls back
+  tuning.OnTunerWindow(dropping, {RxUsecsTo(16, 16)}, kT0 + 2 * kWindow);
+  ASSERT_EQ(knobs.Get(kRxUsecs), 8);
+  ASSERT_TRUE(pending().empty());
+
+  knobs.RemoveDevice(kRxUsecs.target);
+  tuning.OnTunerWindow(QuietWindow(), while_gone, kT0 + 3 * kWindow);
+  knobs.AddDeviceBack(kRxUsecs.target);
+  knobs.Set(kRxUsecs, 5);
+  const size_t writes = knobs.writes().size();
+  absl::Time now = kT0 + 4 * kWindow;
+  for (; now < kT0 + 3 * kWindow + absl::Minutes(10); now += kWindow) {
+    tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(5, 10)}, now);
+  }
+  EXPECT_EQ(knobs.writes().size(), writes) << "written within the cooldown";
+  EXPECT_FALSE(actuator.IsReleased(kRxUsecs)) << "the newcomer's 5 taken for a person's change";
+
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(5, 10)}, now);
+  EXPECT_EQ(knobs.Get(kRxUsecs), 10);
+  const std::vector<store::ChangeRecord> after = pending();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].original, 5);
+}
+
+TEST_F(TuningTest, ANewcomerUnderTheNameOfADeviceWhoseChangeWasRolledBackIsJudgedAfresh) {
+  ExpectANewcomerIsJudgedAfresh(Make(Mode::kApply), *knobs_, *actuator_, {RxUsecsTo(8, 16)},
+                                [this] { return Pending(); });
+}
+
+// The tuner recommends nothing for a device it no longer sees, yet the value we rolled back to is
+// still read, so its going is noticed.
+TEST_F(TuningTest, ANewcomerIsJudgedAfreshThoughNoRecommendationNamedTheDeviceWhileItWasGone) {
+  ExpectANewcomerIsJudgedAfresh(Make(Mode::kApply), *knobs_, *actuator_, {},
+                                [this] { return Pending(); });
 }
 
 TEST(HealthOfTest, EachDeviceCountsItsDropsOnceAndItsReceiveCpu) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Joining intervals into a tuner window: counts over the whole window from its first snapshot to
 // its last, socket peaks the highest of its intervals (the probes reset peaks at every read).
 #include "agent/service/window_aggregator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulated application's scheduling gaps (tuner/sim_gaps.h): one per period at a seeded
 // random point, so that over a run the gaps meet the sender's bursts at every phase (a gap at a
 // fixed point of a period that is a multiple of the on/off period meets them at one phase only),

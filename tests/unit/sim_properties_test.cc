@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties every simulator run must keep, over a spread of scenarios: determinism per seed,
 // conservation of packets and CPU time, monotonic effects of bigger buffers, and the adaptive
 // moderation schemes settling where their published constants say.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed 000 (freebsd-current, Oct 2001, Silbersack / Lambert): if_dc under a ~57000 pps SYN
 // flood took ~46000 ints/s; with the patch that keeps the handler looping while rxeof still
 // finds work it took ~38000 ints/s.

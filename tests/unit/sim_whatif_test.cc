@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // The what-if entry point the REST API and CLI call, checked against seed 001's numbers and the
 // fill math's drain-gap term.
 #include "tuner/sim_whatif.h"
 
 #include <cstdint>
+#include <limits>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -93,6 +95,33 @@ TEST(SimWhatIf, CostsShowUpInTheCpuSplit) {
   // 812744 pps * 300 ns = 24% of the CPU in softirq packet work, plus poll overhead.
   EXPECT_GT(static_cast<double>(r->cpu.softirq_ns) / 1e9 / seconds, 0.24);
   EXPECT_LT(static_cast<double>(r->cpu.softirq_ns) / 1e9 / seconds, 0.30);
+}
+
+// The what-if's span: 1 s, or about 2e6 packets at high rates, at least 10 intervals and 2 gap
+// periods, at most 1 s. A rate of 1e-12 pps asked for 2e24 us, cast to int64 (undefined
+// behaviour: it came out -9223372036854775808); every input now gives a span in [1 us, 1 s].
+TEST(SimWhatIf, TheSimulatedSpanIsBoundedForAnyInput) {
+  EXPECT_EQ(WhatIfDurationUs(812744, 87, 0), 1'000'000);
+  EXPECT_EQ(WhatIfDurationUs(1e7, 27, 0), 200'000);
+  EXPECT_EQ(WhatIfDurationUs(1e7, 50'000, 0), 500'000);   // ten intervals
+  EXPECT_EQ(WhatIfDurationUs(1e7, 20, 30'000), 600'000);  // two periods of 10 gaps
+  for (const double rate : {1e-12, 0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity(), 1e300}) {
+    for (const int64_t rx_usecs : {int64_t{0}, int64_t{100}, std::numeric_limits<int64_t>::max()}) {
+      const int64_t us = WhatIfDurationUs(rate, rx_usecs, 100'000);
+      EXPECT_GE(us, 1) << rate << " pps, " << rx_usecs << " us";
+      EXPECT_LE(us, kMaxWhatIfSimulatedUs) << rate << " pps, " << rx_usecs << " us";
+    }
+  }
+}
+
+// A ring that never limits a what-if whose device's ring is unknown: a delivery's packets.
+TEST(SimWhatIf, AnUnknownRingIsSizedToTheDelivery) {
+  EXPECT_EQ(WhatIfRingThatDoesNotLimit(812744, 87), 4096);
+  EXPECT_EQ(WhatIfRingThatDoesNotLimit(1e7, 8192), 81922);
+  EXPECT_EQ(WhatIfRingThatDoesNotLimit(1e7, 100'000), 1'000'002);
+  EXPECT_EQ(WhatIfRingThatDoesNotLimit(1e300, 100'000), kMaxSimRingSize);
+  EXPECT_EQ(WhatIfRingThatDoesNotLimit(std::numeric_limits<double>::quiet_NaN(), 1), 4096);
 }
 
 TEST(SimWhatIf, RejectsInputsByName) {

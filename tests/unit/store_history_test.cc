@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Append and query at each resolution: raw rows as appended, 10 s and 1 min rows as the means
 // of what they cover, the resolution chosen by the range and step asked for, labels matched.
 #include <stdlib.h>
@@ -148,6 +149,23 @@ TEST_F(StoreHistoryTest, ARangeOlderThanRawRetentionIsAnsweredFromACoarserResolu
       Query(kT0 + absl::Seconds(540), kT0 + absl::Seconds(599), absl::ZeroDuration());
   EXPECT_EQ(recent.resolution, absl::Seconds(1));
   EXPECT_EQ(recent.series[0].points.size(), 60u);
+}
+
+TEST_F(StoreHistoryTest, AYoungStoreAnswersARangeBeforeItsFirstSampleAtTheStepAskedFor) {
+  // Three minutes of samples that start mid-minute: the 10 s and 1 min buckets are stamped before
+  // the first raw sample, which must not make the raw and 10 s rows look too short to cover it.
+  OpenStore();
+  AppendSeconds(37, 217);
+  MaintainUntilCaughtUp(kT0 + absl::Seconds(230));
+  const absl::Time now = kT0 + absl::Seconds(217);
+  HistoryResult stepped = Query(now - absl::Seconds(600), now, absl::Seconds(10));
+  EXPECT_EQ(stepped.resolution, absl::Seconds(10));
+  ASSERT_EQ(stepped.series.size(), 1u);
+  EXPECT_GE(stepped.series[0].points.size(), 17u);
+  HistoryResult finest = Query(now - absl::Seconds(600), now, absl::ZeroDuration());
+  EXPECT_EQ(finest.resolution, absl::Seconds(1));
+  ASSERT_EQ(finest.series.size(), 1u);
+  EXPECT_EQ(finest.series[0].points.size(), 180u);
 }
 
 TEST_F(StoreHistoryTest, LabelMatchersSelectSeries) {

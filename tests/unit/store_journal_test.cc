@@ -1,6 +1,7 @@
-// The change journal: an original value is on disk (the WAL fsynced) before JournalOriginal
-// returns, while sample appends skip the fsync; a journaled change survives the process being
-// killed; states move only forward; pending changes are per boot.
+// SPDX-License-Identifier: Apache-2.0
+// The change journal: an original value is on disk (journal.db fsynced) before JournalOriginal
+// returns, while the history's sample appends skip the fsync; a journaled change survives the
+// process being killed; states move only forward; pending changes are per boot.
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "agent/store/change_state.h"
+#include "agent/store/journal.h"
 #include "agent/store/store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -148,10 +150,9 @@ class SyncRecorder {
   std::vector<std::string> syncs_;
 };
 
-size_t WalSyncs(const std::vector<std::string>& syncs) {
-  return static_cast<size_t>(std::count_if(syncs.begin(), syncs.end(), [](const std::string& s) {
-    return absl::EndsWith(s, "nictune.db-wal");
-  }));
+size_t SyncsOf(const std::vector<std::string>& syncs, absl::string_view file) {
+  return static_cast<size_t>(std::count_if(
+      syncs.begin(), syncs.end(), [&](const std::string& s) { return absl::EndsWith(s, file); }));
 }
 
 class StoreJournalTest : public ::testing::Test {
@@ -162,43 +163,52 @@ class StoreJournalTest : public ::testing::Test {
     dir_ = pattern;
   }
   void TearDown() override {
+    journal_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
 
-  void OpenStore() {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, StoreOptions{});
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
+  void OpenJournal() {
+    absl::StatusOr<std::unique_ptr<store::Journal>> journal =
+        Journal::Open(dir_, absl::Seconds(5), kT0);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    journal_ = std::move(*journal);
   }
 
-  int64_t Journal(const std::string& boot, const std::string& target, int64_t original) {
+  int64_t JournalOne(const std::string& boot, const std::string& target, int64_t original) {
     absl::StatusOr<int64_t> id =
-        store_->JournalOriginal({boot, kT0, "rx_usecs", target, original, "lower latency"});
+        journal_->JournalOriginal({boot, kT0, "rx_usecs", target, original, "lower latency"});
     EXPECT_TRUE(id.ok()) << id.status();
     return id.value_or(-1);
   }
 
   std::string dir_;
+  std::unique_ptr<store::Journal> journal_;
   std::unique_ptr<Store> store_;
 };
 
-TEST_F(StoreJournalTest, JournalCommitsFsyncTheWalAndSampleAppendsDoNot) {
+TEST_F(StoreJournalTest, JournalCommitsFsyncTheJournalAndSampleAppendsDoNot) {
   SyncRecorder::Get().Install();
-  OpenStore();
+  OpenJournal();
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, StoreOptions{});
+  ASSERT_TRUE(store.ok()) << store.status();
+  store_ = std::move(*store);
   SyncRecorder::Get().TakeSyncs();
 
   ASSERT_TRUE(store_->AppendSamples(kT0, {{"nictune_x", {}, 1.0}}).ok());
   ASSERT_TRUE(store_->AppendSamples(kT0 + absl::Seconds(1), {{"nictune_x", {}, 2.0}}).ok());
-  EXPECT_EQ(WalSyncs(SyncRecorder::Get().TakeSyncs()), 0u)
+  EXPECT_EQ(SyncRecorder::Get().TakeSyncs().size(), 0u)
       << "samples are written with synchronous=NORMAL";
 
-  const int64_t id = Journal("boot-a", "eth9", 8);
-  // Recorded inside the call: by the time the actuator holds the id, the WAL is on disk.
-  EXPECT_GE(WalSyncs(SyncRecorder::Get().TakeSyncs()), 1u);
+  const int64_t id = JournalOne("boot-a", "eth9", 8);
+  // Recorded inside the call: by the time the actuator holds the id, the row is on disk.
+  std::vector<std::string> syncs = SyncRecorder::Get().TakeSyncs();
+  EXPECT_GE(SyncsOf(syncs, "/journal.db"), 1u);
+  EXPECT_EQ(SyncsOf(syncs, "nictune.db-wal"), 0u) << "the journal is apart from the history";
 
-  ASSERT_TRUE(store_->MarkChange({id, kT0, ChangeState::kApplied, 50, "written"}).ok());
-  EXPECT_GE(WalSyncs(SyncRecorder::Get().TakeSyncs()), 1u);
+  ASSERT_TRUE(journal_->MarkChange({id, kT0, ChangeState::kApplied, 50, "written"}).ok());
+  EXPECT_GE(SyncsOf(SyncRecorder::Get().TakeSyncs(), "/journal.db"), 1u);
+  journal_.reset();
   store_.reset();
   SyncRecorder::Get().Uninstall();
 }
@@ -210,10 +220,11 @@ TEST_F(StoreJournalTest, AJournaledOriginalSurvivesTheProcessBeingKilled) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     ::close(id_pipe[0]);
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(dir_, StoreOptions{});
-    if (!store.ok()) ::_exit(2);
+    absl::StatusOr<std::unique_ptr<store::Journal>> journal =
+        Journal::Open(dir_, absl::Seconds(5), kT0);
+    if (!journal.ok()) ::_exit(2);
     absl::StatusOr<int64_t> id =
-        (*store)->JournalOriginal({"boot-a", kT0, "netdev_budget", "host", 300, "squeezed"});
+        (*journal)->JournalOriginal({"boot-a", kT0, "netdev_budget", "host", 300, "squeezed"});
     if (!id.ok()) ::_exit(3);
     const int64_t value = *id;
     if (::write(id_pipe[1], &value, sizeof(value)) != sizeof(value)) ::_exit(4);
@@ -230,8 +241,8 @@ TEST_F(StoreJournalTest, AJournaledOriginalSurvivesTheProcessBeingKilled) {
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "child status " << status;
   ASSERT_EQ(got, static_cast<ssize_t>(sizeof(id)));
 
-  OpenStore();
-  absl::StatusOr<std::vector<ChangeRecord>> pending = store_->PendingChanges("boot-a");
+  OpenJournal();
+  absl::StatusOr<std::vector<ChangeRecord>> pending = journal_->PendingChanges("boot-a");
   ASSERT_TRUE(pending.ok()) << pending.status();
   ASSERT_EQ(pending->size(), 1u);
   EXPECT_EQ((*pending)[0].id, id);
@@ -241,25 +252,28 @@ TEST_F(StoreJournalTest, AJournaledOriginalSurvivesTheProcessBeingKilled) {
 }
 
 TEST_F(StoreJournalTest, StatesMoveOnlyForwardAndEachStepIsRecorded) {
-  OpenStore();
-  const int64_t id = Journal("boot-a", "eth9", 8);
+  OpenJournal();
+  const int64_t id = JournalOne("boot-a", "eth9", 8);
   ASSERT_TRUE(
-      store_->MarkChange({id, kT0 + absl::Seconds(1), ChangeState::kApplied, 50, "written"}).ok());
-  ASSERT_TRUE(
-      store_->MarkChange({id, kT0 + absl::Seconds(11), ChangeState::kVerified, {}, "guard passed"})
+      journal_->MarkChange({id, kT0 + absl::Seconds(1), ChangeState::kApplied, 50, "written"})
           .ok());
-  absl::Status back = store_->MarkChange({id, kT0, ChangeState::kApplied, 60, "again"});
+  ASSERT_TRUE(
+      journal_
+          ->MarkChange({id, kT0 + absl::Seconds(11), ChangeState::kVerified, {}, "guard passed"})
+          .ok());
+  absl::Status back = journal_->MarkChange({id, kT0, ChangeState::kApplied, 60, "again"});
   EXPECT_EQ(back.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(back.message(), HasSubstr("is verified, which cannot become applied"));
   ASSERT_TRUE(
-      store_->MarkChange({id, kT0 + absl::Seconds(20), ChangeState::kRestored, 8, "on exit"}).ok());
+      journal_->MarkChange({id, kT0 + absl::Seconds(20), ChangeState::kRestored, 8, "on exit"})
+          .ok());
   absl::Status after_final =
-      store_->MarkChange({id, kT0, ChangeState::kRolledBack, {}, "too late"});
+      journal_->MarkChange({id, kT0, ChangeState::kRolledBack, {}, "too late"});
   EXPECT_EQ(after_final.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(store_->MarkChange({id + 100, kT0, ChangeState::kApplied, {}, "x"}).code(),
+  EXPECT_EQ(journal_->MarkChange({id + 100, kT0, ChangeState::kApplied, {}, "x"}).code(),
             absl::StatusCode::kNotFound);
 
-  absl::StatusOr<std::vector<ChangeRecord>> changes = store_->ChangesSince(kT0);
+  absl::StatusOr<std::vector<ChangeRecord>> changes = journal_->ChangesSince(kT0);
   ASSERT_TRUE(changes.ok()) << changes.status();
   ASSERT_EQ(changes->size(), 1u);
   const ChangeRecord& c = (*changes)[0];
@@ -272,15 +286,15 @@ TEST_F(StoreJournalTest, StatesMoveOnlyForwardAndEachStepIsRecorded) {
 }
 
 TEST_F(StoreJournalTest, PendingChangesAreThoseOfThisBootThatStillOweTheKernel) {
-  OpenStore();
-  const int64_t stale = Journal("boot-old", "eth9", 8);
-  const int64_t applied = Journal("boot-new", "eth9", 8);
-  const int64_t released = Journal("boot-new", "eth8", 16);
-  const int64_t journaled = Journal("boot-new", "eth7", 32);
-  ASSERT_TRUE(store_->MarkChange({applied, kT0, ChangeState::kApplied, 50, "written"}).ok());
-  ASSERT_TRUE(store_->MarkChange({released, kT0, ChangeState::kReleased, {}, "EOPNOTSUPP"}).ok());
+  OpenJournal();
+  const int64_t stale = JournalOne("boot-old", "eth9", 8);
+  const int64_t applied = JournalOne("boot-new", "eth9", 8);
+  const int64_t released = JournalOne("boot-new", "eth8", 16);
+  const int64_t journaled = JournalOne("boot-new", "eth7", 32);
+  ASSERT_TRUE(journal_->MarkChange({applied, kT0, ChangeState::kApplied, 50, "written"}).ok());
+  ASSERT_TRUE(journal_->MarkChange({released, kT0, ChangeState::kReleased, {}, "EOPNOTSUPP"}).ok());
 
-  absl::StatusOr<std::vector<ChangeRecord>> pending = store_->PendingChanges("boot-new");
+  absl::StatusOr<std::vector<ChangeRecord>> pending = journal_->PendingChanges("boot-new");
   ASSERT_TRUE(pending.ok()) << pending.status();
   std::vector<int64_t> ids;
   for (const ChangeRecord& c : *pending) ids.push_back(c.id);

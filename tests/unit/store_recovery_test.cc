@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A damaged database never stops the agent: garbage, a truncated file or a file that fails
 // quick_check is moved aside with its -wal and -shm, and a fresh database is started; a healthy
 // database is never moved.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Schema versioning: a fresh database is at the last version with every table, migrations run in
 // order exactly once, and a database from a newer nictuned is refused, not misread.
 #include <sqlite3.h>

@@ -1,9 +1,11 @@
-// Issue 7, item 14: a long reader cannot grow the WAL past its cap. Another connection holds a
-// read snapshot open (as an operator's sqlite3 shell or a backup would) while windows of samples
-// are appended: the WAL file stays within its cap plus one window, the windows over it are
-// refused as ResourceExhausted naming the WAL, the change journal is still written, and once the
-// reader ends the next append empties the WAL and succeeds. The store's own reader, querying
-// back to back, never holds a checkpoint off: no append is refused and the WAL stays bounded.
+// SPDX-License-Identifier: Apache-2.0
+// A long reader cannot grow the WAL past its cap. Another connection holds a read snapshot open
+// (as an operator's sqlite3 shell or a backup would) while windows of samples are appended: the
+// WAL file stays within its cap plus one window, the windows over it are refused as
+// ResourceExhausted naming the WAL, and once the reader ends the next append empties the WAL and
+// succeeds. (The change journal has a file of its own, which no history reader can hold up.) The
+// store's own reader, querying back to back, never holds a checkpoint off: no append is refused and
+// the WAL stays bounded.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -107,11 +109,6 @@ TEST_F(StoreWalCapTest, AReaderHoldingASnapshotCannotGrowTheWalPastItsCap) {
       EXPECT_THAT(appended.status().message(), HasSubstr(store_->path() + "-wal"));
       EXPECT_THAT(appended.status().message(), HasSubstr("read snapshot"));
     }
-    // The journal is not refused: a change's original must be on disk before any kernel write.
-    absl::StatusOr<int64_t> journaled =
-        store_->JournalOriginal({"boot-a", kT0, "netdev_budget", "host", 300, "squeezed"});
-    EXPECT_TRUE(journaled.ok()) << journaled.status();
-    EXPECT_TRUE(store_->MarkChange({*journaled, kT0, ChangeState::kApplied, 600, "written"}).ok());
   }
   std::cout << "one window: " << window_bytes_ << " WAL bytes; with a reader holding a snapshot "
             << "the WAL peaked at " << largest << " bytes (cap " << kCap << "), " << refused
@@ -123,9 +120,6 @@ TEST_F(StoreWalCapTest, AReaderHoldingASnapshotCannotGrowTheWalPastItsCap) {
   absl::StatusOr<AppendResult> after = store_->AppendSamples(kT0 + absl::Seconds(100), Window(100));
   EXPECT_TRUE(after.ok()) << after.status();
   EXPECT_LE(WalFileBytes(store_->path()), kCap);
-  absl::StatusOr<std::vector<ChangeRecord>> pending = store_->PendingChanges("boot-a");
-  ASSERT_TRUE(pending.ok()) << pending.status();
-  EXPECT_EQ(pending->size(), 1u);
 }
 
 TEST(StoreWalUncappedTest, WithoutACapTheSameReaderGrowsTheWalWindowByWindow) {

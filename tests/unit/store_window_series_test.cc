@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Window computed from recorded kernel text (6.18, 2 CPUs) becomes series named as /metrics
 // names them, with the window's rates as values; sockets are capped to the top ones.
 #include <algorithm>
@@ -92,7 +93,11 @@ TEST_F(StoreWindowSeriesTest, CountersBecomeRatesUnderTheExportersNames) {
   (*after_.softnet)[1].time_squeeze += 6;
   const std::vector<SeriesSample> series = Series();
 
+  // Per irq, as /metrics has it unless asked per CPU.
   EXPECT_THAT(Value(series, "nictune_interrupts_total",
+                    {{"chip", "PCI-MSIX-0000:00:04.0"}, {"devices", "virtio3-rx"}, {"irq", "41"}}),
+              Optional(DoubleEq(1500.0)));
+  EXPECT_THAT(Value(Series({.interrupts_per_cpu = true}), "nictune_interrupts_total",
                     {{"chip", "PCI-MSIX-0000:00:04.0"},
                      {"cpu", "0"},
                      {"devices", "virtio3-rx"},
@@ -100,6 +105,11 @@ TEST_F(StoreWindowSeriesTest, CountersBecomeRatesUnderTheExportersNames) {
               Optional(DoubleEq(1500.0)));
   EXPECT_THAT(Value(series, "nictune_softirqs_total", {{"cpu", "1"}, {"vector", "NET_RX"}}),
               Optional(DoubleEq(250.0)));
+  // Summed over CPUs when per-CPU series are off, as /metrics has them.
+  const std::vector<SeriesSample> summed = Series({.per_cpu = false});
+  EXPECT_THAT(Value(summed, "nictune_softirqs_total", {{"vector", "NET_RX"}}),
+              Optional(DoubleEq(250.0)));
+  EXPECT_THAT(Value(summed, "nictune_softnet_processed_total", {}), Optional(DoubleEq(2000.0)));
   EXPECT_THAT(Value(series, "nictune_softnet_processed_total", {{"cpu", "1"}}),
               Optional(DoubleEq(2000.0)));
   EXPECT_THAT(Value(series, "nictune_softnet_times_squeezed_total", {{"cpu", "1"}}),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sd_notify against a real AF_UNIX datagram socket this test owns, passed in NOTIFY_SOCKET as
 // systemd passes it; no root needed.
 #include <sys/socket.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The apply-mode controller driven by a fake clock: bounded steps, hysteresis, guard window with
 // rollback and park, release on a foreign write, at most one reversal per cooldown.
 #include <variant>
@@ -347,6 +348,33 @@ TEST(ControllerTest, OtherKnobsStayManagedAfterARelease) {
   ASSERT_THAT(actions, SizeIs(2));
   EXPECT_TRUE(std::holds_alternative<Release>(actions[0]));
   EXPECT_EQ(std::get<Apply>(actions[1]).value, 78);
+}
+
+TEST(ControllerTest, TheKnobsHoldingOurValueAreTheWrittenOnesNotTheReleased) {
+  Controller controller(ControllerConfig{});
+  FakeClock clock;
+  FakeKnob budget{Knob::kNetdevBudget, "host", 300};
+  FakeKnob usecs{Knob::kRxUsecs, "eth0", 20};
+  EXPECT_THAT(controller.KnobsHoldingOurValue(), IsEmpty());
+  std::vector<Action> actions = controller.Step(
+      clock.Now(), {budget.Read(), usecs.Read()}, Health{},
+      {Rec(Knob::kNetdevBudget, "host", 300, 600, 0.5), Rec(Knob::kRxUsecs, "eth0", 20, 40, 0.5)});
+  budget.Carry(actions);
+  usecs.Carry(actions);
+  EXPECT_THAT(controller.KnobsHoldingOurValue(), SizeIs(2));
+
+  budget.value = 1000;  // someone else: the knob is theirs, nothing of ours is owed there
+  clock.Advance(absl::Minutes(1));
+  controller.Step(clock.Now(), {budget.Read(), usecs.Read()}, Health{}, {});
+  ASSERT_EQ(controller.ModeOf(Knob::kNetdevBudget, "host"), KnobMode::kReleased);
+  const std::vector<std::pair<Knob, std::string>> held = controller.KnobsHoldingOurValue();
+  ASSERT_THAT(held, SizeIs(1));
+  EXPECT_EQ(held[0].first, Knob::kRxUsecs);
+  EXPECT_EQ(held[0].second, "eth0");
+
+  // Its device gone, the other is forgotten too.
+  controller.DeviceGone(Knob::kRxUsecs, "eth0", clock.Now());
+  EXPECT_THAT(controller.KnobsHoldingOurValue(), IsEmpty());
 }
 
 TEST(ControllerTest, AlternatingLoadGivesAtMostOneReversalPerCooldown) {

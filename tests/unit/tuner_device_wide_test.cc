@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-wide settings from per-queue recommendations: the queue that needs the shortest interval
 // sets the device's coalescing and deferral.
 #include "gmock/gmock.h"

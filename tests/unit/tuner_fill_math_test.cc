@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed 001's socket-buffer arithmetic (Duyck, ixgbe 12K ints/s) and the interrupt-rate ceiling.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Budget and weight policies: seed 000's questions (is the box near livelock, how much CPU is
 // left for user space, is the looping rx or tx work) turned into netdev_budget(_usecs),
 // dev_weight and the rx/tx biases.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Coalescing, deferral and rmem policies through Recommend(), on seed 001's numbers: a 10 GbE
 // ixgbe queue at 812744 pps of 1514-byte frames into one UDP socket with the default 212992-byte
 // buffer (truesize 2994), under the old adaptive ITR whose bulk class was 8K ints/s (125 us).
@@ -62,6 +63,13 @@ const Recommendation& Find(const std::vector<Recommendation>& recs, Knob knob) {
   return kMissing;
 }
 
+// For the tests whose arithmetic is written out at a 10% margin.
+PolicyConfig TenPercentMargin() {
+  PolicyConfig config;
+  config.margin = 0.10;
+  return config;
+}
+
 bool Has(const std::vector<Recommendation>& recs, Knob knob) {
   for (const Recommendation& r : recs) {
     if (r.knob == knob) return true;
@@ -93,15 +101,17 @@ TEST(CoalescePolicyTest, Seed001WithoutMarginPicksTheLongestDropFreeInterval) {
 }
 
 TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
+  // 5% of 71.14 packets kept: 67.58 usable, 67 whole packets, which 812744 pps bring in 82.44 us.
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(Seed001(), PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
-  EXPECT_EQ(usecs.recommended, 78);
+  EXPECT_EQ(usecs.recommended, 82);
   EXPECT_THAT(usecs.formula,
               HasSubstr("C = 212992 B / 2994 B = 71.14 packets; T_fill = 71.14 / 812744 pps = "
-                        "87.53 us; u_max = (1 - 0.10) * 87.53 us - 0.00 us = 78.78 us"));
+                        "87.53 us; u_max = (1 - 0.05) * 87.53 us - 0.00 us = 83.15 us"));
+  EXPECT_THAT(usecs.formula, HasSubstr("usable = (1 - 0.05) * 71.14 = 67.58 packets"));
   EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.00 us / 0.1 = 20.00 us (ceiling 50000"));
-  EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 78"));
+  EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 82"));
 }
 
 TEST(CoalescePolicyTest, ASmallInterruptCpuShareIsPrintedWithItsDigits) {
@@ -143,33 +153,39 @@ TEST(CoalescePolicyTest, FormulaNumbersMatchTheirArithmetic) {
   EXPECT_EQ(rate, 523000);
   EXPECT_NEAR(tfill, c / rate * 1e6, 0.01);
   EXPECT_EQ(tfill, tfill2);
-  EXPECT_NEAR(margin, 0.10, 1e-9);
+  EXPECT_NEAR(margin, kDefaultMargin, 1e-9);
   EXPECT_NEAR(gap, 15, 1e-9);
   EXPECT_NEAR(umax, (1 - margin) * tfill - gap, 0.01);
   // The per-interrupt refinement: whole packets, and the 15 us gap is shorter than the interval,
   // so only the one cycle it overlaps is in the socket when the reader comes back.
   const size_t per = usecs.formula.find("per interrupt: ");
   ASSERT_NE(per, std::string::npos);
-  double m2, c3, c4, m3, usable, peak;
+  double m2, c3, usable, peak;
   ASSERT_EQ(std::sscanf(text + per,
-                        "per interrupt: usable = min((1 - %lf) * %lf, floor(%lf) - %lf) = %lf "
-                        "packets at the peak %lf pps",
-                        &m2, &c3, &c4, &m3, &usable, &peak),
-            6)
+                        "per interrupt: usable = (1 - %lf) * %lf = %lf packets at the peak %lf "
+                        "pps",
+                        &m2, &c3, &usable, &peak),
+            4)
       << text + per;
+  EXPECT_EQ(m2, margin);
   EXPECT_EQ(c3, c);
-  EXPECT_NEAR(usable, std::min((1 - margin) * c, std::floor(c) - margin), 0.005);
+  // Both usable and C are printed to two decimals.
+  EXPECT_NEAR(usable, (1 - margin) * c, 0.01);
   EXPECT_EQ(peak, rate);  // no peak measured: the mean
   const size_t arrow = usecs.formula.find("-> rx-usecs ");
   ASSERT_NE(arrow, std::string::npos);
   ASSERT_EQ(std::sscanf(text + arrow, "-> rx-usecs %d", &rx_usecs), 1);
   EXPECT_EQ(rx_usecs, usecs.recommended);
   EXPECT_THAT(usecs.formula,
-              HasSubstr(absl::StrFormat("at u = %d us: 1 cycle of %d.00 us (drain gap 15.00 us)",
-                                        rx_usecs, rx_usecs)));
-  const double one_cycle_limit_us = usable / peak * 1e6;
-  EXPECT_LE(rx_usecs, one_cycle_limit_us);
-  EXPECT_GT(rx_usecs + 1, one_cycle_limit_us);  // the longest whole microsecond that fits
+              HasSubstr(absl::StrFormat("at u = %d us: 1 delivery: floor(523000 pps x %d.00 us "
+                                        "cycle = %.2f) + 1 = %.0f packets (drain gap 15.00 us)",
+                                        rx_usecs, rx_usecs,
+                                        std::floor(rate * rx_usecs * 1e-6 * 100) / 100,
+                                        std::floor(rate * rx_usecs * 1e-6) + 1)));
+  // A delivery of whole packets fits while rate * u < floor(usable).
+  const double one_cycle_limit_us = std::floor(usable) / peak * 1e6;
+  EXPECT_LT(rx_usecs, one_cycle_limit_us);
+  EXPECT_GE(rx_usecs + 1, one_cycle_limit_us);  // the longest whole microsecond that fits
 }
 
 TEST(CoalescePolicyTest, DriverGranularityRoundsDown) {
@@ -200,35 +216,48 @@ Observation ClosedLoopSocket(uint32_t rx_usecs, uint64_t interrupts_per_s) {
   return obs;
 }
 
-TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
-  // At the recommended interval, 10000 pps bring 28.1 packets: ceil() would be 29 frames, one
-  // more than the socket takes, so the frame limit would fire only after the overflow.
+TEST(CoalescePolicyTest, RxFramesFollowWholeDeliveries) {
+  // 10000 pps into 28.12 usable packets: a delivery of whole packets fits while 10000 pps * u <
+  // 28, so 2799 us, 27.99 packets' worth: 28 frames, what the socket takes.
   Observation obs = ClosedLoopSocket(8192, 120);
   obs.queues[0].coalesce.rx_frames_supported = true;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
-  EXPECT_GE(Find(*recs, Knob::kRxUsecs).recommended, 2800);
+  EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 2799);
   EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 28);
 }
 
+TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
+  // Seed 001 with 10 us interrupts: the cost floor (100 us) brings more than the socket's 64.03
+  // usable packets until its buffer grows; a frame limit above 64 would fire only after the
+  // overflow.
+  Observation obs = Seed001();
+  obs.queues[0].interrupt_cost_s = 10e-6;
+  obs.queues[0].coalesce.rx_frames_supported = true;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  EXPECT_GT(static_cast<double>(Find(*recs, Knob::kRxUsecs).recommended) * 812744e-6, 64.03);
+  EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 64);
+}
+
 TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGivesBack) {
-  // The closed-loop socket (u_max = 0.9 * 3125 = 2812.5 us, the margin 312.5 us), now with
-  // nothing dropping. Above u_max the current interval only eats into the margin: a value 0.5 us
-  // above it is not worth a write (the controller acts from 0.05), halfway through the margin is
-  // worth half, the fill time itself or beyond all of it.
+  // The closed-loop socket (28 whole packets of the 28.12 usable fit below 2800 us, the margin
+  // 2800 * 0.1 / 0.9 = 311.1 us), now with nothing dropping. Above 2800 us the current interval
+  // only eats into the margin: a value 13 us above it is not worth a write (the controller acts
+  // from 0.05), halfway through the margin is worth half, beyond the margin all of it.
   Observation obs = ClosedLoopSocket(0, 350);
   QueueObservation& q = obs.queues[0];
   q.sockets[0].drops = 0;
   q.sockets[0].peak_fill = 0.9;
   q.drops.socket = 0;
-  const double margin_us = 3125.0 * 0.1;
-  for (const uint32_t current : {2813u, 2969u, 3125u, 4096u}) {
+  const double margin_us = 2800.0 * 0.1 / 0.9;
+  for (const uint32_t current : {2813u, 2956u, 3125u, 4096u}) {
     q.coalesce.rx_usecs = current;
-    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
     ASSERT_TRUE(recs.ok()) << recs.status();
     const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
-    EXPECT_EQ(usecs.recommended, 2812) << "current " << current;
-    const double expected = std::min(1.0, (current - 2812.5) / margin_us);
+    EXPECT_EQ(usecs.recommended, 2799) << "current " << current;
+    const double expected = std::min(1.0, (current - 2800.0) / margin_us);
     EXPECT_NEAR(usecs.expected_gain, expected, 1e-3) << "current " << current;
   }
 }
@@ -236,12 +265,12 @@ TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGi
 TEST(CoalescePolicyTest, RxFramesFollowTheRateWhereTheDriverCountsFrames) {
   Observation obs = Seed001();
   obs.queues[0].coalesce.rx_frames_supported = true;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
   // ceil(812744 pps * 78 us) = ceil(63.39) = 64
   EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 64);
   obs.queues[0].coalesce.rx_frames_supported = false;
-  recs = Recommend(obs, PolicyConfig{});
+  recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok());
   EXPECT_FALSE(Has(*recs, Knob::kRxFrames));
 }
@@ -260,35 +289,38 @@ TEST(CoalescePolicyTest, AdaptiveThatKeepsTheFloorStaysOn) {
 TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
   Observation obs = Seed001();
   // An interrupt that costs 10 us may come at most every 100 us at a 10% CPU share: above the
-  // 78.78 us the default buffer allows.
+  // 78.75 us the default buffer allows (64 whole packets of the 64.03 usable). At 100 us a
+  // delivery is floor(81.27) + 1 = 82 packets; up to 102 us (floor(82.90) + 1 = 83) it is a
+  // packet more, the longest interval within a packet of the floor's buffer.
   obs.queues[0].interrupt_cost_s = 10e-6;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
-  EXPECT_EQ(usecs.recommended, 100);
+  EXPECT_EQ(usecs.recommended, 102);
   EXPECT_THAT(usecs.expected_effect, HasSubstr("buffer must grow"));
-  // 812744 * 100e-6 * 2994 / 0.9 = 270372.8 B -> 4 KiB pages: 270336 is short, 274432.
+  EXPECT_THAT(usecs.formula, HasSubstr("at 102 us no socket holds more than at the cost floor "
+                                       "100 us plus a packet"));
+  // 83 / 0.9 * 2994 = 276113.3 B, 276114 whole bytes -> 4 KiB pages: 278528.
   const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
-  EXPECT_EQ(rmem_default.recommended, 274432);
+  EXPECT_EQ(rmem_default.recommended, 278528);
   EXPECT_THAT(rmem_default.formula,
-              HasSubstr("at u = 100 us: 1 cycle of 100.00 us (drain gap 0.00 us) x 812744 pps = "
-                        "81.27 packets > 64.03"));
+              HasSubstr("at u = 102 us: 1 delivery: floor(812744 pps x 102.00 us cycle = 82.90) "
+                        "+ 1 = 83 packets (drain gap 0.00 us) > 64.03"));
   EXPECT_THAT(rmem_default.formula,
-              HasSubstr("rcvbuf_needed = max(81.27 packets / (1 - 0.10), ceil(81.27 + 0.10)) * "
-                        "2994 B = 270373 B"));
+              HasSubstr("rcvbuf_needed = 83 packets / (1 - 0.10) * 2994 B = 276114 B"));
   EXPECT_TRUE(rmem_default.unresolved.empty()) << rmem_default.unresolved;
   const Recommendation& rmem_max = Find(*recs, Knob::kRmemMax);
   EXPECT_EQ(rmem_max.current, 212992);
-  EXPECT_EQ(rmem_max.recommended, 274432);  // rmem_default <= rmem_max
+  EXPECT_EQ(rmem_max.recommended, 278528);  // rmem_default <= rmem_max
 }
 
 // 10 kpps in bursts at 20 kpps (their length unknown) into 64 KiB behind a 2 ms drain gap, the
 // reader on the softirq's CPU: no interval fits the 25.60 usable packets (the gap alone brings
 // 40), so the buffer must grow. At the cost floor, 1.2 us / 0.10 = 12 us, each packet is its own
-// delivery: 1 + floor(2001.23 us / 50 us) = 41, the last rounded as without a gap, 40.26
-// packets; at 1000 us, 2 deliveries, floor(20000 pps * 1003.27 us) + 1 = 21 packets and 20.07,
-// 41.07. Under a packet more than the floor's (within max(1, 0.10 * 40.26)) buys 1/83 of the
-// interrupts: max(41.07 / 0.9, ceil(41.17)) * 2304 B = 105127 B -> 106496 (4 KiB pages).
+// delivery: 1 + floor(2001.23 us / 50 us) = 41 packets; at 1000 us, 2 deliveries of
+// floor(20000 pps * 1003.27 us) + 1 = 21 packets, 42. A packet more than the floor's (within
+// max(1, 0.10 * 41)) buys 1/83 of the interrupts: 42 / 0.9 * 2304 B = 107520 B -> 110592 (4 KiB
+// pages).
 TEST(CoalescePolicyTest, WhenTheBufferMustGrowALongerIntervalNeedingAboutAsMuchIsChosen) {
   Observation obs;
   obs.window = absl::Seconds(10);
@@ -317,18 +349,17 @@ TEST(CoalescePolicyTest, WhenTheBufferMustGrowALongerIntervalNeedingAboutAsMuchI
   s.peak_rate_pps = 20'000;
   q.sockets.push_back(s);
   obs.queues.push_back(q);
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
   EXPECT_EQ(usecs.recommended, 1000);
   EXPECT_THAT(usecs.formula,
-              HasSubstr("at 1000 us (at least twice the cost floor 12 us) no socket holds more "
-                        "than at the floor plus a share or a packet (udp 0.0.0.0:5001: 41.07 <= "
-                        "40.26 + max(1, 0.10 * 40.26) packets)"));
+              HasSubstr("at 1000 us no socket holds more than at the cost floor 12 us plus "
+                        "max(1, 0.10 of it) packets (udp 0.0.0.0:5001: 42 packets <= 41 + 4.10)"));
   EXPECT_THAT(usecs.expected_effect, HasSubstr("buffer must grow"));
   const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
-  EXPECT_EQ(rmem_default.recommended, 106496);
-  EXPECT_THAT(rmem_default.formula, HasSubstr("= 105127 B"));
+  EXPECT_EQ(rmem_default.recommended, 110592);
+  EXPECT_THAT(rmem_default.formula, HasSubstr("= 107520 B"));
   EXPECT_TRUE(rmem_default.unresolved.empty()) << rmem_default.unresolved;
 }
 
@@ -336,14 +367,32 @@ TEST(CoalescePolicyTest, ApplicationThatSetsSoRcvbufGetsAdviceAndRmemMaxAdmitsIt
   Observation obs = Seed001();
   obs.queues[0].interrupt_cost_s = 10e-6;
   obs.queues[0].sockets[0].rcvbuf_locked = true;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& advice = Find(*recs, Knob::kSoRcvbuf);
   EXPECT_EQ(advice.scope, Scope::kSocket);
   EXPECT_EQ(advice.target, "udp 0.0.0.0:12865 (netserver)");
-  EXPECT_EQ(advice.recommended, 135187);  // ceil(270372.8 / 2): the kernel doubles it
+  EXPECT_EQ(advice.recommended, 138057);  // ceil(276113.3 / 2): the kernel doubles it
   EXPECT_EQ(Find(*recs, Knob::kRmemDefault).recommended, 212992);  // not used by this socket
-  EXPECT_GE(Find(*recs, Knob::kRmemMax).recommended, 135187);
+  EXPECT_GE(Find(*recs, Knob::kRmemMax).recommended, 138057);
+}
+
+// A socket that set more than the SO_RCVBUF cap (32 MiB, sk_rcvbuf 64 MiB) and needs more still:
+// the advice keeps what it has rather than shrinking it to the cap, and says why it falls short.
+// 812744 pps behind a 100 ms gap hold 81275 packets of 2304 B: 208 MB.
+TEST(CoalescePolicyTest, SoRcvbufAdviceIsNeverBelowTheSocketsOwn) {
+  Observation obs = Seed001();
+  SocketObservation& s = obs.queues[0].sockets[0];
+  s.rcvbuf_locked = true;
+  s.rcvbuf_bytes = 100'000'000;
+  s.truesize_mean_bytes = s.truesize_p99_bytes = 2304;
+  s.drain_gap_s = 0.1;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& advice = Find(*recs, Knob::kSoRcvbuf);
+  EXPECT_EQ(advice.current, 50'000'000);
+  EXPECT_EQ(advice.recommended, 50'000'000);  // the cap, 33554432, would halve the buffer
+  EXPECT_THAT(advice.unresolved, HasSubstr("above twice the SO_RCVBUF cap 33554432"));
 }
 
 TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
@@ -351,7 +400,7 @@ TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   obs.queues[0].sockets.clear();
   obs.queues[0].coalesce.adaptive_rx = false;
   obs.queues[0].coalesce.rx_ring_size = 256;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
   // (1 - 0.1) * 256 / 812744 pps - 2 us (the interrupt's cost before the poll) = 281.48 us
   EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 281);
@@ -362,7 +411,7 @@ TEST(DeferPolicyTest, WithoutHardwareModerationDeferralTakesOver) {
   QueueObservation& q = obs.queues[0];
   q.coalesce = CoalesceState{};  // veth-like: no rx-usecs
   q.defer.supported = true;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
   ASSERT_TRUE(recs.ok()) << recs.status();
   EXPECT_FALSE(Has(*recs, Knob::kRxUsecs));
   const Recommendation& timeout = Find(*recs, Knob::kGroFlushTimeout);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties over random observations (seeded, so a failure reproduces): every recommended value
 // within its knob's range and never negative, also with counters near 2^64 and wrapped u32
 // counters; related knobs consistent; controller steps bounded.
@@ -149,6 +150,7 @@ class RandomObservations {
         s.drain_gap_s = Positive(200e-6);
         s.burst_s = Positive(1e-3);
         s.burst_pause_s = Positive(1e-3);
+        s.max_packets_per_gap = Positive(rate * 200e-6);
         s.peak_rate_pps = absl::Uniform(gen_, 0, 2) == 0 ? 0 : rate * absl::Uniform(gen_, 0.5, 8.0);
         s.reader_shares_softirq_cpu = absl::Uniform(gen_, 0, 2) == 0;
         s.rcvbuf_locked = absl::Uniform(gen_, 0, 3) == 0;

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // The coalescing policy's choice checked against the simulator (tuner/sim_*), not against its own
 // formula: on seed 001's numbers the recommended rx-usecs must run drop-free, and the 125 us of
 // the old adaptive bulk class (8K ints/s) must drop, for a reader that drains only between
 // interrupts (it shares the softirq's CPU). That reader waits for whole NAPI cycles, so the
-// policy must shrink u_max by the softirq load (1 - rho): without that, 87 us and 78 us drop here.
+// policy must stretch the cycle by the softirq load, 1 / (1 - rho): without that, 87 us and 78 us
+// drop here.
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -56,10 +58,9 @@ SimResult SimulateStaticRxUsecs(int64_t rx_usecs) {
 }
 
 TEST(TunerSimCrossCheckTest, RecommendedIntervalIsDropFreeInTheSimulator) {
-  // The default margin (0.10) only: with margin 0 the choice (65 us) sits on the edge and the
-  // simulator drops ~1.4% there, because the cycle also holds each interrupt's hard IRQ and poll
-  // time, which the (1 - rho) correction leaves out. That is what the margin is for.
-  for (double margin : {0.10}) {
+  // At margin 0 too: the cycle (u + the interrupt's hard IRQ and poll time) / (1 - rho) and
+  // whole packets are the simulator's, so the choice is drop-free without a margin.
+  for (double margin : {0.0, kDefaultMargin, 0.10}) {
     PolicyConfig config;
     config.margin = margin;
     absl::StatusOr<std::vector<Recommendation>> recs = Recommend(Seed001Observation(), config);

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The emulated NIC's control protocol (driver/emulated/README.md) for tools/demo/seeds.sh: one
 connection per request, one line back. As a command, `nic_control.py SOCKET 'GET rx_usecs'`
 prints the value of the OK answer and exits 1 with the answer on anything else."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The emulated NIC's timing accuracy (driver/emulated/README.md "Timing"). As root:
 #   tools/demo/nic_timing.sh [BUILD_DIR]        (default: build)
 # Runs nictune-emulated-nic for 3 s per row (its own namespace, nothing of the host's network

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The seeds, replayed live on the emulated NIC (README "Demo"). As root, from the repository:
+# SPDX-License-Identifier: Apache-2.0
+# The seeds, replayed live on the emulated NIC (docs/testing.md "The demo"). As root, from the
+# repository:
 #   tools/demo/seeds.sh [BUILD_DIR]        (default: build)
 # Starts nictune-emulated-nic in a namespace of its own (nothing of the host's network is
 # touched), a UDP sink in that namespace on the NIC's CPU, and nictuned in apply mode tuning the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A UDP receiver for tools/demo/seeds.sh: binds ADDRESS:PORT in the namespace it is started in
 (ip netns exec), reads as fast as it can until SIGTERM or --duration, and prints the socket's
 effective SO_RCVBUF once bound ("rcvbuf N") and its totals when it stops

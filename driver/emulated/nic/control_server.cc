@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/nic/control_server.h"
 
 #include <sys/epoll.h>

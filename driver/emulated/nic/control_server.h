@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC's end of the control socket: a unix stream socket (mode 0600) that answers
 // each request line (driver/emulated/control_protocol.h) with one response line. Non-blocking;
 // the NIC's single thread drives it from its epoll loop between interrupts.

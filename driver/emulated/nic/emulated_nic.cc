@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/nic/emulated_nic.h"
 
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
+#include "driver/emulated/queue_flows.h"
 #include "driver/netlink/netlink_error.h"
 
 namespace nictune::driver::emulated {
@@ -26,7 +28,7 @@ int64_t EmulatedNic::NowNs() {
 }
 
 absl::StatusOr<std::unique_ptr<EmulatedNic>> EmulatedNic::Create(
-    int epoll_fd, TapDevice& tap, ControlServer& server, std::unique_ptr<NicEngine> engine,
+    int epoll_fd, TapDevice& tap, ControlServer& server, const EmulatedNicTraffic& traffic,
     uint32_t tap_address, const EmulatedNicOptions& options) {
   sigset_t signals;
   sigemptyset(&signals);
@@ -34,9 +36,11 @@ absl::StatusOr<std::unique_ptr<EmulatedNic>> EmulatedNic::Create(
   sigaddset(&signals, SIGINT);
   const int signal_fd = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
   if (signal_fd < 0) return netlink::ErrnoStatus("signalfd(SIGTERM, SIGINT)", errno);
-  auto nic = std::unique_ptr<EmulatedNic>(
-      new EmulatedNic(epoll_fd, signal_fd, tap, server, std::move(engine), options));
-  for (int fd : {signal_fd, tap.fd()}) {
+  auto nic =
+      std::unique_ptr<EmulatedNic>(new EmulatedNic(epoll_fd, signal_fd, tap, server, options));
+  std::vector<int> fds = {signal_fd};
+  for (size_t queue = 0; queue < tap.queues(); ++queue) fds.push_back(tap.fd(queue));
+  for (int fd : fds) {
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.fd = fd;
@@ -46,87 +50,74 @@ absl::StatusOr<std::unique_ptr<EmulatedNic>> EmulatedNic::Create(
   }
   // The peer's MAC is made up: locally administered, never on any real wire.
   const std::array<uint8_t, 6> peer_mac = {0x02, 0x6e, 0x69, 0x63, 0x74, 0x01};
-  const auto& flows = nic->engine_->flows();
-  for (size_t flow = 0; flow < flows.size(); ++flow) {
+  for (size_t flow = 0; flow < traffic.flows.size(); ++flow) {
     nic->flow_addresses_.push_back(FrameAddresses{
         .destination_mac = tap.mac(),
         .source_mac = peer_mac,
         .source_ip = options.peer_address,
         .destination_ip = tap_address,
         .source_port = static_cast<uint16_t>(kFirstSourcePort + flow % 20000),
-        .destination_port = flows[flow].port,
+        .destination_port = traffic.flows[flow].port,
     });
   }
+  if (absl::Status added = nic->AddQueues(traffic, NowNs()); !added.ok()) return added;
   return nic;
+}
+
+absl::Status EmulatedNic::AddQueues(const EmulatedNicTraffic& traffic, int64_t start_ns) {
+  absl::StatusOr<std::vector<std::vector<size_t>>> assigned =
+      AssignFlowsToQueues(traffic.flows, tap_.queues());
+  if (!assigned.ok()) return assigned.status();
+  flow_places_.resize(traffic.flows.size());
+  for (size_t queue = 0; queue < assigned->size(); ++queue) {
+    std::vector<FlowSpec> flows;
+    for (size_t flow : (*assigned)[queue]) {
+      flow_places_[flow] = {queue, flows.size()};
+      flows.push_back(traffic.flows[flow]);
+    }
+    absl::StatusOr<std::unique_ptr<NicEngine>> engine =
+        NicEngine::Create(std::move(flows), traffic.ring_size, traffic.moderation, start_ns);
+    if (!engine.ok()) return engine.status();
+    queues_.push_back(RxQueue{.engine = std::move(*engine), .flows = (*assigned)[queue]});
+  }
+  return absl::OkStatus();
 }
 
 EmulatedNic::~EmulatedNic() { close(signal_fd_); }
 
-void EmulatedNic::Fire(int64_t due_ns) {
+void EmulatedNic::Fire(size_t queue, int64_t due_ns) {
+  RxQueue& rx = queues_[queue];
   const int64_t started_ns = NowNs();
   const int64_t late_ns = std::max<int64_t>(0, started_ns - due_ns);
-  late_ns_total_ += late_ns;
-  late_ns_max_ = std::max(late_ns_max_, late_ns);
-  if (late_ns > kStallNs) ++stalls_;
-  const std::vector<PendingFrame> burst = engine_->TakeBurst();
+  rx.late_ns_total += late_ns;
+  rx.late_ns_max = std::max(rx.late_ns_max, late_ns);
+  if (late_ns > kStallNs) ++rx.stalls;
+  const std::vector<PendingFrame> burst = rx.engine->TakeBurst();
   uint64_t bytes = 0;
   for (const PendingFrame& pending : burst) {
-    const FlowSpec& flow = engine_->flows()[pending.flow];
+    const FlowSpec& flow = rx.engine->flows()[pending.flow];
     frame_.resize(static_cast<size_t>(flow.frame_bytes));
-    BuildUdpFrame(flow_addresses_[pending.flow], static_cast<uint16_t>(pending.sequence),
+    BuildUdpFrame(flow_addresses_[rx.flows[pending.flow]], static_cast<uint16_t>(pending.sequence),
                   pending.sequence, frame_);
-    if (tap_.Deliver(frame_)) {
-      ++delivered_;
+    if (tap_.Deliver(queue, frame_)) {
+      ++rx.delivered;
       bytes += frame_.size();
     } else {
-      ++tap_errors_;
+      ++rx.tap_errors;
     }
   }
   const int64_t finished_ns = NowNs();
-  flush_ns_total_ += finished_ns - started_ns;
-  engine_->OnNapiComplete(finished_ns, burst.size(), bytes);
+  rx.flush_ns_total += finished_ns - started_ns;
+  rx.engine->OnNapiComplete(finished_ns, burst.size(), bytes);
 }
 
-std::string EmulatedNic::Handle(const ControlRequest& request) {
-  const ModerationSettings current = engine_->settings();
-  switch (request.verb) {
-    case ControlVerb::kShutdown:
-      stop_ = true;
-      return FormatOkResponse("shutting down");
-    case ControlVerb::kGet:
-      if (request.key == kKeyRxUsecs) return FormatOkResponse(absl::StrCat(current.rx_usecs));
-      if (request.key == kKeyRxFrames) return FormatOkResponse(absl::StrCat(current.rx_frames));
-      if (request.key == kKeyAdaptiveRx) {
-        return FormatOkResponse(current.adaptive_rx ? "1" : "0");
-      }
-      if (request.key == kKeyRingSize) return FormatOkResponse(absl::StrCat(engine_->ring_size()));
-      return FormatOkResponse(FormatCounters(Counters()));
-    case ControlVerb::kSetFlowRate: {
-      absl::Status set = engine_->SetFlowRate(request.flow, request.rate_pps, NowNs());
-      if (!set.ok()) return FormatErrorResponse(set);
-      return FormatOkResponse(absl::StrCat(request.rate_pps));
-    }
-    case ControlVerb::kSet:
-      break;
+std::pair<size_t, int64_t> EmulatedNic::NextInterrupt() const {
+  std::pair<size_t, int64_t> next = {0, kNever};
+  for (size_t queue = 0; queue < queues_.size(); ++queue) {
+    const int64_t due_ns = queues_[queue].engine->NextInterruptNs();
+    if (due_ns < next.second) next = {queue, due_ns};
   }
-  absl::Status set;
-  ModerationSettings changed = current;
-  if (request.key == kKeyRingSize) {
-    set = engine_->SetRingSize(request.value);
-  } else if (request.key == kKeyAdaptiveRx) {
-    if (request.value != 0 && request.value != 1) {
-      set = absl::InvalidArgumentError(
-          absl::StrCat("adaptive_rx ", request.value, " is neither 0 nor 1"));
-    } else {
-      changed.adaptive_rx = request.value == 1;
-      set = engine_->SetModeration(changed);
-    }
-  } else {
-    (request.key == kKeyRxUsecs ? changed.rx_usecs : changed.rx_frames) = request.value;
-    set = engine_->SetModeration(changed);
-  }
-  if (!set.ok()) return FormatErrorResponse(set);
-  return FormatOkResponse(absl::StrCat(request.value));
+  return next;
 }
 
 absl::Status EmulatedNic::WaitAndServe(int64_t timeout_ns) {
@@ -143,12 +134,14 @@ absl::Status EmulatedNic::WaitAndServe(int64_t timeout_ns) {
     if (fd == signal_fd_) {
       signalfd_siginfo info{};
       while (read(signal_fd_, &info, sizeof(info)) == sizeof(info)) stop_ = true;
-    } else if (fd == tap_.fd()) {
-      tap_.DiscardTransmitted();
     } else if (fd == server_.listen_fd()) {
       server_.AcceptAll();
     } else if (server_.IsClient(fd)) {
       server_.Serve(fd, [this](const ControlRequest& request) { return Handle(request); });
+    } else {
+      for (size_t queue = 0; queue < tap_.queues(); ++queue) {
+        if (fd == tap_.fd(queue)) tap_.DiscardTransmitted(queue);
+      }
     }
   }
   return absl::OkStatus();
@@ -162,11 +155,11 @@ absl::Status EmulatedNic::Run() {
   while (!stop_) {
     int64_t now_ns = NowNs();
     if (now_ns >= end_ns) break;
-    int64_t due_ns = engine_->NextInterruptNs();
+    auto [queue, due_ns] = NextInterrupt();
     if (due_ns <= now_ns) {
-      if (engine_->Advance(now_ns)) Fire(due_ns);
+      if (queues_[queue].engine->Advance(now_ns)) Fire(queue, due_ns);
       now_ns = NowNs();
-      due_ns = engine_->NextInterruptNs();
+      std::tie(queue, due_ns) = NextInterrupt();
     }
     const int64_t wake_ns = std::min(due_ns, end_ns);
     // Sleep until spin_ns before the deadline; from there poll without sleeping.
@@ -176,29 +169,38 @@ absl::Status EmulatedNic::Run() {
   return absl::OkStatus();
 }
 
-EmulatedNicCounters EmulatedNic::Counters() const {
-  const NicEngineCounters engine = engine_->counters();
-  const ModerationSettings& settings = engine_->settings();
+EmulatedNicCounters EmulatedNic::QueueCounters(size_t queue) const {
+  const RxQueue& rx = queues_[queue];
+  const NicEngineCounters engine = rx.engine->counters();
+  const ModerationSettings& settings = rx.engine->settings();
   return EmulatedNicCounters{
       .generated = engine.generated,
-      .delivered = delivered_,
+      .delivered = rx.delivered,
       .missed = engine.missed,
-      .tap_errors = tap_errors_,
+      .tap_errors = rx.tap_errors,
       .interrupts = engine.interrupts,
-      .pending = engine_->pending(),
+      .pending = rx.engine->pending(),
       .rx_usecs = settings.rx_usecs,
       .rx_frames = settings.rx_frames,
       .adaptive_rx = settings.adaptive_rx ? 1 : 0,
-      .ring_size = engine_->ring_size(),
+      .ring_size = rx.engine->ring_size(),
       .interval_ns = engine.interval_ns,
       .frame_threshold = engine.frame_threshold,
       .adaptive_changes = engine.adaptive_changes,
       .elapsed_ns = NowNs() - start_ns_,
-      .late_ns_total = late_ns_total_,
-      .late_ns_max = late_ns_max_,
-      .stalls = stalls_,
-      .flush_ns_total = flush_ns_total_,
+      .late_ns_total = rx.late_ns_total,
+      .late_ns_max = rx.late_ns_max,
+      .stalls = rx.stalls,
+      .flush_ns_total = rx.flush_ns_total,
+      .queues = queues_.size(),
+      .napi_thread = queue < options_.napi_threads.size() ? options_.napi_threads[queue] : 0,
   };
+}
+
+EmulatedNicCounters EmulatedNic::Counters() const {
+  std::vector<EmulatedNicCounters> queues;
+  for (size_t queue = 0; queue < queues_.size(); ++queue) queues.push_back(QueueCounters(queue));
+  return SumQueueCounters(queues);
 }
 
 }  // namespace nictune::driver::emulated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nictune-emulated-nic: a userspace NIC on a TAP device inside a network namespace of its own,
 // with real rx-usecs / rx-frames / adaptive-rx moderation (driver/emulated/README.md).
 #include <arpa/inet.h>
@@ -19,12 +20,15 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "driver/emulated/flow_spec.h"
 #include "driver/emulated/nic/control_server.h"
 #include "driver/emulated/nic/emulated_nic.h"
 #include "driver/emulated/nic/named_netns.h"
+#include "driver/emulated/nic/napi_pollers.h"
 #include "driver/emulated/nic/tap_device.h"
 #include "driver/emulated/nic_engine.h"
+#include "driver/emulated/queue_flows.h"
 #include "driver/netlink/netlink_error.h"
 
 ABSL_FLAG(std::string, netns, "", "name of the network namespace to create (must not exist)");
@@ -44,7 +48,9 @@ ABSL_FLAG(int64_t, spin_us, 0, "busy-poll this long before each interrupt instea
 ABSL_FLAG(int, fifo_priority, 0,
           "run as SCHED_FIFO at this priority (1-99) so that interrupts fire on time on a busy "
           "host; 0: the normal scheduler");
-ABSL_FLAG(int, cpu, -1, "pin the NIC's thread to this CPU (-1: let the scheduler choose)");
+ABSL_FLAG(int, cpu, -1,
+          "pin the NIC's thread and its NAPI threads to this CPU (-1: the CPU it starts on)");
+ABSL_FLAG(int, queues, 1, "receive queues (1-16): a multi-queue TAP, one NAPI thread each");
 
 namespace nictune::driver::emulated {
 namespace {
@@ -52,6 +58,59 @@ namespace {
 std::string Ipv4Text(uint32_t address) {
   return absl::StrFormat("%d.%d.%d.%d", address >> 24, (address >> 16) & 0xff,
                          (address >> 8) & 0xff, address & 0xff);
+}
+
+absl::Status PlaceThisThread(int cpu, int fifo_priority) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(static_cast<size_t>(cpu), &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    return netlink::ErrnoStatus(absl::StrCat("--cpu ", cpu, ": sched_setaffinity"), errno);
+  }
+  if (fifo_priority > 0) {
+    // A NIC's interrupt does not wait for the scheduler; neither should the emulated one. The
+    // kernel's RT throttling (sched_rt_runtime_us) still leaves the rest of the host its share.
+    sched_param param{};
+    param.sched_priority = fifo_priority;
+    if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
+      return netlink::ErrnoStatus(
+          absl::StrCat("--fifo_priority ", fifo_priority, ": sched_setscheduler(SCHED_FIFO)"),
+          errno);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint32_t> PeerFromFlags(uint32_t tap_address) {
+  uint32_t peer = 0;
+  int unused_prefix = 0;
+  if (absl::Status parsed = ParseIpv4Prefix(absl::GetFlag(FLAGS_peer), peer, unused_prefix);
+      !parsed.ok()) {
+    return parsed;
+  }
+  if (!IsPrivateIpv4(peer) || peer == tap_address) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--peer ", Ipv4Text(peer), ": must be private and differ from the TAP's address"));
+  }
+  return peer;
+}
+
+// The flows, ring and moderation every queue starts with, checked against the queues.
+absl::StatusOr<EmulatedNicTraffic> TrafficFromFlags(size_t queues) {
+  absl::StatusOr<std::vector<FlowSpec>> flows = ParseFlows(absl::GetFlag(FLAGS_flows));
+  if (!flows.ok()) return flows.status();
+  EmulatedNicTraffic traffic{.flows = *flows,
+                             .ring_size = absl::GetFlag(FLAGS_ring_size),
+                             .moderation = {.rx_usecs = absl::GetFlag(FLAGS_rx_usecs),
+                                            .rx_frames = absl::GetFlag(FLAGS_rx_frames),
+                                            .adaptive_rx = absl::GetFlag(FLAGS_adaptive_rx)}};
+  absl::StatusOr<std::vector<std::vector<size_t>>> assigned =
+      AssignFlowsToQueues(traffic.flows, queues);
+  if (!assigned.ok()) return assigned.status();
+  absl::Status engine =
+      NicEngine::Create(traffic.flows, traffic.ring_size, traffic.moderation, 0).status();
+  if (!engine.ok()) return engine;
+  return traffic;
 }
 
 // Per namespace, so this quiets only the emulated NIC's own host: no IPv6 router and neighbour
@@ -78,43 +137,17 @@ absl::Status Main() {
       !parsed.ok()) {
     return parsed;
   }
-  uint32_t peer = 0;
-  int unused_prefix = 0;
-  if (absl::Status parsed = ParseIpv4Prefix(absl::GetFlag(FLAGS_peer), peer, unused_prefix);
-      !parsed.ok()) {
-    return parsed;
-  }
-  if (!IsPrivateIpv4(peer) || peer == tap_config.address) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--peer ", Ipv4Text(peer), ": must be private and differ from the TAP's address"));
-  }
-  absl::StatusOr<std::vector<FlowSpec>> flows = ParseFlows(absl::GetFlag(FLAGS_flows));
-  if (!flows.ok()) return flows.status();
-  const ModerationSettings moderation{.rx_usecs = absl::GetFlag(FLAGS_rx_usecs),
-                                      .rx_frames = absl::GetFlag(FLAGS_rx_frames),
-                                      .adaptive_rx = absl::GetFlag(FLAGS_adaptive_rx)};
+  absl::StatusOr<uint32_t> peer = PeerFromFlags(tap_config.address);
+  if (!peer.ok()) return peer.status();
+  tap_config.queues = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_queues)));
   // Validate everything before creating anything.
-  absl::StatusOr<std::unique_ptr<NicEngine>> engine =
-      NicEngine::Create(*flows, absl::GetFlag(FLAGS_ring_size), moderation, 0);
-  if (!engine.ok()) return engine.status();
+  absl::StatusOr<EmulatedNicTraffic> traffic = TrafficFromFlags(tap_config.queues);
+  if (!traffic.ok()) return traffic.status();
 
-  if (const int cpu = absl::GetFlag(FLAGS_cpu); cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(static_cast<size_t>(cpu), &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-      return netlink::ErrnoStatus(absl::StrCat("--cpu ", cpu, ": sched_setaffinity"), errno);
-    }
-  }
-  if (const int priority = absl::GetFlag(FLAGS_fifo_priority); priority > 0) {
-    // A NIC's interrupt does not wait for the scheduler; neither should the emulated one. The
-    // kernel's RT throttling (sched_rt_runtime_us) still leaves the rest of the host its share.
-    sched_param param{};
-    param.sched_priority = priority;
-    if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
-      return netlink::ErrnoStatus(
-          absl::StrCat("--fifo_priority ", priority, ": sched_setscheduler(SCHED_FIFO)"), errno);
-    }
+  const int cpu = absl::GetFlag(FLAGS_cpu) >= 0 ? absl::GetFlag(FLAGS_cpu) : sched_getcpu();
+  if (absl::Status placed = PlaceThisThread(cpu, absl::GetFlag(FLAGS_fifo_priority));
+      !placed.ok()) {
+    return placed;
   }
   // Timers fire within a microsecond instead of the default 50 us slack.
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -130,6 +163,18 @@ absl::Status Main() {
   DisableIpv6InThisNamespace();
   absl::StatusOr<std::unique_ptr<TapDevice>> tap = TapDevice::Create(tap_config);
   if (!tap.ok()) return tap.status();
+  // One step below the NIC's thread: a burst is written whole before its poll starts, and the
+  // polls run before a reader below them on this CPU.
+  const int fifo_priority = absl::GetFlag(FLAGS_fifo_priority);
+  absl::StatusOr<std::vector<pid_t>> pollers = StartThreadedNapi(
+      NapiPollerConfig{.device = tap_config.name,
+                       .queues = tap_config.queues,
+                       .cpu = cpu,
+                       .fifo_priority = fifo_priority > 1 ? fifo_priority - 1 : 0},
+      [&tap](size_t queue, std::span<const uint8_t> frame) {
+        return (*tap)->Deliver(queue, frame);
+      });
+  if (!pollers.ok()) return pollers.status();
   const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) return netlink::ErrnoStatus("epoll_create1", errno);
   absl::StatusOr<std::unique_ptr<ControlServer>> server =
@@ -138,22 +183,21 @@ absl::Status Main() {
     close(epoll_fd);
     return server.status();
   }
-  // The traffic starts now, not when the flags were checked.
-  engine =
-      NicEngine::Create(*flows, absl::GetFlag(FLAGS_ring_size), moderation, EmulatedNic::NowNs());
-  if (!engine.ok()) return engine.status();
   absl::StatusOr<std::unique_ptr<EmulatedNic>> nic =
-      EmulatedNic::Create(epoll_fd, **tap, **server, std::move(*engine), tap_config.address,
-                          EmulatedNicOptions{.peer_address = peer,
+      EmulatedNic::Create(epoll_fd, **tap, **server, *traffic, tap_config.address,
+                          EmulatedNicOptions{.peer_address = *peer,
                                              .duration = absl::GetFlag(FLAGS_duration),
-                                             .spin_ns = absl::GetFlag(FLAGS_spin_us) * 1000});
+                                             .spin_ns = absl::GetFlag(FLAGS_spin_us) * 1000,
+                                             .napi_threads = {pollers->begin(), pollers->end()}});
   if (!nic.ok()) {
     close(epoll_fd);
     return nic.status();
   }
   std::cout << "ready netns=" << netns_name << " device=" << tap_config.name
-            << " address=" << Ipv4Text(tap_config.address) << " peer=" << Ipv4Text(peer)
-            << " control_socket=" << socket_path << std::endl;
+            << " address=" << Ipv4Text(tap_config.address) << " peer=" << Ipv4Text(*peer)
+            << " queues=" << tap_config.queues << " cpu=" << cpu
+            << " napi_threads=" << absl::StrJoin(*pollers, ",") << " control_socket=" << socket_path
+            << std::endl;
   absl::Status ran = (*nic)->Run();
   std::cout << "final " << FormatCounters((*nic)->Counters()) << std::endl;
   nic->reset();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A named network namespace the emulated NIC creates for itself, as `ip netns add` would (a bind
 // mount of the namespace under /run/netns/NAME, so `ip -n NAME` and setns by name find it), and
 // deletes on shutdown. Creating it moves the calling thread into it; call it before any thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "driver/emulated/nic/tap_device.h"
 
 #include <arpa/inet.h>
@@ -91,6 +92,22 @@ absl::Status ParseIpv4Prefix(const std::string& text, uint32_t& address, int& pr
   return absl::OkStatus();
 }
 
+absl::Status TapDevice::OpenQueue(size_t queues) {
+  const int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return netlink::ErrnoStatus("open /dev/net/tun", errno);
+  fds_.push_back(fd);
+  ifreq request = RequestFor(name_);
+  request.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NAPI;
+  if (queues > 1) request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_MULTI_QUEUE);
+  if (ioctl(fd, TUNSETIFF, &request) != 0) {
+    return netlink::ErrnoStatus(
+        absl::StrCat("TUNSETIFF IFF_TAP|IFF_NO_PI|IFF_NAPI", queues > 1 ? "|IFF_MULTI_QUEUE " : " ",
+                     name_, " queue ", fds_.size() - 1),
+        errno);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<TapDevice>> TapDevice::Create(const TapConfig& config) {
   if (config.name.empty() || config.name.size() >= IFNAMSIZ) {
     return absl::InvalidArgumentError(
@@ -100,14 +117,13 @@ absl::StatusOr<std::unique_ptr<TapDevice>> TapDevice::Create(const TapConfig& co
     return absl::InvalidArgumentError(absl::StrCat(
         "TAP device ", config.name, ": address must be private (10/8, 172.16/12, 192.168/16)"));
   }
-  const int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return netlink::ErrnoStatus("open /dev/net/tun", errno);
-  auto device = std::unique_ptr<TapDevice>(new TapDevice(fd, config.name));
-  ifreq request = RequestFor(config.name);
-  request.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NAPI;
-  if (ioctl(fd, TUNSETIFF, &request) != 0) {
-    return netlink::ErrnoStatus(absl::StrCat("TUNSETIFF IFF_TAP|IFF_NO_PI|IFF_NAPI ", config.name),
-                                errno);
+  if (config.queues < 1 || config.queues > kMaxQueues) {
+    return absl::InvalidArgumentError(absl::StrCat("TAP device ", config.name, ": ", config.queues,
+                                                   " queues, expected 1..", kMaxQueues));
+  }
+  auto device = std::unique_ptr<TapDevice>(new TapDevice(config.name));
+  for (size_t queue = 0; queue < config.queues; ++queue) {
+    if (absl::Status opened = device->OpenQueue(config.queues); !opened.ok()) return opened;
   }
   const int control_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (control_fd < 0) return netlink::ErrnoStatus("socket(AF_INET) for device ioctls", errno);
@@ -118,18 +134,18 @@ absl::StatusOr<std::unique_ptr<TapDevice>> TapDevice::Create(const TapConfig& co
 }
 
 TapDevice::~TapDevice() {
-  if (fd_ >= 0) close(fd_);
+  for (int fd : fds_) close(fd);
 }
 
-bool TapDevice::Deliver(std::span<const uint8_t> frame) {
-  const ssize_t written = write(fd_, frame.data(), frame.size());
+bool TapDevice::Deliver(size_t queue, std::span<const uint8_t> frame) {
+  const ssize_t written = write(fds_[queue], frame.data(), frame.size());
   return written == static_cast<ssize_t>(frame.size());
 }
 
-uint64_t TapDevice::DiscardTransmitted() {
+uint64_t TapDevice::DiscardTransmitted(size_t queue) {
   uint8_t buffer[2048];
   uint64_t frames = 0;
-  while (read(fd_, buffer, sizeof(buffer)) > 0) ++frames;
+  while (read(fds_[queue], buffer, sizeof(buffer)) > 0) ++frames;
   return frames;
 }
 

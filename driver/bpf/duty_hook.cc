@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "driver/bpf/duty_hook.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "driver/bpf/hook_events.h"
+#include "driver/errno_text.h"
+
+namespace nictune::driver::bpf {
+namespace {
+
+uint64_t ClockNs(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
+uint64_t Saturating(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+}  // namespace
+
+uint64_t MonotonicNs() { return ClockNs(CLOCK_MONOTONIC); }
+
+absl::StatusOr<std::unique_ptr<DutyHook>> DutyHook::TakeOver(LoadedProbe& probe, HookSpec spec,
+                                                             std::unique_ptr<HookGate> gate) {
+  absl::StatusOr<int> events_fd = probe.MapFd(NICTUNE_HOOK_EVENTS_MAP_NAME);
+  if (!events_fd.ok()) return events_fd.status();
+  absl::StatusOr<HookEventCounter> events = HookEventCounter::Map(*events_fd, spec.name.c_str());
+  if (!events.ok()) return events.status();
+  // A concern without a gate map is slotted by its links only.
+  const int gate_fd = probe.MapFd(NICTUNE_HOOK_GATE_MAP_NAME).value_or(-1);
+  absl::StatusOr<std::vector<HandlerLink>> links = probe.TakeOverHandlers(probe.AttachedHandlers());
+  if (!links.ok()) return links.status();
+  return std::unique_ptr<DutyHook>(new DutyHook(std::move(spec), *std::move(links), std::move(gate),
+                                                *std::move(events), gate_fd));
+}
+
+DutyHook::DutyHook(HookSpec spec, std::vector<HandlerLink> links, std::unique_ptr<HookGate> gate,
+                   HookEventCounter events, int gate_fd)
+    : spec_(std::move(spec)),
+      links_(std::move(links)),
+      gate_(std::move(gate)),
+      events_(std::move(events)),
+      gate_fd_(gate_fd) {
+  // Attached by the probe's load: the handlers run from now on.
+  const uint64_t now = MonotonicNs();
+  attached_since_ns_ = now;
+  counted_since_ns_ = now;
+}
+
+DutyHook::~DutyHook() {
+  for (HandlerLink& link : links_) {
+    if (link.link != nullptr) bpf_link__destroy(link.link);
+    link.link = nullptr;
+  }
+}
+
+bool DutyHook::IsEnd(const HandlerLink& link) const {
+  const std::string handler = bpf_program__name(link.program);
+  return std::any_of(spec_.end_handlers.begin(), spec_.end_handlers.end(),
+                     [&](const std::string& end) { return handler.rfind(end, 0) == 0; });
+}
+
+absl::Status DutyHook::SetGated(bool gated) {
+  if (gated == gated_) return absl::OkStatus();
+  if (!gated) {
+    // Measuring whole: the links stay, as an attached hook's. Closed: it leaves detached, and
+    // the gate opens first so that the time between is measured time. A gate that cannot open
+    // stays closed and the links go all the same (Attach opens it first).
+    if (gate_open_) {
+      gated_ = false;
+      return absl::OkStatus();
+    }
+    absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN);
+    gated_ = false;
+    if (open.ok()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (attached_since_ns_ == 0) attached_since_ns_ = MonotonicNs();
+    }
+    DetachStarts();
+    DetachEnds();
+    return open;
+  }
+  if (!gateable()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("BPF ", spec_.name, ": gate: its programs have none"));
+  }
+  if (attached()) {  // measuring whole: it goes on until DetachStarts closes the gate
+    gated_ = true;
+    return absl::OkStatus();
+  }
+  if (absl::Status closed = WriteGate(NICTUNE_HOOK_GATE_CLOSED); !closed.ok()) return closed;
+  if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
+  gated_ = true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (counted_since_ns_ == 0) counted_since_ns_ = MonotonicNs();
+  return absl::OkStatus();
+}
+
+absl::Status DutyHook::Attach() {
+  if (gated_) {
+    if (gate_open_) return absl::OkStatus();
+    if (absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN); !open.ok()) return open;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.gate_opens;
+    if (attached_since_ns_ == 0) attached_since_ns_ = MonotonicNs();
+    return absl::OkStatus();
+  }
+  // Left closed by a failed SetGated: attached handlers would count and measure nothing.
+  if (!gate_open_) {
+    if (absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN); !open.ok()) return open;
+  }
+  if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t now = MonotonicNs();
+  if (attached_since_ns_ == 0) attached_since_ns_ = now;
+  if (counted_since_ns_ == 0) counted_since_ns_ = now;
+  return absl::OkStatus();
+}
+
+absl::Status DutyHook::AttachLinks() {
+  const bool ends_detached =
+      std::any_of(links_.begin(), links_.end(),
+                  [this](const HandlerLink& l) { return IsEnd(l) && l.link == nullptr; });
+  if (gate_ != nullptr && ends_detached) {
+    if (absl::Status stale = gate_->BeforeAttach(); !stale.ok()) return stale;
+  }
+  for (const bool ends : {true, false}) {
+    for (HandlerLink& link : links_) {
+      if (IsEnd(link) != ends || link.link != nullptr) continue;
+      if (absl::Status attached = AttachLink(link); !attached.ok()) {
+        DetachStarts();
+        DetachEnds();
+        return attached;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DutyHook::Open(uint64_t weight) {
+  return gate_ != nullptr ? gate_->Open(weight) : absl::OkStatus();
+}
+
+void DutyHook::Close() {
+  if (gate_ != nullptr) gate_->Close().IgnoreError();  // reported by the next Open
+}
+
+void DutyHook::DetachStarts() {
+  Close();
+  if (gated_) {
+    // A gate that cannot be closed stays open, and its time stays measured time.
+    if (!gate_open_ || !WriteGate(NICTUNE_HOOK_GATE_CLOSED).ok()) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (attached_since_ns_ != 0) {
+      attached_ns_ += Saturating(MonotonicNs(), attached_since_ns_);
+      attached_since_ns_ = 0;
+    }
+    return;
+  }
+  bool any = false;
+  for (HandlerLink& link : links_) {
+    if (IsEnd(link) || link.link == nullptr) continue;
+    DetachLink(link);
+    any = true;
+  }
+  if (!any) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t now = MonotonicNs();
+  if (attached_since_ns_ != 0) {
+    attached_ns_ += Saturating(now, attached_since_ns_);
+    attached_since_ns_ = 0;
+  }
+  if (counted_since_ns_ != 0) {
+    counted_ns_ += Saturating(now, counted_since_ns_);
+    counted_since_ns_ = 0;
+  }
+}
+
+void DutyHook::DetachEnds() {
+  if (gated_) return;
+  for (HandlerLink& link : links_) {
+    if (IsEnd(link) && link.link != nullptr) DetachLink(link);
+  }
+}
+
+bool DutyHook::attached() const {
+  if (gated_) return gate_open_;
+  return std::all_of(links_.begin(), links_.end(),
+                     [](const HandlerLink& l) { return l.link != nullptr; });
+}
+
+absl::Status DutyHook::WriteGate(uint32_t value) {
+  const uint32_t zero = 0;
+  if (bpf_map_update_elem(gate_fd_, &zero, &value, BPF_ANY) != 0) {
+    return absl::InternalError(absl::StrCat("BPF ", spec_.name, ": write ",
+                                            NICTUNE_HOOK_GATE_MAP_NAME, ": ", ErrnoText(errno)));
+  }
+  gate_open_ = value == NICTUNE_HOOK_GATE_OPEN;
+  return absl::OkStatus();
+}
+
+uint64_t DutyHook::Events() const { return events_.Total(); }
+
+uint64_t DutyHook::AttachedNs(uint64_t now_ns) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t total = attached_ns_;
+  if (attached_since_ns_ != 0) total += Saturating(now_ns, attached_since_ns_);
+  return total;
+}
+
+uint64_t DutyHook::CountedNs(uint64_t now_ns) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t total = counted_ns_;
+  if (counted_since_ns_ != 0) total += Saturating(now_ns, counted_since_ns_);
+  return total;
+}
+
+LinkStats DutyHook::link_stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+RunStats DutyHook::Runs() const {
+  RunStats runs;
+  for (const HandlerLink& link : links_) {
+    bpf_prog_info info;
+    std::memset(&info, 0, sizeof(info));
+    uint32_t length = sizeof(info);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(link.program), &info, &length) == 0) {
+      runs.run_cnt += info.run_cnt;
+      runs.run_time_ns += info.run_time_ns;
+    }
+  }
+  return runs;
+}
+
+absl::Status DutyHook::AttachLink(HandlerLink& link) {
+  const uint64_t before = MonotonicNs();
+  const uint64_t cpu_before = ClockNs(CLOCK_THREAD_CPUTIME_ID);
+  bpf_link* attached = bpf_program__attach(link.program);
+  const int error_number = errno;
+  const uint64_t after = MonotonicNs();
+  const uint64_t cpu_after = ClockNs(CLOCK_THREAD_CPUTIME_ID);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.attaches;
+    stats_.attach_ns += after - before;
+    stats_.attach_cpu_ns += Saturating(cpu_after, cpu_before);
+  }
+  if (attached == nullptr) {
+    return absl::InternalError(absl::StrCat("BPF ", spec_.name, ": attach ", link.tracepoint, ": ",
+                                            ErrnoText(error_number)));
+  }
+  link.link = attached;
+  return absl::OkStatus();
+}
+
+void DutyHook::DetachLink(HandlerLink& link) {
+  const uint64_t before = MonotonicNs();
+  const uint64_t cpu_before = ClockNs(CLOCK_THREAD_CPUTIME_ID);
+  bpf_link__destroy(link.link);
+  link.link = nullptr;
+  const uint64_t after = MonotonicNs();
+  const uint64_t cpu_after = ClockNs(CLOCK_THREAD_CPUTIME_ID);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.detaches;
+  stats_.detach_ns += after - before;
+  stats_.detach_cpu_ns += Saturating(cpu_after, cpu_before);
+}
+
+}  // namespace nictune::driver::bpf

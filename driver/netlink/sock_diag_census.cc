@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// OpenSockDiagCensus (driver/socket_memory.h): at each read, a sock_diag socket opened in each
+// network namespace for its dump and closed after it. A socket kept open would keep its namespace
+// alive after `ip netns del` and the last process in it are gone, with its devices. The list of
+// namespaces is looked for again every kRescanInterval, so that one made after the agent started
+// is read from the next rescan on.
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <vector>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "driver/netlink/sock_diag.h"
+#include "driver/network_namespaces.h"
+#include "driver/socket_memory.h"
+
+namespace nictune::driver {
+namespace {
+
+constexpr absl::Duration kRescanInterval = absl::Seconds(10);
+
+// A socket is worth keeping when it dropped or holds data; the most dropping and fullest first.
+bool WorthKeeping(const SocketMemory& s) { return s.drops > 0 || s.rmem_alloc > 0; }
+
+bool MoreTelling(const SocketMemory& x, const SocketMemory& y) {
+  if (x.drops != y.drops) return x.drops > y.drops;
+  const double x_fill = x.rcvbuf == 0 ? 0 : static_cast<double>(x.rmem_alloc) / x.rcvbuf;
+  const double y_fill = y.rcvbuf == 0 ? 0 : static_cast<double>(y.rmem_alloc) / y.rcvbuf;
+  return x_fill > y_fill;
+}
+
+class SockDiagCensus : public SocketCensusSource {
+ public:
+  SockDiagCensus(SocketCensusOptions options, std::string proc_root)
+      : options_(options), proc_root_(std::move(proc_root)) {}
+
+  absl::StatusOr<SocketCensus> Read() override {
+    if (absl::Now() >= next_rescan_) Rescan();
+    SocketCensus census;
+    census.namespaces_unread = beyond_cap_;
+    absl::Status last_error = absl::UnavailableError("sock_diag: no network namespace to read");
+    for (const NetworkNamespaceRef& ns : namespaces_) {
+      absl::Status dumped = DumpNamespace(ns, census);
+      if (dumped.ok()) {
+        ++census.namespaces;
+      } else {
+        ++census.namespaces_unread;
+        last_error = dumped;
+      }
+    }
+    if (census.namespaces == 0) return last_error;
+    Trim(census);
+    return census;
+  }
+
+ private:
+  absl::Status DumpNamespace(const NetworkNamespaceRef& ns, SocketCensus& census) const {
+    absl::Status dumped;
+    const auto dump = [&] {
+      absl::StatusOr<netlink::SockDiagSocket> socket = netlink::SockDiagSocket::Open(ns.inode);
+      if (!socket.ok()) {
+        dumped = socket.status();
+        return;
+      }
+      for (uint8_t family : {uint8_t{AF_INET}, uint8_t{AF_INET6}}) {
+        dumped = socket->DumpUdp(family, [&](const SocketMemory& s) {
+          ++census.sockets_seen;
+          if (WorthKeeping(s)) census.sockets.push_back(s);
+        });
+        if (!dumped.ok()) return;
+      }
+    };
+    // The reader's own namespace needs no thread of its own to enter it: one interval's
+    // thread fewer on a host without containers.
+    if (own_inode_.ok() && ns.inode == *own_inode_) {
+      dump();
+      return dumped;
+    }
+    absl::Status entered = RunInNetworkNamespace(ns.path, dump);
+    return entered.ok() ? dumped : entered;
+  }
+
+  void Trim(SocketCensus& census) const {
+    std::sort(census.sockets.begin(), census.sockets.end(), MoreTelling);
+    if (census.sockets.size() > options_.max_sockets) {
+      census.sockets.resize(options_.max_sockets);
+      census.truncated = true;
+    }
+  }
+
+  void Rescan() {
+    next_rescan_ = absl::Now() + kRescanInterval;
+    namespaces_ = ListNetworkNamespaces(proc_root_, "/run/netns");
+    beyond_cap_ = 0;
+    if (namespaces_.size() > options_.max_namespaces) {
+      beyond_cap_ = static_cast<uint32_t>(namespaces_.size() - options_.max_namespaces);
+      namespaces_.resize(options_.max_namespaces);
+    }
+  }
+
+  const SocketCensusOptions options_;
+  const std::string proc_root_;
+  // The namespace of the thread that reads (nictuned's sampling loop), which opened this census.
+  const absl::StatusOr<uint32_t> own_inode_ = NetworkNamespaceInode("/proc/thread-self/ns/net");
+  absl::Time next_rescan_ = absl::InfinitePast();
+  std::vector<NetworkNamespaceRef> namespaces_;
+  uint32_t beyond_cap_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SocketCensusSource> OpenSockDiagCensus(const SocketCensusOptions& options,
+                                                       const std::string& proc_root) {
+  return std::make_unique<SockDiagCensus>(options, proc_root);
+}
+
+}  // namespace nictune::driver

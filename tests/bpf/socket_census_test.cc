@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel's own per-socket counters, read through sock_diag in every network namespace, equal
+// what the socket itself reports (SO_MEMINFO): its queued bytes, its buffer and its drops. They
+// hold for a socket that filled and was never read before the agent started, and a window of
+// nictuned counts exactly the drops the socket took within it.
+#include <sys/socket.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "driver/network_namespaces.h"
+#include "driver/socket_memory.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/netns_host.h"
+#include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/udp_receiver.h"
+#include "tests/support/udp_sender.h"
+
+namespace nictune {
+namespace {
+
+using testing_support::QueuedMemory;
+using testing_support::UdpReceiver;
+using testing_support::UdpSender;
+using testing_support::VethHosts;
+using testing_support::WhyNotPrivileged;
+
+const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+
+// A receiver in b that never reads, with a buffer a few hundred datagrams fill.
+absl::StatusOr<std::unique_ptr<UdpReceiver>> NeverReadReceiver(const VethHosts& hosts) {
+  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver =
+      absl::InternalError("receiver not created");
+  absl::Status inside = hosts.b().RunInside([&] {
+    receiver = UdpReceiver::Create({.bind_address = hosts.address_b(), .rcvbuf_bytes = 16384});
+  });
+  if (!inside.ok()) return inside;
+  return receiver;
+}
+
+// `count` datagrams from a to the receiver, all the kernel accepts.
+absl::Status Send(const VethHosts& hosts, uint16_t port, uint64_t count) {
+  absl::StatusOr<testing_support::UdpSenderReport> report = absl::InternalError("not sent");
+  absl::Status inside = hosts.a().RunInside([&] {
+    absl::StatusOr<std::unique_ptr<UdpSender>> sender = UdpSender::Create(
+        {.destination = hosts.address_b(), .port = port, .packets = count, .payload_bytes = 64});
+    if (!sender.ok()) {
+      report = sender.status();
+      return;
+    }
+    report = (*sender)->Run();
+  });
+  if (!inside.ok()) return inside;
+  if (!report.ok()) return report.status();
+  absl::SleepFor(absl::Milliseconds(50));  // the last datagrams are received in softirq context
+  return absl::OkStatus();
+}
+
+const driver::SocketMemory* Find(const driver::SocketCensus& census, uint64_t cookie) {
+  for (const driver::SocketMemory& s : census.sockets) {
+    if (s.cookie == cookie) return &s;
+  }
+  return nullptr;
+}
+
+TEST(SocketCensus, EveryNamespacesSocketsMatchTheirOwnMemInfo) {
+  if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = NeverReadReceiver(**hosts);
+  ASSERT_TRUE(receiver.ok()) << receiver.status();
+  ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 2000).ok());
+  absl::StatusOr<QueuedMemory> memory = (*receiver)->ReadMemory();
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  absl::StatusOr<uint32_t> inode =
+      driver::NetworkNamespaceInode("/run/netns/" + (*hosts)->b().name());
+  ASSERT_TRUE(inode.ok()) << inode.status();
+
+  // Opened after the socket filled, from the test's own (host) namespace.
+  std::unique_ptr<driver::SocketCensusSource> census = driver::OpenSockDiagCensus({}, "/proc");
+  absl::StatusOr<driver::SocketCensus> read = census->Read();
+  ASSERT_TRUE(read.ok()) << read.status();
+  const driver::SocketMemory* socket = Find(*read, (*receiver)->socket_cookie());
+  ASSERT_NE(socket, nullptr) << read->sockets.size() << " sockets kept of " << read->sockets_seen
+                             << " in " << read->namespaces << " namespaces";
+  ASSERT_GT(memory->drops, 1000u) << "the datagrams did not overflow the socket";
+  EXPECT_EQ(socket->rmem_alloc, memory->rmem_alloc);
+  EXPECT_EQ(socket->rcvbuf, memory->rcvbuf);
+  EXPECT_EQ(socket->drops, memory->drops);
+  EXPECT_EQ(socket->local_port, (*receiver)->port());
+  EXPECT_EQ(socket->netns_inode, *inode);
+  EXPECT_EQ(socket->family, AF_INET);
+}
+
+const nlohmann::json* SocketRow(const nlohmann::json& window, uint64_t cookie) {
+  for (const nlohmann::json& row : window["sockets"]) {
+    if (row["cookie"].get<uint64_t>() == cookie) return &row;
+  }
+  return nullptr;
+}
+
+TEST(SocketCensus, AWindowOfNictunedCountsTheSocketsDropsAndFillExactly) {
+  if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = NeverReadReceiver(**hosts);
+  ASSERT_TRUE(receiver.ok()) << receiver.status();
+  // Filled before the agent starts: no packet event of this socket is ever seen by it.
+  ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 2000).ok());
+  absl::StatusOr<QueuedMemory> at_start = (*receiver)->ReadMemory();
+  ASSERT_TRUE(at_start.ok()) << at_start.status();
+
+  absl::StatusOr<testing_support::BackgroundProgram> agent =
+      testing_support::BackgroundProgram::Start(
+          {kNictuned, "--once", "--json", "--interval=3s"});
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  // Well inside the window (its first snapshot is taken within a second of the start).
+  absl::SleepFor(absl::Milliseconds(1500));
+  ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 3000).ok());
+  absl::StatusOr<QueuedMemory> at_end = (*receiver)->ReadMemory();
+  ASSERT_TRUE(at_end.ok()) << at_end.status();
+  absl::StatusOr<testing_support::ProgramOutput> out = agent->Wait(absl::Seconds(20));
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->exit_code, 0) << out->err;
+  const nlohmann::json window = nlohmann::json::parse(out->out, nullptr, false);
+  ASSERT_FALSE(window.is_discarded()) << out->out;
+
+  const nlohmann::json* row = SocketRow(window, (*receiver)->socket_cookie());
+  ASSERT_NE(row, nullptr) << window["sockets"].dump();
+  ASSERT_GT(at_end->drops - at_start->drops, 1000u) << "the second burst did not drop";
+  EXPECT_EQ((*row)["kernel_drops"].get<uint64_t>(), at_end->drops - at_start->drops) << *row;
+  EXPECT_EQ((*row)["rcvbuf"].get<uint32_t>(), at_end->rcvbuf) << *row;
+  EXPECT_EQ((*row)["rmem_alloc"].get<uint32_t>(), at_end->rmem_alloc) << *row;
+  EXPECT_DOUBLE_EQ((*row)["fill"].get<double>(),
+                   static_cast<double>(at_end->rmem_alloc) / static_cast<double>(at_end->rcvbuf));
+  EXPECT_GT((*row)["peak_fill"].get<double>(), 0.8) << *row;
+  EXPECT_NE((*row)["source"].get<std::string>().find("sock_diag"), std::string::npos) << *row;
+}
+
+}  // namespace
+}  // namespace nictune

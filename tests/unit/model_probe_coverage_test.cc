@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// Windows over probes the probe budget attached for part of the time: counts scaled by the share
+// of the window each hook was attached, a device's NAPI work scaled to its rx_packets, this
+// namespace's UDP receive-buffer drops scaled to Udp.RcvbufErrors (or kept as one unattributed
+// drop when the sample saw none), and every scaled figure saying what it was scaled to.
+#include <cstdint>
+
+#include "agent/model/window.h"
+#include "gtest/gtest.h"
+
+namespace nictune::model {
+namespace {
+
+constexpr uint64_t kStart = 1'000'000'000;
+constexpr uint64_t kSecond = 1'000'000'000;
+constexpr uint32_t kOwnNetns = 4026531840;
+
+driver::HookDuty Duty(const std::string& hook, uint64_t attached_ns) {
+  return {.hook = hook, .attached_ns = attached_ns, .mode = "slotted", .share = 0.1};
+}
+
+driver::NapiCounter Napi(uint64_t polls, uint64_t work) {
+  driver::NapiCounter napi{.napi_id = 8193,
+                           .ifindex = 7,
+                           .device = "veth1",
+                           .polls = polls,
+                           .work = work,
+                           .budget_exhausted = polls / 10,
+                           .last_budget = 64};
+  napi.work_histogram.assign(driver::kNapiWorkBuckets, 0);
+  if (polls > 0) napi.work_histogram[work / polls] = polls;
+  return napi;
+}
+
+// Two snapshots a second apart; the hooks attached for `attached` of it.
+std::pair<Snapshot, Snapshot> Readings(uint64_t attached) {
+  Snapshot before{.monotonic_ns = kStart, .unix_ns = 1};
+  Snapshot after{.monotonic_ns = kStart + kSecond, .unix_ns = 2};
+  before.bpf = driver::BpfCounters{.monotonic_ns = kStart, .netns_inode = kOwnNetns};
+  after.bpf = driver::BpfCounters{.monotonic_ns = kStart + kSecond, .netns_inode = kOwnNetns};
+  for (const char* hook : {"napi", "drops", "txshare"}) {
+    before.bpf->hooks.push_back(Duty(hook, 0));
+    after.bpf->hooks.push_back(Duty(hook, attached));
+  }
+  return {before, after};
+}
+
+TEST(ProbeCoverageTest, ASlottedHooksCountsAreScaledByTheShareOfTheWindowItSaw) {
+  auto [before, after] = Readings(kSecond / 10);
+  before.bpf->napis = {Napi(0, 0)};
+  after.bpf->napis = {Napi(1000, 40000)};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->napis.size(), 1u);
+  const NapiWindow& napi = w->napis[0];
+  EXPECT_DOUBLE_EQ(napi.coverage.share, 0.1);
+  EXPECT_EQ(napi.coverage.scaled_to, "coverage");
+  EXPECT_NEAR(napi.polls_per_s, 10000, 1e-6);
+  EXPECT_NEAR(napi.work_per_s, 400000, 1e-6);
+  EXPECT_DOUBLE_EQ(napi.packets_per_poll, 40);  // a ratio: no scale
+  EXPECT_DOUBLE_EQ(napi.budget_exhausted_fraction, 0.1);
+  ASSERT_EQ(w->probes.size(), 3u);
+  EXPECT_EQ(w->probes[0].hook, "napi");
+  EXPECT_DOUBLE_EQ(w->probes[0].coverage, 0.1);
+}
+
+TEST(ProbeCoverageTest, ADevicesNapiWorkIsScaledToItsRxPackets) {
+  auto [before, after] = Readings(kSecond / 10);
+  after.bpf->napis = {Napi(1000, 40000)};
+  before.devices = {{.name = "veth1", .ifindex = 7, .statistics = {{"rx_packets", 0}}}};
+  after.devices = {{.name = "veth1", .ifindex = 7, .statistics = {{"rx_packets", 380000}}}};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->napis.size(), 1u);
+  EXPECT_NEAR(w->napis[0].work_per_s, 380000, 1e-6);
+  EXPECT_NEAR(w->napis[0].polls_per_s, 9500, 1e-6);
+  EXPECT_DOUBLE_EQ(w->napis[0].packets_per_poll, 40);
+  EXPECT_EQ(w->napis[0].coverage.scaled_to, "rx_packets");
+}
+
+driver::DropCounter SocketDrop(uint64_t cookie, uint64_t count, uint32_t netns) {
+  return {.reason = 6,
+          .reason_name = "SOCKET_RCVBUFF",
+          .protocol = 0x0800,
+          .l4_protocol = 17,
+          .ifindex = 7,
+          .netns_inode = netns,
+          .device = "veth1",
+          .local_port = 5000,
+          .socket_cookie = cookie,
+          .count = count};
+}
+
+TEST(ProbeCoverageTest, UdpReceiveBufferDropsAddUpToTheKernelsCountSplitAsSampled) {
+  auto [before, after] = Readings(kSecond / 10);
+  after.bpf->drops = {SocketDrop(77, 30, kOwnNetns), SocketDrop(78, 10, kOwnNetns),
+                      SocketDrop(79, 5, 1234)};
+  before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 100}}}};
+  after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 500}}}};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  uint64_t ours = 0;
+  for (const DropWindow& d : w->drops) {
+    if (d.netns_inode == kOwnNetns) {
+      ours += d.count;
+      EXPECT_EQ(d.coverage.scaled_to, "Udp.RcvbufErrors");
+    } else {
+      // Another namespace's drops: its own counters are not ours to scale to.
+      EXPECT_EQ(d.count, 50u);
+      EXPECT_EQ(d.coverage.scaled_to, "coverage");
+    }
+  }
+  EXPECT_EQ(ours, 400u);
+  ASSERT_GE(w->drops.size(), 2u);
+  EXPECT_EQ(w->drops[0].socket_cookie, 77u);
+  EXPECT_EQ(w->drops[0].count, 300u);
+}
+
+TEST(ProbeCoverageTest, DropsTheSampleMissedAreCountedUnattributed) {
+  auto [before, after] = Readings(kSecond / 100);
+  before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 0}}}};
+  after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 70}}}};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->drops.size(), 1u);
+  EXPECT_EQ(w->drops[0].reason_name, "SOCKET_RCVBUFF");
+  EXPECT_EQ(w->drops[0].count, 70u);
+  EXPECT_EQ(w->drops[0].socket_cookie, 0u);
+  EXPECT_EQ(w->drops[0].device, "");
+  EXPECT_EQ(w->drops[0].coverage.share, 0);
+}
+
+TEST(ProbeCoverageTest, WholeHooksAreMeasuredNotScaled) {
+  auto [before, after] = Readings(kSecond);
+  after.bpf->napis = {Napi(1000, 40000)};
+  after.bpf->drops = {SocketDrop(77, 30, kOwnNetns)};
+  before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 0}}}};
+  after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 30}}}};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(w->napis[0].polls_per_s, 1000);
+  EXPECT_EQ(w->napis[0].coverage.scaled_to, "");
+  ASSERT_EQ(w->drops.size(), 1u);
+  EXPECT_EQ(w->drops[0].count, 30u);
+  EXPECT_EQ(w->drops[0].coverage.scaled_to, "");
+}
+
+}  // namespace
+}  // namespace nictune::model
