@@ -44,6 +44,16 @@ else
   echo "bootstrap: all ${#packages[@]} packages present"
 fi
 
+# A compiler cache makes a rebuild of sources built before (in any checkout) take minutes. It
+# only speeds the build up, so a machine that cannot fetch it still builds, without it.
+if ! command -v ccache >/dev/null; then
+  echo "bootstrap: installing ccache"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get install -y -qq --no-install-recommends ccache ||
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends ccache; }; } ||
+    echo "bootstrap: could not install ccache; building without a compiler cache" >&2
+fi
+
 # The probes attach to tracepoints; tracefs is not always mounted (containers, minimal hosts).
 if [[ ! -d /sys/kernel/tracing/events ]] && ! mountpoint -q /sys/kernel/tracing; then
   mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||

@@ -24,8 +24,9 @@ if [[ ${#targets[@]} -eq 0 ]]; then
   for src in "$top"/tests/fuzz/*_fuzz.cc; do targets+=("$(basename "$src" .cc)"); done
 fi
 
+. "$top/deploy/compiler_cache.sh"
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$top" -B "$build_dir" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNICTUNE_FUZZ=ON -DNICTUNE_BENCH=OFF >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNICTUNE_FUZZ=ON -DNICTUNE_BENCH=OFF "${compiler_cache_args[@]}" >/dev/null
 # The machine is shared: two jobs at most. Keep going past a target that does not compile so
 # the others still run; it is reported below and fails the run.
 cmake --build "$build_dir" -j2 --target "${targets[@]}" -- -k 0 ||

@@ -28,9 +28,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "agent/metrics/family_names.h"
 #include "agent/procfs/read_file.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -56,6 +58,8 @@ constexpr char kRateInterval[] = "15s";
 constexpr absl::Duration kTraffic = absl::Seconds(28);
 // When the queries run: far enough into the flow for a full rate window of it.
 constexpr absl::Duration kQueryAfter = absl::Seconds(17);
+// The panels are queried at least this long before the flow ends, so the rate panels see it.
+constexpr absl::Duration kTruesizeWaitMargin = absl::Seconds(5);
 
 // Panels of changes need the agent to change a knob; this test runs it in recommend mode, which
 // never does, so they are listed as not fed instead of failing.
@@ -151,6 +155,20 @@ absl::Status WaitForMetrics(uint16_t port, absl::Duration timeout) {
   return absl::DeadlineExceededError(absl::StrCat("nictuned /metrics on 127.0.0.1:", port,
                                                   " not serving samples within ",
                                                   absl::FormatDuration(timeout), ": ", last));
+}
+
+// Waits until /metrics has a sample of `family`, until `deadline`.
+absl::Status WaitForFamily(uint16_t port, absl::string_view family, absl::Time deadline) {
+  const std::string sample_prefix = absl::StrCat("\n", family, "{");
+  while (absl::Now() < deadline) {
+    absl::StatusOr<testing_support::HttpReply> reply =
+        testing_support::HttpGetLoopback(port, "/metrics", absl::Seconds(2));
+    if (reply.ok() && absl::StrContains(reply->body, sample_prefix)) return absl::OkStatus();
+    absl::SleepFor(absl::Milliseconds(500));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat(family, " not on /metrics while the flow ran: the per-packet truesize hook "
+                           "had no slot"));
 }
 
 struct RuleReport {
@@ -264,6 +282,14 @@ TEST_F(PrometheusDashboardsTest, EveryPanelQueryReturnsDataAndEveryRuleEvaluates
     std::jthread sending([&] { traffic = flow->Run(); });
 
     absl::SleepFor(traffic_start + kQueryAfter - absl::Now());
+    // Per-socket truesize comes from a hook the probe budget slots under a flood: the gauge is
+    // there from the first slot on, which may come later than kQueryAfter. Wait for it while the
+    // flow still runs, then for two scrapes to carry it.
+    const absl::Status sampled =
+        WaitForFamily(*agent_port, metrics::family::kSocketTruesizeMeanBytes,
+                      traffic_start + kTraffic - kTruesizeWaitMargin);
+    EXPECT_TRUE(sampled.ok()) << sampled;
+    if (sampled.ok()) absl::SleepFor(absl::Seconds(2));
     const absl::Time at = absl::Now();
     absl::StatusOr<testing_support::HttpReply> exposition =
         testing_support::HttpGetLoopback(*agent_port, "/metrics", absl::Seconds(5));
