@@ -28,7 +28,8 @@ void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double secon
 // timing programs were duty-cycled.
 void AddSoftirqTimes(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // The kernel's per-socket counters (sock_diag), merged into the sockets the probes saw; the
-// sockets only they list are added when they dropped or filled.
+// sockets only they list are added when they dropped or filled, with the probes' truesize so far
+// when the probes tracked the socket before.
 void AddSocketCensus(const Snapshot& before, const Snapshot& after, Window& out);
 // From the BPF probes: irq times, NAPI polls, drops, sockets, truesize.
 void AddBpf(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,

@@ -2,6 +2,7 @@
 // AddSocketCensus (window_parts.h): the kernel's own per-socket figures over the window.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "agent/model/window_parts.h"
 
@@ -22,6 +23,19 @@ std::optional<uint64_t> DropsInWindow(const driver::SocketMemory& now,
                                       const driver::SocketMemory* then, bool start_complete) {
   if (then != nullptr) return static_cast<uint32_t>(now.drops - then->drops);  // sk_drops wraps
   if (start_complete) return now.drops;
+  return std::nullopt;
+}
+
+// The probes' charge per packet over the socket's life, for a socket they tracked but saw nothing
+// of in this window (their hook gated or between slots): the charge changes with the traffic, not
+// from one window to the next, and a gauge that blinked out with every closed gate would read
+// empty most of the time.
+std::optional<double> ProbesTruesize(const Snapshot& after, uint64_t cookie) {
+  if (!after.bpf) return std::nullopt;
+  for (const driver::SocketFill& s : after.bpf->sockets) {
+    if (s.key.cookie != cookie || s.truesize_samples == 0) continue;
+    return static_cast<double>(s.truesize_sum) / static_cast<double>(s.truesize_samples);
+  }
   return std::nullopt;
 }
 
@@ -56,6 +70,7 @@ void AddSocketCensus(const Snapshot& before, const Snapshot& after, Window& out)
                                                  .netns_inode = s.netns_inode},
                                          .coverage = {.share = 0}});
       row = &out.sockets.back();
+      row->mean_truesize = ProbesTruesize(after, s.cookie);
     }
     row->kernel_drops = drops;
     row->fill = fill;

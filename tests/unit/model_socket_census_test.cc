@@ -93,5 +93,30 @@ TEST(SocketCensusWindowTest, SkDropsWrapsAtTwoToThe32) {
   EXPECT_EQ(w->sockets[0].kernel_drops, 0x20u);
 }
 
+// A socket the fill probe tracked earlier, in a window its gate stayed closed: the kernel's
+// figures make the row, and the probe's truesize so far stays on it.
+TEST(SocketCensusWindowTest, ASocketThatIsOnlyTheKernelsThisWindowKeepsTheProbesTruesizeSoFar) {
+  Snapshot a = At(0, {Socket(5, 7488, 100)});
+  Snapshot b = At(1, {Socket(5, 7488, 300)});
+  const driver::SocketFill seen_before{.key = {.cookie = 5, .protocol = 17, .local_port = 9000},
+                                       .enqueues = 500,
+                                       .rcvbuf = 8192,
+                                       .truesize_sum = 400 * 832,
+                                       .truesize_samples = 400};
+  a.bpf = driver::BpfCounters{.sockets = {seen_before}};
+  b.bpf = driver::BpfCounters{.sockets = {seen_before}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->sockets.size(), 1u);
+  EXPECT_EQ(w->sockets[0].kernel_drops, 200u);
+  ASSERT_TRUE(w->sockets[0].mean_truesize.has_value());
+  EXPECT_DOUBLE_EQ(*w->sockets[0].mean_truesize, 832.0);
+  // A socket the probes never measured has none.
+  const auto unseen = ComputeWindow(At(0, {Socket(6, 7488, 100)}), At(1, {Socket(6, 7488, 300)}));
+  ASSERT_TRUE(unseen.ok()) << unseen.status();
+  ASSERT_EQ(unseen->sockets.size(), 1u);
+  EXPECT_FALSE(unseen->sockets[0].mean_truesize.has_value());
+}
+
 }  // namespace
 }  // namespace nictune::model
