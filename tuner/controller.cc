@@ -2,6 +2,7 @@
 #include "tuner/controller.h"
 
 #include <algorithm>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -29,6 +30,18 @@ int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted) {
   return std::clamp(wanted, low, high);
 }
 
+// ", of which stalls explain 120.00/s and 0.00/s" when either window had stall-explained drops.
+std::string StallText(const Health& now, const Health& baseline) {
+  if (now.stall_drops_per_s <= 0 && baseline.stall_drops_per_s <= 0) return "";
+  return absl::StrFormat(", of which stalls explain %.2f/s and %.2f/s", now.stall_drops_per_s,
+                         baseline.stall_drops_per_s);
+}
+
+// Drops the window's delivery stalls do not explain: what a setting is judged on.
+double UnexplainedDrops(const Health& health) {
+  return std::max(0.0, health.drops_per_s - health.stall_drops_per_s);
+}
+
 }  // namespace
 
 const Health& ScopedHealth::For(Knob knob, const std::string& target) const {
@@ -46,14 +59,24 @@ bool Controller::Passed(absl::Time since, absl::Duration span, absl::Time now) c
 }
 
 bool Controller::Regressed(const Health& now, const Health& baseline) const {
+  const double drops = UnexplainedDrops(now);
+  const double baseline_drops = UnexplainedDrops(baseline);
   const double drop_limit =
-      baseline.drops_per_s * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
+      baseline_drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
   const bool fewer_drops =
-      now.drops_per_s * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s <
-      baseline.drops_per_s;
+      drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s < baseline_drops;
   const double cpu_limit =
       baseline.cpu_share + config_.cpu_tolerance + (fewer_drops ? config_.cpu_for_fewer_drops : 0);
-  return now.drops_per_s > drop_limit || now.cpu_share > cpu_limit;
+  return drops > drop_limit || now.cpu_share > cpu_limit;
+}
+
+// A value that dropped beyond its stalls before the change is no safe place to wait a cooldown
+// at: the knob is tried again after a guard window, twice as long with each rollback in a row,
+// up to the cooldown.
+absl::Duration Controller::ParkAfterRollback(const KnobState& st) const {
+  if (UnexplainedDrops(st.baseline) <= config_.drop_tolerance_per_s) return config_.cooldown;
+  const int doublings = std::min(st.rollbacks_in_a_row - 1, 20);
+  return std::min(config_.cooldown, config_.guard * (int64_t{1} << std::max(doublings, 0)));
 }
 
 std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReading>& readings,
@@ -92,21 +115,24 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
         rollback.target = reading.target;
         rollback.from = reading.value;
         rollback.value = st.before_change;
+        ++st.rollbacks_in_a_row;
+        const absl::Time parked_until = now + ParkAfterRollback(st);
         rollback.reason = absl::StrFormat(
             "%s: %d -> %d made things worse within the guard window (drops %.2f/s vs baseline "
-            "%.2f/s, CPU %.3f vs %.3f): roll back to %d and park until %s",
+            "%.2f/s%s, CPU %.3f vs %.3f): roll back to %d and park until %s",
             name, st.before_change, reading.value, health.drops_per_s, st.baseline.drops_per_s,
-            health.cpu_share, st.baseline.cpu_share, st.before_change,
-            absl::FormatTime(now + config_.cooldown, absl::UTCTimeZone()));
+            StallText(health, st.baseline), health.cpu_share, st.baseline.cpu_share,
+            st.before_change, absl::FormatTime(parked_until, absl::UTCTimeZone()));
         st.last_written = st.before_change;
         st.mode = KnobMode::kParked;
-        st.parked_until = now + config_.cooldown;
+        st.parked_until = parked_until;
         st.changed_at = now;
         actions.push_back(std::move(rollback));
         continue;
       }
       if (!Passed(st.changed_at, config_.guard, now)) continue;
       st.mode = KnobMode::kIdle;  // kept
+      st.rollbacks_in_a_row = 0;
     }
     if (st.mode == KnobMode::kParked) {
       if (now < st.parked_until) continue;

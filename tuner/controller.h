@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The apply-mode controller (docs/design.md "The controller"): turns recommendations into bounded,
 // guarded changes. One change per knob per window; steps of at most x2 or /2; act only on a
-// predicted gain above a threshold; after each change a guard window compares drops and CPU with
-// the baseline and rolls back and parks the knob for a cooldown on a regression; direction
-// reversals at most one per cooldown; a value someone else wrote releases the knob for good. Time
-// is passed in.
+// predicted gain above a threshold; after each change a guard window compares drops (less what
+// a delivery stall explains) and CPU with the baseline, and on a regression rolls back and parks
+// the knob for a cooldown (shorter and backing off when the value it went back to drops too);
+// direction reversals at most one per cooldown; a value someone else wrote releases the knob for
+// good. Time is passed in.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,11 @@ struct Health {
   // What the receive path costs: the hard IRQ + softirq share of the CPUs involved. Other work on
   // those CPUs (applications, builds, steal) is not a knob's doing and would roll changes back.
   double cpu_share = 0;
+  // Of drops_per_s, the most that the window's delivery stalls explain: packets that arrived
+  // while the receive path was held off (a hypervisor took the serving CPU, an emulated NIC's
+  // thread ran late) reach the socket in one late burst at any setting. The guard judges the
+  // drops beyond them (docs/design.md, glossary: "stall-explained drops").
+  double stall_drops_per_s = 0;
 };
 
 // Health per scope: a device's knob is judged on its own device (drops and CPU of another device
@@ -117,10 +123,14 @@ class Controller {
     // When the cooldown before reversing `direction` started: at the last reversal, and at an
     // Apply made while sockets dropped (its direction is what stopped them).
     absl::Time last_reversal_at = absl::InfinitePast();
+    int rollbacks_in_a_row = 0;  // since a change was last kept
   };
 
   bool Passed(absl::Time since, absl::Duration span, absl::Time now) const;
   bool Regressed(const Health& now, const Health& baseline) const;
+  // How long a rolled-back knob stays parked: the cooldown, unless the value it went back to
+  // dropped itself, when waiting out a cooldown would hold a setting known to drop.
+  absl::Duration ParkAfterRollback(const KnobState& st) const;
 
   ControllerConfig config_;
   absl::flat_hash_map<KnobKey, KnobState> knobs_;

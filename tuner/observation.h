@@ -13,12 +13,13 @@
 
 namespace nictune::tuner {
 
-// Fractions of the CPUs serving the queue (0..1 each; the rest is system, iowait, steal).
+// Fractions of the CPUs serving the queue (0..1 each; the rest is system and iowait).
 struct CpuSplit {
   double hardirq = 0;
   double softirq = 0;
   double user = 0;
   double idle = 0;
+  double steal = 0;  // the hypervisor ran something else: nothing on the CPU ran, IRQs included
 };
 
 // One application socket fed by the queue; the worst one decides the queue's limits.
@@ -95,6 +96,10 @@ struct QueueObservation {
   // Measured softirq time per received packet; 0 = unknown (cpu.softirq / rx rate is used).
   double packet_cost_s = 0;
   double rx_peak_rate_pps = 0;  // highest rx rate over one sampling interval; 0 = unknown
+  // Seconds of the window in which the queue's delivery was held off: the serving CPUs' steal
+  // time, or an emulated NIC's interrupt lateness past its stall threshold. Packets that arrive
+  // meanwhile reach the socket in one late burst, whatever the coalescing.
+  double stall_s = 0;
   CoalesceState coalesce;
   DeferState defer;
 };

@@ -176,7 +176,8 @@ struct EmulatedNicWindow {
   double interrupts_per_s = 0;
   double delivered_per_s = 0;  // frames the TAP took
   double missed_per_s = 0;     // ring overflows
-  uint64_t stalls = 0;         // interrupts more than 1 ms late (driver/emulated/counters.h)
+  uint64_t stalls = 0;  // interrupts late by more than kStallNs (driver/emulated/counters.h)
+  double stall_seconds = 0;  // their lateness summed: the time delivery was held off
   std::vector<NicQueueWindow> queues;  // empty when either reading lacks its queues
   Source source = Source::kEmulatedNic;
 };

@@ -55,6 +55,11 @@ void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double secon
         .missed_per_s = per_s(a->counters.missed, b.counters.missed),
         .stalls =
             b.counters.stalls >= a->counters.stalls ? b.counters.stalls - a->counters.stalls : 0,
+        .stall_seconds = b.counters.stall_late_ns_total >= a->counters.stall_late_ns_total
+                             ? static_cast<double>(b.counters.stall_late_ns_total -
+                                                   a->counters.stall_late_ns_total) /
+                                   1e9
+                             : 0,
         .queues = QueueWindows(*a, b, span)});
   }
 }

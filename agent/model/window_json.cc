@@ -179,6 +179,7 @@ json EmulatedNicToJson(const EmulatedNicWindow& e) {
           {"delivered_per_s", e.delivered_per_s},
           {"missed_per_s", e.missed_per_s},
           {"stalls", e.stalls},
+          {"stall_seconds", e.stall_seconds},
           {"queues", ArrayOf(e.queues, NicQueueToJson)}};
 }
 

@@ -149,6 +149,7 @@ void AddCpus(const model::Window& window, const std::vector<int>& cpus,
     sum.softirq += c.split->softirq;
     sum.user += c.split->user;
     sum.idle += c.split->idle;
+    sum.steal += c.split->steal;
     ++split_cpus;
   }
   // Without /proc/stat the split stays zero: no idle measured is not "no idle".
@@ -157,7 +158,20 @@ void AddCpus(const model::Window& window, const std::vector<int>& cpus,
   q.cpu = {.hardirq = sum.hardirq / n,
            .softirq = sum.softirq / n,
            .user = sum.user / n,
-           .idle = sum.idle / n};
+           .idle = sum.idle / n,
+           .steal = sum.steal / n};
+}
+
+// The time the queue's delivery was held off: the serving CPUs' mean steal over the window, or
+// the emulated NIC's stalled interrupts' lateness when that is longer (its thread can be held off
+// by the guest's own scheduler too).
+double StallSeconds(const model::Window& window, const std::string& device,
+                    const tuner::QueueObservation& q) {
+  double seconds = q.cpu.steal * window.seconds;
+  for (const model::EmulatedNicWindow& nic : window.emulated_nics) {
+    if (nic.device == device) seconds = std::max(seconds, nic.stall_seconds);
+  }
+  return seconds;
 }
 
 // Socket and protocol-memory drops, which the kernel does not count per queue: by the drop
@@ -232,6 +246,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
                      DeviceCount(device, "rx_fifo_errors", window.seconds) +
                      DeviceCount(device, "rx_over_errors", window.seconds);
       AddProtocolDrops(window, name, q);
+      q.stall_s = StallSeconds(window, name, q);
       q.sockets = device_sockets;  // the socket's queue is unknown: each of the device's
       q.coalesce = coalesce;
       if (defer != options.defer.end()) q.defer = defer->second;

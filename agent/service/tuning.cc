@@ -32,19 +32,33 @@ std::optional<metrics::ChangeResult> ChangeResultOf(Outcome outcome) {
   }
 }
 
+// The packets that arrived for the queue while its delivery was stalled, at the window's mean
+// rate: received on the queue, or (a device this namespace does not count, as an emulated NIC's
+// TAP) arrived for its sockets.
+double StalledArrivals(const tuner::QueueObservation& queue, double seconds) {
+  if (queue.stall_s <= 0 || seconds <= 0) return 0;
+  uint64_t socket_packets = 0;
+  for (const tuner::SocketObservation& s : queue.sockets) socket_packets += s.packets;
+  const double arrivals = static_cast<double>(std::max(queue.rx_packets, socket_packets));
+  return arrivals * std::min(1.0, queue.stall_s / seconds);
+}
+
 }  // namespace
 
 tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
+  const double seconds = absl::ToDoubleSeconds(observation.window);
   // Per device: drops replicated on each of its queues counted once, CPU summed to a mean.
   struct DeviceSums {
     uint64_t device_drops = 0;   // socket, ring, protocol memory: one figure per device
     uint64_t backlog_drops = 0;  // per queue: its serving CPUs' softnet drops
+    double stalled_arrivals = 0;
     double receive_cpu = 0;
     int with_cpu = 0;
   };
   absl::flat_hash_map<std::string, DeviceSums> devices;
   for (const tuner::QueueObservation& queue : observation.queues) {
     DeviceSums& sums = devices[queue.device];
+    sums.stalled_arrivals += StalledArrivals(queue, seconds);
     const tuner::DropCounts& d = queue.drops;
     sums.device_drops = std::max(sums.device_drops, d.socket + d.ring + d.proto_mem);
     sums.backlog_drops += d.backlog;
@@ -54,24 +68,26 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
       ++sums.with_cpu;
     }
   }
-  const double seconds = absl::ToDoubleSeconds(observation.window);
-  auto per_second = [seconds](uint64_t count) {
-    return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
-  };
+  auto per_second = [seconds](double count) { return seconds > 0 ? count / seconds : 0.0; };
   tuner::ScopedHealth health;
   uint64_t host_drops = 0;
+  double host_stalled_arrivals = 0;
   double host_cpu = 0;
   int host_with_cpu = 0;
   for (const auto& [device, sums] : devices) {
     const uint64_t drops = sums.device_drops + sums.backlog_drops;
     tuner::Health& h = health.devices[device];
-    h.drops_per_s = per_second(drops);
+    h.drops_per_s = per_second(static_cast<double>(drops));
+    h.stall_drops_per_s = std::min(h.drops_per_s, per_second(sums.stalled_arrivals));
     if (sums.with_cpu > 0) h.cpu_share = sums.receive_cpu / sums.with_cpu;
     host_drops += drops;
+    host_stalled_arrivals += sums.stalled_arrivals;
     host_cpu += sums.receive_cpu;
     host_with_cpu += sums.with_cpu;
   }
-  health.host.drops_per_s = per_second(host_drops);
+  health.host.drops_per_s = per_second(static_cast<double>(host_drops));
+  health.host.stall_drops_per_s =
+      std::min(health.host.drops_per_s, per_second(host_stalled_arrivals));
   if (host_with_cpu > 0) health.host.cpu_share = host_cpu / host_with_cpu;
   return health;
 }

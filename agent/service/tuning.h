@@ -29,7 +29,8 @@ namespace nictune::service {
 // over the window (a device's socket, ring and protocol-memory drops once, though each of its
 // queues carries them; the backlog drops of each queue's CPUs), and the mean hard IRQ + softirq
 // share of the CPUs serving the queues. The host's sums the devices' drops and averages every
-// queue's CPU.
+// queue's CPU. Of the drops, those the queues' delivery stalls can explain: the packets that
+// arrived while a queue was stalled, at most the drops themselves.
 tuner::ScopedHealth HealthOf(const tuner::Observation& observation);
 
 class Tuning : public TuningControl, public TunerWindowSink {

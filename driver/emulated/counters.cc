@@ -33,6 +33,7 @@ void VisitFields(EmulatedNicCounters& counters, Visitor&& visit) {
   visit("late_ns_total", counters.late_ns_total);
   visit("late_ns_max", counters.late_ns_max);
   visit("stalls", counters.stalls);
+  visit("stall_late_ns_total", counters.stall_late_ns_total);
   visit("flush_ns_total", counters.flush_ns_total);
   visit("queues", counters.queues);
   visit("napi_thread", counters.napi_thread);
@@ -63,6 +64,7 @@ EmulatedNicCounters SumQueueCounters(const std::vector<EmulatedNicCounters>& que
     sum.late_ns_total += q.late_ns_total;
     sum.late_ns_max = std::max(sum.late_ns_max, q.late_ns_max);
     sum.stalls += q.stalls;
+    sum.stall_late_ns_total += q.stall_late_ns_total;
     sum.flush_ns_total += q.flush_ns_total;
   }
   sum.queues = queues.size();

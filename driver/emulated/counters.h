@@ -40,6 +40,7 @@ struct EmulatedNicCounters {
   // (a VM's vCPU preempted, say). Their bursts carry what arrived meanwhile, which overflows a
   // small socket at any moderation setting: tests tell such windows apart by this count.
   uint64_t stalls = 0;
+  int64_t stall_late_ns_total = 0;  // the stalled interrupts' lateness, summed
   int64_t flush_ns_total = 0;  // time spent writing bursts into the TAP
   // Receive queues the NIC has. A device's counters sum its queues (interrupts, frames, lateness
   // and flush time; late_ns_max is the largest, the settings are queue 0's); a queue's are its own.

@@ -373,12 +373,14 @@ TEST(ComputeWindowTest, EmulatedNicRatesFollowTheNicsOwnClock) {
   before.delivered = 40000;
   before.missed = 5;
   before.stalls = 2;
+  before.stall_late_ns_total = 3'000'000;
   driver::emulated::EmulatedNicCounters after = before;
   after.elapsed_ns = 3'500'000'000;
   after.interrupts = 1500;
   after.delivered = 65000;
   after.missed = 30;
   after.stalls = 3;
+  after.stall_late_ns_total = 19'800'000;  // one more stall, 16.8 ms late
   a.emulated_nics = {{.device = "emu0", .counters = before},
                      {.device = "emu1", .counters = before}};
   // emu1 was started again (its counters went back) and emu2 has no baseline: neither has a rate.
@@ -399,6 +401,7 @@ TEST(ComputeWindowTest, EmulatedNicRatesFollowTheNicsOwnClock) {
   EXPECT_DOUBLE_EQ(e.delivered_per_s, 10000.0);
   EXPECT_DOUBLE_EQ(e.missed_per_s, 10.0);
   EXPECT_EQ(e.stalls, 1u);
+  EXPECT_DOUBLE_EQ(e.stall_seconds, 0.0168);
 }
 
 TEST(ComputeWindowTest, EmulatedNicQueuesHaveRatesOfTheirOwnOverTheNicsSpan) {

@@ -291,6 +291,38 @@ TEST(BuildObservationTest, SingleQueueVethWithoutIrqIsTheWholeDeviceOnEveryCpu) 
   EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
 }
 
+// The serving CPUs' steal and an emulated NIC's stalled lateness are the time the queue's
+// delivery was held off; the longer of the two counts.
+TEST(BuildObservationTest, AQueuesStallIsItsCpusStealOrItsEmulatedNicsLateness) {
+  model::Snapshot before = At(0, false), after = At(4, false);
+  before.devices = std::vector<procfs::NetDevice>{Device("veth0", 7, "", 100, 0)};
+  after.devices = std::vector<procfs::NetDevice>{Device("veth0", 7, "", 40100, 0)};
+  // Two CPUs, 1000 ticks each in 4 s: CPU 0 stolen for 100 of them, CPU 1 for none.
+  procfs::ProcStat stat_before;
+  stat_before.cpus = {{.cpu = 0, .idle = 1000}, {.cpu = 1, .idle = 1000}};
+  procfs::ProcStat stat_after;
+  stat_after.cpus = {{.cpu = 0, .idle = 1900, .steal = 100}, {.cpu = 1, .idle = 2000}};
+  before.stat = stat_before;
+  after.stat = stat_after;
+  agent::Topology topology;
+  tuner::Observation obs = Build(before, after, topology);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  EXPECT_DOUBLE_EQ(obs.queues[0].cpu.steal, 0.05);
+  EXPECT_DOUBLE_EQ(obs.queues[0].stall_s, 0.2);  // a mean 5% of the CPUs' time, of 4 s
+
+  driver::emulated::EmulatedNicCounters nic_before;
+  nic_before.elapsed_ns = 1'000'000'000;
+  driver::emulated::EmulatedNicCounters nic_after = nic_before;
+  nic_after.elapsed_ns = 5'000'000'000;
+  nic_after.stalls = 13;
+  nic_after.stall_late_ns_total = 450'000'000;
+  before.emulated_nics = {{.device = "veth0", .counters = nic_before}};
+  after.emulated_nics = {{.device = "veth0", .counters = nic_after}};
+  obs = Build(before, after, topology);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  EXPECT_DOUBLE_EQ(obs.queues[0].stall_s, 0.45);
+}
+
 // Seed 001: an ixgbe queue at 812744 pps of 1514-byte frames (truesize 2994) into one UDP socket
 // with the default 212992-byte buffer, interrupted at 8K/s by the adaptive ITR, dropping. The
 // Observation built from the probes' counters must lead the tuner below T_fill = 87.5 us.

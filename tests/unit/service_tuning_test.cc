@@ -287,5 +287,34 @@ TEST(HealthOfTest, EachDeviceCountsItsDropsOnceAndItsReceiveCpu) {
   EXPECT_DOUBLE_EQ(health.host.cpu_share, 0.3);
 }
 
+TEST(HealthOfTest, DropsUpToThePacketsThatArrivedDuringAStallAreTheStallsToExplain) {
+  tuner::Observation observation;
+  observation.window = absl::Seconds(2);
+  // eth0: 20,000 packets in 2 s, 30 ms of it stalled (steal): 300 arrived meanwhile, 150/s. Of
+  // its 400 drops (200/s), 150/s are the stall's to explain.
+  tuner::QueueObservation eth0{.device = "eth0", .queue = -1};
+  eth0.rx_packets = 20000;
+  eth0.stall_s = 0.030;
+  eth0.drops.socket = 400;
+  // emu0: its TAP is in another namespace (no rx_packets); its socket saw 10,000 arrivals. A
+  // 10 ms stall brings 50 of them, more than its 20 drops: all 20 (10/s) are explained, no more.
+  tuner::QueueObservation emu0{.device = "emu0", .queue = -1};
+  emu0.stall_s = 0.010;
+  emu0.drops.socket = 20;
+  emu0.sockets = {tuner::SocketObservation{.name = "udp 5001", .packets = 10000, .drops = 20}};
+  // veth0: dropping, never stalled.
+  tuner::QueueObservation veth0{.device = "veth0", .queue = -1};
+  veth0.rx_packets = 5000;
+  veth0.drops.socket = 8;
+  observation.queues = {eth0, emu0, veth0};
+  const tuner::ScopedHealth health = HealthOf(observation);
+  EXPECT_DOUBLE_EQ(health.devices.at("eth0").drops_per_s, 200.0);
+  EXPECT_DOUBLE_EQ(health.devices.at("eth0").stall_drops_per_s, 150.0);
+  EXPECT_DOUBLE_EQ(health.devices.at("emu0").stall_drops_per_s, 10.0);
+  EXPECT_DOUBLE_EQ(health.devices.at("veth0").stall_drops_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(health.host.drops_per_s, 214.0);
+  EXPECT_DOUBLE_EQ(health.host.stall_drops_per_s, 175.0);  // (300 + 50) / 2 s, under 214
+}
+
 }  // namespace
 }  // namespace nictune::service

@@ -91,7 +91,10 @@ void EmulatedNic::Fire(size_t queue, int64_t due_ns) {
   const int64_t late_ns = std::max<int64_t>(0, started_ns - due_ns);
   rx.late_ns_total += late_ns;
   rx.late_ns_max = std::max(rx.late_ns_max, late_ns);
-  if (late_ns > kStallNs) ++rx.stalls;
+  if (late_ns > kStallNs) {
+    ++rx.stalls;
+    rx.stall_late_ns_total += late_ns;
+  }
   const std::vector<PendingFrame> burst = rx.engine->TakeBurst();
   uint64_t bytes = 0;
   for (const PendingFrame& pending : burst) {
@@ -191,6 +194,7 @@ EmulatedNicCounters EmulatedNic::QueueCounters(size_t queue) const {
       .late_ns_total = rx.late_ns_total,
       .late_ns_max = rx.late_ns_max,
       .stalls = rx.stalls,
+      .stall_late_ns_total = rx.stall_late_ns_total,
       .flush_ns_total = rx.flush_ns_total,
       .queues = queues_.size(),
       .napi_thread = queue < options_.napi_threads.size() ? options_.napi_threads[queue] : 0,

@@ -67,6 +67,7 @@ class EmulatedNic {
     int64_t late_ns_total = 0;
     int64_t late_ns_max = 0;
     uint64_t stalls = 0;
+    int64_t stall_late_ns_total = 0;
     int64_t flush_ns_total = 0;
   };
 
