@@ -58,7 +58,7 @@ bool Controller::Passed(absl::Time since, absl::Duration span, absl::Time now) c
   return now - since >= span - config_.window / 10;
 }
 
-bool Controller::Regressed(const Health& now, const Health& baseline) const {
+bool Controller::Regressed(const Health& now, const Health& baseline, bool judge_cpu) const {
   const double drops = UnexplainedDrops(now);
   const double baseline_drops = UnexplainedDrops(baseline);
   const double drop_limit =
@@ -67,7 +67,7 @@ bool Controller::Regressed(const Health& now, const Health& baseline) const {
       drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s < baseline_drops;
   const double cpu_limit =
       baseline.cpu_share + config_.cpu_tolerance + (fewer_drops ? config_.cpu_for_fewer_drops : 0);
-  return drops > drop_limit || now.cpu_share > cpu_limit;
+  return drops > drop_limit || (judge_cpu && now.cpu_share > cpu_limit);
 }
 
 // A value that dropped beyond its stalls before the change is no safe place to wait a cooldown
@@ -109,7 +109,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     }
 
     if (st.mode == KnobMode::kGuarding) {
-      if (Regressed(health, st.baseline)) {
+      if (Regressed(health, st.baseline, st.cpu_judged)) {
         Rollback rollback;
         rollback.knob = reading.knob;
         rollback.target = reading.target;
@@ -166,6 +166,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     st.baseline = health;
     st.changed_at = now;
     st.direction = direction;
+    st.cpu_judged = !OnlyCutsInterrupts(reading.knob, reading.value, value);
     // A step taken against drops is not undone as soon as a window shows none: that window owes
     // its calm to the step (the fill math alone would ask for the dropping value again, and the
     // guard would roll that back: a staircase of drops). Going back waits a cooldown.

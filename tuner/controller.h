@@ -124,10 +124,11 @@ class Controller {
     // Apply made while sockets dropped (its direction is what stopped them).
     absl::Time last_reversal_at = absl::InfinitePast();
     int rollbacks_in_a_row = 0;  // since a change was last kept
+    bool cpu_judged = true;      // false for a change that can only cut interrupts
   };
 
   bool Passed(absl::Time since, absl::Duration span, absl::Time now) const;
-  bool Regressed(const Health& now, const Health& baseline) const;
+  bool Regressed(const Health& now, const Health& baseline, bool judge_cpu) const;
   // How long a rolled-back knob stays parked: the cooldown, unless the value it went back to
   // dropped itself, when waiting out a cooldown would hold a setting known to drop.
   absl::Duration ParkAfterRollback(const KnobState& st) const;

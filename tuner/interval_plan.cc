@@ -148,6 +148,8 @@ struct Planning {
   double floor_us = 0;    // the cost floor
   double queue_peak = 0;  // the queue's peak rate, the sockets' included
   bool dropped_at_current = false;
+  // Sockets dropped at the current interval, but no more than the queue's stalls brought them.
+  bool dropped_within_stalls = false;
   double observed_cap_s = kInf;  // (1 - dropped_backoff) * current when sockets dropped at it
   const char* cost_source = "measured";
   const char* packet_cost_source = "measured";
@@ -223,9 +225,18 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
   return absl::OkStatus();
 }
 
+// Whether the socket dropped more than the packets that arrived for it while the queue's
+// delivery was stalled: those reach it in one late burst at any interval, and say nothing of it.
+bool DroppedBeyondStalls(const SocketObservation& s, const QueueObservation& q,
+                         absl::Duration window) {
+  const double seconds = absl::ToDoubleSeconds(window);
+  const double stalled_share = seconds > 0 ? std::min(1.0, q.stall_s / seconds) : 0;
+  return static_cast<double>(s.drops) > stalled_share * static_cast<double>(s.packets);
+}
+
 // The queue's peak, CPU saturation, the ring's limit and the cap drops at the current interval
 // set.
-void SetLimits(Planning& p) {
+void SetLimits(Planning& p, absl::Duration window) {
   IntervalPlan& plan = p.plan;
   p.queue_peak = std::accumulate(
       p.models.begin(), p.models.end(), plan.rx_peak_rate_pps,
@@ -242,10 +253,15 @@ void SetLimits(Planning& p) {
   plan.constrained = !p.models.empty() || plan.ring_limit_s < kInf;
   // Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose
   // count per interval the margin does not cover for a small socket): stay below it.
+  const bool static_interval = c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0;
+  const bool dropped = std::any_of(p.models.begin(), p.models.end(),
+                                   [](const SocketModel& m) { return m.socket->drops > 0; });
   p.dropped_at_current =
-      c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0 &&
-      std::any_of(p.models.begin(), p.models.end(),
-                  [](const SocketModel& m) { return m.socket->drops > 0; });
+      static_interval &&
+      std::any_of(p.models.begin(), p.models.end(), [&](const SocketModel& m) {
+        return DroppedBeyondStalls(*m.socket, p.queue, window);
+      });
+  p.dropped_within_stalls = static_interval && dropped && !p.dropped_at_current;
   if (p.dropped_at_current) {
     p.observed_cap_s = (1 - p.config.dropped_backoff) * static_cast<double>(c.rx_usecs) * 1e-6;
   }
@@ -424,6 +440,11 @@ void QueueFormula(Planning& p) {
                                     "below (1 - %.2f) * %u us = %.2f us",
                                     c.rx_usecs, p.config.dropped_backoff, c.rx_usecs,
                                     Us(p.observed_cap_s)));
+  } else if (p.dropped_within_stalls) {
+    absl::StrAppend(&f, absl::StrFormat("; sockets dropped at the current %u us no more than "
+                                        "arrived in %.2f ms of stalled delivery: not the "
+                                        "interval's doing",
+                                        c.rx_usecs, p.queue.stall_s * 1e3));
   }
   plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
   plan.inputs.push_back({"rx_peak_rate", p.queue_peak, "pps"});
@@ -483,7 +504,7 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
   plan.rx_peak_rate_pps = std::max(plan.rx_rate_pps, queue.rx_peak_rate_pps);
   if (absl::Status s = SetCosts(p, window); !s.ok()) return s;
   if (absl::Status s = ModelSockets(p, window); !s.ok()) return s;
-  SetLimits(p);
+  SetLimits(p, window);
   ChooseInterval(p);
   DescribeWorst(p);
   SetUnresolved(p);

@@ -2,6 +2,7 @@
 // The knobs the tuner recommends, and their names as people and the agent's actuator spell them.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace nictune::tuner {
@@ -43,6 +44,13 @@ constexpr bool ZeroMeansOff(Knob knob) {
          knob == Knob::kNapiDeferHardIrqs;
 }
 std::string_view ScopeName(Scope scope);
+
+// A change from `from` to `to` that can only lower the interrupt rate: a longer interrupt
+// interval. The receive path cannot cost more CPU for it, so a CPU rise in its guard window is
+// other load or the measurement's noise, not the change's doing.
+constexpr bool OnlyCutsInterrupts(Knob knob, int64_t from, int64_t to) {
+  return knob == Knob::kRxUsecs && to > from;
+}
 
 // The sysctls: one value for the whole host (net.core.*, net.ipv4.udp_rmem_min).
 constexpr bool ActsOnHost(Knob knob) {

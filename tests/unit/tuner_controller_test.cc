@@ -243,6 +243,30 @@ TEST(ControllerTest, CpuRegressionAlsoRollsBack) {
   EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
 }
 
+// The closed loop on a busy VM: rx-usecs 1538 -> 2899 (half the interrupts), and the tick-sampled
+// receive CPU read 0.049 against 0.006 in the guard window. A longer interval cannot cost the
+// receive path more; the same rise after a shorter one is a regression.
+TEST(ControllerTest, ALongerIntervalIsNotRolledBackForCpu) {
+  for (const int64_t wanted : {2899, 769}) {
+    ControllerConfig config;
+    Controller controller(config);
+    FakeClock clock;
+    FakeKnob knob{Knob::kRxUsecs, "emu0", 1538};
+    knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.006},
+                               {Rec(Knob::kRxUsecs, "emu0", 1538, wanted, 0.45)}));
+    ASSERT_EQ(knob.value, wanted);
+    clock.Advance(config.window);
+    const std::vector<Action> actions =
+        controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.049}, {});
+    if (wanted > 1538) {
+      EXPECT_THAT(actions, IsEmpty());
+    } else {
+      ASSERT_THAT(actions, SizeIs(1));
+      EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
+    }
+  }
+}
+
 TEST(ControllerTest, CpuSpentToCutDropsIsKeptUpToItsAllowance) {
   // The closed loop's first step: rx-usecs halved, drops 6250/s -> 474/s, CPU 0.041 -> 0.071.
   // That is the trade the change was for; the same CPU without fewer drops is a regression.

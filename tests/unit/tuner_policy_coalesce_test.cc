@@ -395,6 +395,46 @@ TEST(CoalescePolicyTest, SoRcvbufAdviceIsNeverBelowTheSocketsOwn) {
   EXPECT_THAT(advice.unresolved, HasSubstr("above twice the SO_RCVBUF cap 33554432"));
 }
 
+// The closed loop's socket on the emulated NIC (10,000 pps, truesize 768, 24000 bytes: 31.25
+// packets, drop-free up to about 2897 us at the default margin), at a static 2111 us after a
+// window with 12 drops. When a 5 ms stall of the NIC brought 50 of the socket's packets in one
+// late burst, the drops are the stall's and the fill math's interval stands; without a stall they
+// are the interval's, and it stays below 0.9 * 2111 us.
+TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
+  for (const double stall_s : {0.005, 0.0}) {
+    Observation obs;
+    obs.window = absl::Seconds(2);
+    obs.samples = 4;
+    QueueObservation q;
+    q.device = "emu0";
+    SocketObservation sock;
+    sock.name = "udp 0.0.0.0:9000";
+    sock.packets = 20000;
+    sock.truesize_mean_bytes = 768;
+    sock.rcvbuf_bytes = 24000;
+    sock.peak_fill = 1.0;
+    sock.drops = 12;
+    q.sockets.push_back(sock);
+    q.drops.socket = sock.drops;
+    q.stall_s = stall_s;
+    q.coalesce.rx_usecs_supported = true;
+    q.coalesce.rx_usecs = 2111;
+    q.coalesce.rx_usecs_granularity = 1;
+    q.coalesce.rx_usecs_max = 8192;
+    obs.queues.push_back(q);
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    if (stall_s > 0) {
+      EXPECT_GT(usecs.recommended, 2800) << usecs.formula;
+      EXPECT_THAT(usecs.formula, HasSubstr("no more than arrived in 5.00 ms of stalled delivery"));
+    } else {
+      EXPECT_LE(usecs.recommended, 1899) << usecs.formula;
+      EXPECT_THAT(usecs.formula, HasSubstr("sockets dropped at the current 2111 us"));
+    }
+  }
+}
+
 TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   Observation obs = Seed001();
   obs.queues[0].sockets.clear();
