@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,6 +61,12 @@ absl::StatusOr<BackgroundProgram> BackgroundProgram::Start(const std::vector<std
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
 
+  // The child dies with the test, so a test that crashed or ran out of time leaves no agent,
+  // emulated NIC or flood running into the next one. PR_SET_PDEATHSIG follows the thread that
+  // forks, not the process: only a child of the main thread, which lives as long as the test,
+  // gets it (a helper thread's child would die with the helper).
+  const pid_t parent = getpid();
+  const bool dies_with_test = gettid() == parent;
   const pid_t pid = fork();
   if (pid < 0) {
     const int error_number = errno;
@@ -68,6 +75,10 @@ absl::StatusOr<BackgroundProgram> BackgroundProgram::Start(const std::vector<std
     return ErrnoError(absl::StrCat("fork for `", command, "`"), error_number);
   }
   if (pid == 0) {
+    // getppid() after the prctl: the test may have died between the fork and it.
+    if (dies_with_test && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)) {
+      _exit(125);
+    }
     if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) _exit(126);
     execvp(args[0], args.data());
     static constexpr char kExecFailed[] = "exec failed: program not found or not executable\n";
