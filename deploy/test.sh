@@ -7,9 +7,13 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build}
+phase_start=$SECONDS
+phases=()
+phase_done() { phases+=("$1 $((SECONDS - phase_start)) s"); phase_start=$SECONDS; }
 "$top/deploy/bootstrap.sh"
 # Only what the tests run: the benchmarks are built on request (docs/benchmarks.md).
 "$top/deploy/build.sh" -DNICTUNE_BENCH=OFF
+phase_done "setup and build:"
 cd "$build_dir"
 logs=$build_dir/test-logs
 mkdir -p "$logs"
@@ -17,22 +21,25 @@ verdict=0
 
 # Each test's TIMEOUT is a property of the test (tests/CMakeLists.txt). Unit tests get no retry.
 ctest --output-on-failure -j"$(nproc)" -L unit 2>&1 | tee "$logs/unit.log" || verdict=$?
+phase_done "unit:"
 
 # Every parser of kernel text and of request input, fuzzed with ASan + UBSan for FUZZ_SECONDS
 # (default 30) each, one target per CPU at a time, in a clang build of its own (they link only
 # their parser libraries: a minute or two to build). Longer runs: deploy/fuzz.sh SECONDS.
 fuzz_verdict=0
 BUILD_DIR="$build_dir-fuzz" "$top/deploy/fuzz.sh" "${FUZZ_SECONDS:-30}" || fuzz_verdict=$?
+phase_done "fuzz (build and run):"
 
 # Privileged tests share the kernel's counters and the machine's cores: run them one at a time.
 # A test that fails gets one retry, a safety net against a VM's stalls: the summary names every
 # test that needed it, a defect to fix as much as a failure is. The tests in docs/testing.md
 # "Run separately" are left out; that section says why and how to run them.
 separately='NapiAccuracy.AFloodSlottedByTheProbeBudgetAgreesWithNapiPollAttachedWhole'
-separately+='|ClosedLoopTest.ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression'
 ctest --output-on-failure -j1 -L privileged -E "$separately" --repeat until-pass:2 2>&1 |
   tee "$logs/privileged.log" || verdict=$?
+phase_done "privileged:"
 
+printf 'test.sh: time per phase:'; printf ' %s;' "${phases[@]}"; echo
 "$top/deploy/test_summary.py" "$logs/unit.log" "$logs/privileged.log"
 if [[ $fuzz_verdict -ne 0 ]]; then
   verdict=$fuzz_verdict

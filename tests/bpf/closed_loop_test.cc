@@ -57,9 +57,9 @@ constexpr absl::Duration kWindow = absl::Seconds(2);
 // One window: a change is judged on the window after it and kept there, so that two halving steps
 // and a drop-free window fit in the 5 windows the loop has.
 constexpr absl::Duration kGuard = absl::Seconds(2);
-// A stall of the emulated NIC in a guard window (this VM takes its thread off the CPU for 1-75 ms
-// now and then) makes a good change look like a regression: with the default 10 minutes the knob
-// would stay parked for the rest of the test. Three windows (6 s) let the controller try again.
+// With the default 10 minutes a knob rolled back once (a stall of the emulated NIC bigger than
+// its count of late interrupts tells, or a real regression) would stay parked for the rest of the
+// test. Three windows (6 s) let the controller try again.
 constexpr absl::Duration kCooldown = absl::Seconds(6);
 
 // The largest rx-usecs at which the simulator sees neither socket nor ring drops for this flow and
