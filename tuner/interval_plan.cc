@@ -12,6 +12,7 @@
 #include "tuner/count_text.h"
 #include "tuner/limits.h"
 #include "tuner/rates.h"
+#include "tuner/stalls.h"
 
 namespace nictune::tuner {
 namespace {
@@ -229,9 +230,8 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
 // delivery was stalled: those reach it in one late burst at any interval, and say nothing of it.
 bool DroppedBeyondStalls(const SocketObservation& s, const QueueObservation& q,
                          absl::Duration window) {
-  const double seconds = absl::ToDoubleSeconds(window);
-  const double stalled_share = seconds > 0 ? std::min(1.0, q.stall_s / seconds) : 0;
-  return static_cast<double>(s.drops) > stalled_share * static_cast<double>(s.packets);
+  return static_cast<double>(s.drops) >
+         StalledArrivals(static_cast<double>(s.packets), q.stall_s, window);
 }
 
 // The queue's peak, CPU saturation, the ring's limit and the cap drops at the current interval

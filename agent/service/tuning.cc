@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "agent/actuate/knob_key.h"
 #include "agent/log.h"
+#include "tuner/stalls.h"
 
 namespace nictune::service {
 namespace {
@@ -32,15 +33,14 @@ std::optional<metrics::ChangeResult> ChangeResultOf(Outcome outcome) {
   }
 }
 
-// The packets that arrived for the queue while its delivery was stalled, at the window's mean
-// rate: received on the queue, or (a device this namespace does not count, as an emulated NIC's
-// TAP) arrived for its sockets.
-double StalledArrivals(const tuner::QueueObservation& queue, double seconds) {
-  if (queue.stall_s <= 0 || seconds <= 0) return 0;
+// The packets that arrived for the queue while its delivery was stalled: of those received on
+// the queue, or (a device this namespace does not count, as an emulated NIC's TAP) of those that
+// arrived for its sockets.
+double QueueStalledArrivals(const tuner::QueueObservation& queue, absl::Duration window) {
   uint64_t socket_packets = 0;
   for (const tuner::SocketObservation& s : queue.sockets) socket_packets += s.packets;
-  const double arrivals = static_cast<double>(std::max(queue.rx_packets, socket_packets));
-  return arrivals * std::min(1.0, queue.stall_s / seconds);
+  return tuner::StalledArrivals(static_cast<double>(std::max(queue.rx_packets, socket_packets)),
+                                queue.stall_s, window);
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
   absl::flat_hash_map<std::string, DeviceSums> devices;
   for (const tuner::QueueObservation& queue : observation.queues) {
     DeviceSums& sums = devices[queue.device];
-    sums.stalled_arrivals += StalledArrivals(queue, seconds);
+    sums.stalled_arrivals += QueueStalledArrivals(queue, observation.window);
     const tuner::DropCounts& d = queue.drops;
     sums.device_drops = std::max(sums.device_drops, d.socket + d.ring + d.proto_mem);
     sums.backlog_drops += d.backlog;
