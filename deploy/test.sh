@@ -32,10 +32,8 @@ phase_done "fuzz (build and run):"
 
 # Privileged tests share the kernel's counters and the machine's cores: run them one at a time.
 # A test that fails gets one retry, a safety net against a VM's stalls: the summary names every
-# test that needed it, a defect to fix as much as a failure is. The tests in docs/testing.md
-# "Run separately" are left out; that section says why and how to run them.
-separately='NapiAccuracy.AFloodSlottedByTheProbeBudgetAgreesWithNapiPollAttachedWhole'
-ctest --output-on-failure -j1 -L privileged -E "$separately" --repeat until-pass:2 2>&1 |
+# test that needed it, a defect to fix as much as a failure is.
+ctest --output-on-failure -j1 -L privileged --repeat until-pass:2 2>&1 |
   tee "$logs/privileged.log" || verdict=$?
 phase_done "privileged:"
 
