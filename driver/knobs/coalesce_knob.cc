@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "driver/knobs/ethtool_writer.h"
+#include "driver/knobs/knob_access.h"
 #include "driver/knobs/knob_catalog.h"
 #include "driver/knobs/knob_status.h"
 #include "driver/netlink/ethtool_reader.h"
@@ -69,7 +70,17 @@ absl::Status CoalesceKnob::Write(int64_t value) {
   if (!change) {
     return absl::InternalError(absl::StrCat(DescribeKnob(address_), ": not a coalescing knob"));
   }
-  return InKnobContext(WriteCoalesce(device_, *change), DescribeKnob(address_));
+  absl::Status written = WriteCoalesce(device_, *change);
+  // The kernel refuses a parameter the driver does not take with EINVAL ("cannot modify an
+  // unsupported parameter"), which reads as a bad value. When the driver does not report the
+  // knob either, it is a missing knob: say so, the way Read() does.
+  if (written.code() == absl::StatusCode::kInvalidArgument) {
+    if (absl::StatusOr<int64_t> current = Read(); IsUnsupported(current.status())) {
+      return absl::UnimplementedError(
+          absl::StrCat(current.status().message(), "; the write was refused: ", written.message()));
+    }
+  }
+  return InKnobContext(written, DescribeKnob(address_));
 }
 
 }  // namespace nictune::driver::knobs
