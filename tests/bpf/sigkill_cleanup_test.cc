@@ -2,11 +2,15 @@
 // nictuned's BPF programs, links and maps belong to its file descriptors only (no pinning), so a
 // SIGKILL must leave none of them in the kernel; restarted 50 times (NICTUNE_RESTARTS), each run
 // loads the same set and the kernel's BPF memory for it does not grow. The kernel's own view is
-// read with bpftool, not through our loader.
+// read with bpftool and the agent's /proc fdinfo, not through our loader. Objects are nictuned's
+// by the kernel's attribution (its descriptors, and what its programs use), so BPF objects that
+// other processes load or drop meanwhile change nothing.
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
@@ -14,11 +18,13 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "agent/procfs/read_file.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
@@ -36,6 +42,7 @@ struct BpfObjects {
   std::map<int64_t, int64_t> memlock_by_id;
   std::map<int64_t, std::string> name_by_id;  // programs: their name
   std::map<int64_t, int64_t> program_by_id;   // links: their program's id
+  std::map<int64_t, std::vector<int64_t>> maps_by_id;  // programs: the maps they use
 
   bool Has(int64_t id) const { return memlock_by_id.count(id) > 0; }
   size_t size() const { return memlock_by_id.size(); }
@@ -64,6 +71,9 @@ absl::StatusOr<BpfObjects> ListBpf(const std::string& kind) {
     objects.memlock_by_id[id] = object.value("bytes_memlock", int64_t{0});
     objects.name_by_id[id] = object.value("name", "");
     objects.program_by_id[id] = object.value("prog_id", int64_t{-1});
+    if (object.contains("map_ids") && object["map_ids"].is_array()) {
+      objects.maps_by_id[id] = object["map_ids"].get<std::vector<int64_t>>();
+    }
   }
   return objects;
 }
@@ -86,16 +96,47 @@ size_t LinksKeptAttached(const BpfObjects& links, const BpfObjects& programs) {
   return kept;
 }
 
-// The objects of `now` that `before` did not have.
-BpfObjects Added(const BpfObjects& before, const BpfObjects& now) {
-  BpfObjects added;
-  for (const auto& [id, memlock] : now.memlock_by_id) {
-    if (before.Has(id)) continue;
-    added.memlock_by_id[id] = memlock;
-    added.name_by_id[id] = now.name_by_id.at(id);
-    added.program_by_id[id] = now.program_by_id.at(id);
+// The ids of the BPF objects a process holds a descriptor of, from its fdinfo.
+struct HeldIds {
+  std::set<int64_t> programs, maps, links;
+};
+
+absl::StatusOr<HeldIds> HeldBy(pid_t pid) {
+  HeldIds held;
+  const std::string fds = absl::StrCat("/proc/", pid, "/fd");
+  std::error_code error;
+  for (const auto& fd : std::filesystem::directory_iterator(fds, error)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), error).native();
+    if (error || !target.starts_with("anon_inode:bpf")) continue;
+    absl::StatusOr<std::string> info =
+        procfs::ReadFile(absl::StrCat("/proc/", pid, "/fdinfo/", fd.path().filename().native()));
+    if (!info.ok()) continue;  // closed since the listing
+    for (absl::string_view line : absl::StrSplit(*info, '\n')) {
+      const std::vector<absl::string_view> field = absl::StrSplit(line, absl::MaxSplits(':', 1));
+      int64_t id = 0;
+      if (field.size() != 2 || !absl::SimpleAtoi(field[1], &id)) continue;
+      // A link's fdinfo names its program too: that id is the program's, not the link's.
+      if (field[0] == "prog_id" && target == "anon_inode:bpf-prog") held.programs.insert(id);
+      if (field[0] == "map_id") held.maps.insert(id);
+      if (field[0] == "link_id") held.links.insert(id);
+    }
   }
-  return added;
+  if (error) return absl::InternalError(absl::StrCat("list ", fds, ": ", error.message()));
+  return held;
+}
+
+// The objects of `all` whose id is in `ids`, or (links) whose program's id is in `programs`.
+BpfObjects Owned(const BpfObjects& all, const std::set<int64_t>& ids,
+                 const std::set<int64_t>& programs = {}) {
+  BpfObjects owned;
+  for (const auto& [id, memlock] : all.memlock_by_id) {
+    if (!ids.contains(id) && !programs.contains(all.program_by_id.at(id))) continue;
+    owned.memlock_by_id[id] = memlock;
+    owned.name_by_id[id] = all.name_by_id.at(id);
+    owned.program_by_id[id] = all.program_by_id.at(id);
+    if (all.maps_by_id.contains(id)) owned.maps_by_id[id] = all.maps_by_id.at(id);
+  }
+  return owned;
 }
 
 int RestartCount() {
@@ -125,8 +166,6 @@ absl::StatusOr<Snapshot> Take() {
 TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumulate) {
   if (auto why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   const int restarts = RestartCount();
-  absl::StatusOr<Snapshot> baseline = Take();
-  ASSERT_TRUE(baseline.ok()) << baseline.status();
 
   size_t first_programs = 0, first_maps = 0, first_links = 0;
   int64_t first_memlock = -1;
@@ -142,11 +181,18 @@ TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumula
         *port, absl::Seconds(30));
     ASSERT_TRUE(agent.ok()) << "run " << run << ": " << agent.status();
 
+    absl::StatusOr<HeldIds> held = HeldBy(agent->pid());
+    ASSERT_TRUE(held.ok()) << held.status();
     absl::StatusOr<Snapshot> running = Take();
     ASSERT_TRUE(running.ok()) << running.status();
-    const BpfObjects programs = Added(baseline->programs, running->programs);
-    const BpfObjects maps = Added(baseline->maps, running->maps);
-    const BpfObjects links = Added(baseline->links, running->links);
+    // nictuned's: what it holds a descriptor of, the maps its programs use, the links to them.
+    const BpfObjects programs = Owned(running->programs, held->programs);
+    std::set<int64_t> our_maps = held->maps;
+    for (const auto& [program, ids] : programs.maps_by_id) our_maps.insert(ids.begin(), ids.end());
+    const BpfObjects maps = Owned(running->maps, our_maps);
+    std::set<int64_t> our_programs;
+    for (const auto& [id, memlock] : programs.memlock_by_id) our_programs.insert(id);
+    const BpfObjects links = Owned(running->links, held->links, our_programs);
     const int64_t memlock = programs.MemlockBytes() + maps.MemlockBytes();
     ASSERT_GT(programs.size(), 0u) << "run " << run << ": nictuned loaded no BPF program";
     if (run == 0) {
