@@ -37,6 +37,7 @@
 #include "agent/model/softirq_time.h"
 #include "driver/dispatch_floor.h"
 #include "driver/probe_source.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/host_sysctls.h"
 #include "tests/support/load_average.h"
 #include "tests/support/loopback_port.h"
@@ -60,7 +61,7 @@ using testing_support::TempDir;
 using testing_support::UdpFlow;
 using testing_support::VethHosts;
 
-const std::string kNictunedBinary = absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned");
+const std::string kNictunedBinary = absl::StrCat(testing_support::BinaryDir(), "/agent/nictuned");
 
 constexpr char kBpfStatsSysctl[] = "/proc/sys/kernel/bpf_stats_enabled";
 

@@ -13,14 +13,13 @@
 #include "agent/procfs/interrupts.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/softnet_stat.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::procfs {
 namespace {
 
-// Benchmarks get no NICTUNE_FIXTURES definition; the fixtures sit beside this file's folder.
 std::string FixtureOrDie(const std::string& relative) {
-  const std::filesystem::path fixtures =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "unit" / "fixtures";
+  const std::filesystem::path fixtures = testing_support::FixturesDir();
   absl::StatusOr<std::string> text = ReadFile((fixtures / relative).native());
   if (!text.ok()) {
     std::fprintf(stderr, "%s\n", text.status().ToString().c_str());

@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
@@ -44,7 +45,7 @@ namespace {
 using testing_support::BackgroundProgram;
 using testing_support::HttpRequestSpec;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 constexpr char kDevice[] = "emu0";
 constexpr char kToken[] = "a-token-of-thirty-two-characters";
 constexpr int64_t kStartRxUsecs = 8192;
@@ -74,7 +75,7 @@ TEST(ApiTokenTest, MutationsOnTcpWithoutTheTokenAreRefusedAndWriteNothing) {
   auto dir = testing_support::TempDir::Create("nictune_api_token_");
   ASSERT_TRUE(dir.ok()) << dir.status();
   auto nic = testing_support::EmulatedHost::Start(testing_support::SmallSocketNicOptions(
-      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
+      absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic")));
   ASSERT_TRUE(nic.ok()) << nic.status();
   const std::string nic_socket = (*nic)->control_socket();
   ASSERT_TRUE((*nic)->SetKnob("rx_usecs", kStartRxUsecs).ok());

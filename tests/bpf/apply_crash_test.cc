@@ -33,6 +33,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/host_sysctls.h"
 #include "tests/support/journal_file.h"
@@ -115,7 +116,7 @@ ProgramOutput RestoreThroughCli(const std::string& dir) {
 
 std::unique_ptr<EmulatedHost> StartHost(absl::Duration max_run) {
   EmulatedHostOptions options = testing_support::SmallSocketNicOptions(
-      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"));
+      absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"));
   options.device = kDevice;
   options.max_run = max_run;
   auto host = EmulatedHost::Start(options);

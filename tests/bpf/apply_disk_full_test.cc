@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/namespace_agent.h"
@@ -40,7 +41,7 @@ namespace {
 
 using testing_support::BackgroundProgram;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 constexpr char kDevice[] = "emu0";
 constexpr absl::Duration kWindow = absl::Seconds(1);
 const std::string kRxUsecs(driver::emulated::kKeyRxUsecs);
@@ -90,7 +91,7 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
   ASSERT_TRUE(dir.ok()) << dir.status();
   // The NIC starts at an interval its socket takes: nothing to tune until the test changes it.
   auto nic = testing_support::EmulatedHost::Start(testing_support::SmallSocketNicOptions(
-      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
+      absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic")));
   ASSERT_TRUE(nic.ok()) << nic.status();
   const std::string nic_socket = (*nic)->control_socket();
 

@@ -29,6 +29,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/host_sysctls.h"
 #include "tests/support/journal_file.h"
@@ -60,7 +61,7 @@ class ApplyFaultsTest : public ::testing::Test {
     ASSERT_TRUE(captured.ok()) << captured.status();
     host_sysctls_ = *std::move(captured);
     testing_support::EmulatedHostOptions options = testing_support::SmallSocketNicOptions(
-        absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"));
+        absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"));
     options.device = kDevice;
     options.max_run = absl::Minutes(3);
     auto host = EmulatedHost::Start(options);

@@ -43,6 +43,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/host_sysctls.h"
 #include "tests/support/journal_file.h"
@@ -220,7 +221,7 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
   // A device name of this test's own: other tests' emulated NICs (emu0) may run at the same time,
   // and the drop probe names a device of another namespace by its name alone.
   auto host = EmulatedHost::Start(EmulatedHostOptions{
-      .nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+      .nic_binary = absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
       .device = absl::StrCat("emh", getpid() % 100000),
       .rate_pps = kRatePps,
       .frame_bytes = kFrameBytes,

@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/host_sysctls.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
@@ -27,7 +28,7 @@
 namespace nictune {
 namespace {
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 
 // The net.core budget and weight sysctls exist only in the initial namespace: read the host's.
 std::string SnapshotKnobs(const std::string& netns, const std::string& device) {

@@ -33,6 +33,7 @@
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/snmp.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/exposition_samples.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -186,7 +187,7 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
   ASSERT_TRUE(port.ok()) << port.status();
   // The probes whole (no budget): this test is about the map, not about sampling.
   auto agent = testing_support::StartServingNictuned(
-      {std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned", "--mode=observe",
+      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe",
        absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(), "--socket=",
        "--interval=1s", "--window=2s", "--probe_budget=unlimited"},
       *port, absl::Seconds(60), testing_support::NictunedReady::kFirstSample);

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -29,8 +30,8 @@ using testing_support::BackgroundProgram;
 using testing_support::ProgramOutput;
 using testing_support::RunProgram;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-const std::string kNictune = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
+const std::string kNictune = testing_support::BinaryDir() + "/agent/nictune";
 
 using testing_support::TempDir;
 

@@ -28,6 +28,7 @@
 #include "driver/emulated/control_protocol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/host_sysctls.h"
 #include "tests/support/loopback_http.h"
@@ -210,7 +211,7 @@ class ClosedLoopTest : public ::testing::Test {
 
 TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression) {
   auto host = EmulatedHost::Start(EmulatedHostOptions{
-      .nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+      .nic_binary = absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
       .device = kDevice,
       .rate_pps = kRatePps,
       .frame_bytes = kFrameBytes,
@@ -255,7 +256,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsNearTheOptimumAndRollsBackARegression)
       "/bin/sh",
       "-c",
       "exec \"$0\" \"$@\" 2>&1",
-      absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned"),
+      absl::StrCat(testing_support::BinaryDir(), "/agent/nictuned"),
       "--mode=apply",
       absl::StrCat("--emulated_nic=", kDevice, "=", (*host)->control_socket()),
       absl::StrCat("--listen=127.0.0.1:", *port),

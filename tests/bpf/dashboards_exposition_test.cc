@@ -15,6 +15,7 @@
 #include "agent/service/service_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/live_exposition.h"
 #include "tests/support/metric_families.h"
 #include "tests/support/netns_host.h"
@@ -35,7 +36,7 @@ std::string AsList(const MetricFamilies& families) {
 TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
   if (auto why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   absl::StatusOr<std::string> list_text =
-      procfs::ReadFile(absl::StrCat(NICTUNE_SOURCE_DIR, "/dashboards/metrics.txt"));
+      procfs::ReadFile(absl::StrCat(testing_support::SourceDir(), "/dashboards/metrics.txt"));
   ASSERT_TRUE(list_text.ok()) << list_text.status();
   absl::StatusOr<MetricFamilies> listed =
       testing_support::ParseFamilyList(*list_text, "dashboards/metrics.txt");

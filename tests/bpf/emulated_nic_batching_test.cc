@@ -18,6 +18,7 @@
 #include "driver/probe_source.h"
 #include "gtest/gtest.h"
 #include "tests/bpf/counter_sums.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/napi_burst_prediction.h"
 #include "tests/support/privileges.h"
@@ -34,7 +35,7 @@ constexpr int64_t kNeverByTimer = 1'000'000;  // rx-usecs: a second, so rx-frame
 
 EmulatedHostOptions HostOptions(const std::string& device_prefix) {
   return EmulatedHostOptions{
-      .nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+      .nic_binary = absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
       .device = absl::StrCat(device_prefix, getpid() % 100000),
       .rate_pps = 0,
       .rx_usecs = 200,

@@ -21,6 +21,7 @@
 #include "driver/emulated/counters_reader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_nic_process.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
@@ -81,7 +82,7 @@ TEST(EmulatedNicQueuesTest, FourQueuesAreFourNapiInstancesAndFourRowsWithTheNics
   if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   const std::string device = absl::StrCat("emq", getpid() % 100000);
   auto nic = EmulatedNicProcess::Start(
-      absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+      absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
       {"--device=" + device, absl::StrCat("--address=", kAddress, "/24"), "--flows=" + Flows(),
        absl::StrCat("--queues=", kQueues), "--rx_usecs=1000", "--cpu=1", "--fifo_priority=10",
        "--duration=60s"});
@@ -109,7 +110,7 @@ TEST(EmulatedNicQueuesTest, FourQueuesAreFourNapiInstancesAndFourRowsWithTheNics
   auto port = testing_support::FreeLoopbackPort();
   ASSERT_TRUE(port.ok()) << port.status();
   auto agent = testing_support::StartServingNictuned(
-      {std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned", "--mode=observe",
+      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe",
        absl::StrCat("--emulated_nic=", device, "=", (*nic)->control_socket()),
        absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(),
        "--socket=", absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"},

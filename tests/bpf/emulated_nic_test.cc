@@ -21,6 +21,7 @@
 #include "driver/emulated/counters_reader.h"
 #include "driver/emulated/knob_provider.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/slow_receiver.h"
@@ -59,7 +60,7 @@ class EmulatedNicProcess {
         new EmulatedNicProcess(absl::StrCat("nt-emu-", getpid(), "-", id),
                                absl::StrCat("/tmp/nictune-emu-", getpid(), "-", id, ".sock")));
     std::vector<std::string> argv = {
-        absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+        absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
         "--netns=" + nic->netns_, "--control_socket=" + nic->socket_,
         absl::StrCat("--device=", kDevice), absl::StrCat("--address=", kAddress, "/24"),
         // A bound on the traffic even if the test never gets to shut it down.

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -64,7 +65,7 @@ TEST(EmulatedNicWindowTest, EachIntervalHasTheNicsInterruptsPerSecondFromItsOwnC
   // 10000 pps at rx-usecs 1000: an interrupt every ~1.1 ms, 11 datagrams each, far below the
   // default socket buffer: no drops, nothing for the tuner to press.
   auto host = EmulatedHost::Start(EmulatedHostOptions{
-      .nic_binary = absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"),
+      .nic_binary = absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
       .device = absl::StrCat("emw", getpid() % 100000),
       .rate_pps = 10000,
       .rx_usecs = 1000,
@@ -76,7 +77,7 @@ TEST(EmulatedNicWindowTest, EachIntervalHasTheNicsInterruptsPerSecondFromItsOwnC
   auto port = testing_support::FreeLoopbackPort();
   ASSERT_TRUE(port.ok()) << port.status();
   auto agent = testing_support::StartServingNictuned(
-      {std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned", "--mode=recommend",
+      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=recommend",
        absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
        absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(),
        "--socket=", absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"},

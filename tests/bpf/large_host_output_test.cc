@@ -18,6 +18,7 @@
 #include "agent/metrics/series_budget.h"
 #include "agent/procfs/read_file.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/exposition_samples.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -59,7 +60,7 @@ TEST(LargeHostOutput, FourThousandIrqsOnSixtyFourCpusStayWithinTheBudgetFastAndS
   auto port = testing_support::FreeLoopbackPort();
   ASSERT_TRUE(port.ok()) << port.status();
   auto agent = testing_support::StartServingNictuned(
-      {std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned", "--mode=observe", "--bpf=false",
+      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe", "--bpf=false",
        "--proc_root=" + host->proc_root(), "--sys_root=" + host->sys_root(),
        absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(), "--socket=",
        "--interval=1s", "--window=2s"},

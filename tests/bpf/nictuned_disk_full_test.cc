@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
@@ -33,7 +34,7 @@ namespace {
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 
 // The store's two series as /metrics shows them.
 struct StoreMetrics {

@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/errno_error.h"
 #include "tests/support/http_load.h"
 #include "tests/support/loopback_http.h"
@@ -42,7 +43,7 @@
 namespace nictune {
 namespace {
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 constexpr absl::Duration kInterval = absl::Milliseconds(200);
 // systemd's default soft limit for a service (DefaultLimitNOFILE=1024:524288), which the packaged
 // unit does not raise.

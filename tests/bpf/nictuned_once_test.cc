@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/privileges.h"
 
 namespace nictune {
@@ -19,7 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 // nobody, without any capability: as a person runs it from an unprivileged shell.
 const std::string kUnprivileged =
     "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all ";

@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
@@ -34,7 +35,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 
 // The test's stand-in for systemd's notification socket. Like systemd it reads all the time: a
 // datagram queue left full would block the agent's sd_notify (and with it the sampling loop).

@@ -40,6 +40,7 @@
 #include "agent/procfs/softnet_stat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/exposition_samples.h"
 #include "tests/support/load_average.h"
 #include "tests/support/loopback_http.h"
@@ -57,7 +58,7 @@ namespace {
 using testing_support::BackgroundProgram;
 using testing_support::ExposedSample;
 
-const std::string kNictuned = absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned");
+const std::string kNictuned = absl::StrCat(testing_support::BinaryDir(), "/agent/nictuned");
 constexpr absl::Duration kInterval = absl::Seconds(1);  // nictuned's default --interval
 // How often the test reads the kernel while it waits for nictuned's next sample: the width of
 // nictuned's bracket is about this plus one status request.

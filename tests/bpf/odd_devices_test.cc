@@ -34,6 +34,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/namespace_agent.h"
@@ -60,7 +61,7 @@ using testing_support::BackgroundProgram;
 using testing_support::EmulatedHost;
 using testing_support::JournalRow;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 constexpr char kDevice[] = "emu0";
 constexpr absl::Duration kInterval = absl::Milliseconds(250);
 constexpr absl::Duration kWindow = absl::Seconds(1);
@@ -73,7 +74,7 @@ absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& contro
                                                        const std::map<std::string, int64_t>& set) {
   absl::StatusOr<std::unique_ptr<EmulatedHost>> host = EmulatedHost::Start([&] {
     testing_support::EmulatedHostOptions options = testing_support::SmallSocketNicOptions(
-        absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic"));
+        absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"));
     options.control_socket = control_socket;
     return options;
   }());

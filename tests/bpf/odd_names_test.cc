@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/namespace_agent.h"
 #include "tests/support/namespace_proc_root.h"
 #include "tests/support/netns_host.h"
@@ -36,7 +37,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing_support::BackgroundProgram;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 const std::string kRawByteName = std::string("bad\xff") + "0";  // bytes b a d 0xFF 0
 const std::string kBackslashName = "bad\\xff0";                 // bytes b a d \ x f f 0
 

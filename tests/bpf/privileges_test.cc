@@ -38,6 +38,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/apply_agent.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/journal_file.h"
 #include "tests/support/loopback_http.h"
@@ -56,8 +57,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing_support::BackgroundProgram;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-const std::string kUnit = std::string(NICTUNE_SOURCE_DIR) + "/deploy/nictuned.service";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
+const std::string kUnit = testing_support::SourceDir() + "/deploy/nictuned.service";
 constexpr char kSysctl[] = "/proc/sys/net/core/netdev_budget";
 
 // The capabilities the unit may name, by their unit (and setpriv) names.
@@ -228,7 +229,7 @@ TEST_F(PrivilegesTest, UnderTheUnitsCapabilitiesOnlyThoseAreHeldAndProbesMetrics
     auto proc_root = testing_support::NamespaceProcRoot::Create();
     ASSERT_TRUE(proc_root.ok()) << proc_root.status();
     auto nic = testing_support::EmulatedHost::Start(testing_support::SmallSocketNicOptions(
-        absl::StrCat(NICTUNE_BINARY_DIR, "/driver/emulated/nictune-emulated-nic")));
+        absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic")));
     ASSERT_TRUE(nic.ok()) << nic.status();
     const std::string nic_socket = (*nic)->control_socket();
     ASSERT_TRUE((*nic)->SetKnob("rx_usecs", 8192).ok());

@@ -18,6 +18,7 @@
 #include "driver/probe_source.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/privileges.h"
 
 namespace nictune::driver {
@@ -93,7 +94,7 @@ const SocketFill* FindSocket(const BpfCounters& counters, uint64_t cookie) {
 
 // Writes and fsyncs a file so that the disk's completion interrupt fires.
 void WriteToDisk() {
-  const std::string path = std::string(NICTUNE_BINARY_DIR) + "/probes_smoke_disk_io.tmp";
+  const std::string path = testing_support::BinaryDir() + "/probes_smoke_disk_io.tmp";
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   ASSERT_GE(fd, 0) << path;
   const std::vector<char> block(1 << 16, 'x');

@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "agent/procfs/read_file.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
@@ -34,7 +35,7 @@
 namespace nictune {
 namespace {
 
-const std::string kNictuned = absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned");
+const std::string kNictuned = absl::StrCat(testing_support::BinaryDir(), "/agent/nictuned");
 
 // The kernel's BPF objects of one kind (bpftool's "prog", "map" or "link"): id -> the memory
 // charged for it (0 for links).

@@ -14,6 +14,7 @@
 #include "driver/socket_memory.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
@@ -29,7 +30,7 @@ using testing_support::UdpSender;
 using testing_support::VethHosts;
 using testing_support::WhyNotPrivileged;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 
 // A receiver in b that never reads, with a buffer a few hundred datagrams fill.
 absl::StatusOr<std::unique_ptr<UdpReceiver>> NeverReadReceiver(const VethHosts& hosts) {

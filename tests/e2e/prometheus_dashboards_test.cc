@@ -36,6 +36,7 @@
 #include "agent/procfs/read_file.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/dashboard_queries.h"
 #include "tests/support/loopback_http.h"
 #include "tests/support/loopback_port.h"
@@ -51,8 +52,8 @@ namespace {
 
 using testing_support::ProgramOutput;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
-const std::string kRepo = std::string(NICTUNE_FIXTURES) + "/../../..";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
+const std::string kRepo = testing_support::FixturesDir() + "/../../..";
 // Short test windows: 15 scrapes at 1 s, where Grafana would give 4 x the scrape interval.
 constexpr char kRateInterval[] = "15s";
 constexpr absl::Duration kTraffic = absl::Seconds(28);

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "agent/cli/exit_code.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::testing_support {
 namespace {
@@ -11,12 +12,12 @@ namespace {
 constexpr char kResolvedLine[] = "change journal resolved";
 
 const std::string& Nictuned() {
-  static const std::string path = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+  static const std::string path = BinaryDir() + "/agent/nictuned";
   return path;
 }
 
 const std::string& Nictune() {
-  static const std::string path = std::string(NICTUNE_BINARY_DIR) + "/agent/nictune";
+  static const std::string path = BinaryDir() + "/agent/nictune";
   return path;
 }
 

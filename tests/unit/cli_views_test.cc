@@ -24,6 +24,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/unit/temp_store.h"
 
 namespace nictune::cli {
@@ -35,7 +36,7 @@ using ::testing::Not;
 using Json = nlohmann::json;
 
 Json Fixture(const std::string& name) {
-  std::ifstream in(std::string(NICTUNE_FIXTURES) + "/cli/" + name);
+  std::ifstream in(testing_support::FixturesDir() + "/cli/" + name);
   EXPECT_TRUE(in.good()) << name;
   std::stringstream text;
   text << in.rdbuf();

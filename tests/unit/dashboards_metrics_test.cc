@@ -17,6 +17,7 @@
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/dashboard_queries.h"
 #include "tests/support/metric_families.h"
 
@@ -28,7 +29,7 @@ using testing_support::MetricNamesIn;
 
 std::string ReadRepoFile(const std::string& relative) {
   absl::StatusOr<std::string> text =
-      procfs::ReadFile(absl::StrCat(NICTUNE_SOURCE_DIR, "/", relative));
+      procfs::ReadFile(absl::StrCat(testing_support::SourceDir(), "/", relative));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : "";
 }
@@ -49,7 +50,7 @@ struct Query {
 std::vector<Query> DashboardQueries() {
   std::vector<Query> queries;
   for (const auto& entry :
-       std::filesystem::directory_iterator(absl::StrCat(NICTUNE_SOURCE_DIR, "/dashboards"))) {
+       std::filesystem::directory_iterator(absl::StrCat(testing_support::SourceDir(), "/dashboards"))) {
     if (entry.path().extension() != ".json") continue;
     const std::string file = entry.path().filename();
     absl::StatusOr<testing_support::Dashboard> dashboard =

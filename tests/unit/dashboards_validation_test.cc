@@ -21,6 +21,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/dashboard_queries.h"
 #include "tests/support/subprocess.h"
 
@@ -37,7 +38,7 @@ struct Dashboard {
 std::vector<Dashboard> LoadDashboards() {
   std::vector<Dashboard> dashboards;
   for (const auto& entry :
-       std::filesystem::directory_iterator(absl::StrCat(NICTUNE_SOURCE_DIR, "/dashboards"))) {
+       std::filesystem::directory_iterator(absl::StrCat(testing_support::SourceDir(), "/dashboards"))) {
     if (entry.path().extension() != ".json") continue;
     absl::StatusOr<std::string> text = procfs::ReadFile(entry.path());
     EXPECT_TRUE(text.ok()) << text.status();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace nictune {
@@ -44,7 +45,7 @@ TEST_P(HardeningTest, TheShippedProgramIsBuiltHardened) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "a sanitizer build is built without hardening (cmake/NictuneHardening.cmake)";
 #endif
-  const std::string path = absl::StrCat(NICTUNE_BINARY_DIR, "/agent/", GetParam());
+  const std::string path = absl::StrCat(testing_support::BinaryDir(), "/agent/", GetParam());
   const ElfFacts elf = ReadElf(path);
   // A PIE is a shared object by type (DYN), with the PIE flag among its dynamic flags.
   EXPECT_THAT(elf.header, ::testing::HasSubstr("DYN (Position-Independent Executable file)"));

@@ -14,6 +14,7 @@
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace nictune {
@@ -22,7 +23,7 @@ namespace {
 constexpr const char* kPromtool = "/usr/bin/promtool";
 
 std::string PrometheusFile(const std::string& name) {
-  return absl::StrCat(NICTUNE_SOURCE_DIR, "/deploy/prometheus/", name);
+  return absl::StrCat(testing_support::SourceDir(), "/deploy/prometheus/", name);
 }
 
 testing_support::ProgramOutput Promtool(const std::vector<std::string>& args) {

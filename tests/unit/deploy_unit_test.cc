@@ -14,6 +14,7 @@
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -23,10 +24,10 @@ namespace {
 constexpr const char* kNodeExporterUnit = "/lib/systemd/system/prometheus-node-exporter.service";
 
 std::string RepoFile(const std::string& relative) {
-  return absl::StrCat(NICTUNE_SOURCE_DIR, "/", relative);
+  return absl::StrCat(testing_support::SourceDir(), "/", relative);
 }
 
-std::string BuiltNictuned() { return absl::StrCat(NICTUNE_BINARY_DIR, "/agent/nictuned"); }
+std::string BuiltNictuned() { return absl::StrCat(testing_support::BinaryDir(), "/agent/nictuned"); }
 
 testing_support::ProgramOutput RunOrFail(const std::vector<std::string>& argv) {
   absl::StatusOr<testing_support::ProgramOutput> run = testing_support::RunProgram(argv);

@@ -15,6 +15,7 @@
 #include "agent/procfs/softnet_stat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::metrics {
 namespace {
@@ -27,7 +28,7 @@ using ::testing::Not;
 constexpr uint64_t kSecond = 1'000'000'000;
 
 std::string Fixture(const std::string& relative) {
-  const auto text = procfs::ReadFile(std::string(NICTUNE_FIXTURES) + "/" + relative);
+  const auto text = procfs::ReadFile(testing_support::FixturesDir() + "/" + relative);
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : std::string();
 }

@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -31,7 +32,7 @@ using ::testing::Not;
 using testing_support::BackgroundProgram;
 using testing_support::ProgramOutput;
 
-const std::string kNictuned = std::string(NICTUNE_BINARY_DIR) + "/agent/nictuned";
+const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 
 class NictunedStartTest : public ::testing::Test {
  protected:

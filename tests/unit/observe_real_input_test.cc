@@ -21,13 +21,14 @@
 #include "agent/procfs/stat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 #include "tuner/observation_check.h"
 #include "tuner/recommend.h"
 
 namespace nictune::observe {
 namespace {
 
-const std::string kDir = std::string(NICTUNE_FIXTURES) + "/observe/virtio_6.18_2cpu";
+const std::string kDir = testing_support::FixturesDir() + "/observe/virtio_6.18_2cpu";
 
 std::string Text(const std::string& relative) {
   absl::StatusOr<std::string> text = procfs::ReadFile(kDir + "/" + relative);

@@ -6,6 +6,7 @@
 #include "agent/procfs/read_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::procfs {
 namespace {
@@ -14,7 +15,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::string Fixture(const std::string& name) {
-  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(NICTUNE_FIXTURES, "/interrupts/", name));
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(testing_support::FixturesDir(), "/interrupts/", name));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.value_or("");
 }

@@ -6,6 +6,7 @@
 #include "agent/procfs/snmp.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::procfs {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string Fixture(const std::string& name) {
-  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(NICTUNE_FIXTURES, "/", name));
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(testing_support::FixturesDir(), "/", name));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.value_or("");
 }

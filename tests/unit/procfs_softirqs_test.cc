@@ -7,6 +7,7 @@
 #include "agent/procfs/stat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::procfs {
 namespace {
@@ -15,7 +16,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::string Fixture(const std::string& name) {
-  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(NICTUNE_FIXTURES, "/softirqs/", name));
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(testing_support::FixturesDir(), "/softirqs/", name));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.value_or("");
 }

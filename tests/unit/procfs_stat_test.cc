@@ -8,6 +8,7 @@
 #include "agent/procfs/stat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::procfs {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string Fixture(const std::string& name) {
-  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(NICTUNE_FIXTURES, "/stat/", name));
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(testing_support::FixturesDir(), "/stat/", name));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.value_or("");
 }

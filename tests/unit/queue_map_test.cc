@@ -18,6 +18,7 @@
 #include "driver/netlink/netdev_netlink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::collect {
 namespace {
@@ -51,7 +52,7 @@ procfs::InterruptTable Interrupts(const std::string& text) {
 
 std::string ReadFixture(const std::string& relative) {
   absl::StatusOr<std::string> text =
-      procfs::ReadFile(std::string(NICTUNE_FIXTURES) + "/" + relative);
+      procfs::ReadFile(testing_support::FixturesDir() + "/" + relative);
   EXPECT_TRUE(text.ok()) << text.status();
   return text.value_or("");
 }

@@ -16,6 +16,7 @@
 #include "agent/store/window_series.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
 
 namespace nictune::store {
 namespace {
@@ -24,7 +25,7 @@ using ::testing::DoubleEq;
 using ::testing::Optional;
 
 std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(NICTUNE_FIXTURES) + "/" + name);
+  std::ifstream in(testing_support::FixturesDir() + "/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
