@@ -175,12 +175,14 @@ TEST(BccToolsAgreement, HardIrqTimeOfTheDiskIrqAgreesWithHardirqsWithinTenPercen
   // Both tools attach to the same two tracepoints, whose programs run in attach order: ours
   // first. So our entry-to-exit span also contains hardirqs' entry program (a string-keyed hash
   // update, ~200 ns here), while theirs contains only our cheap exit program. Ours therefore
-  // reads higher by about one foreign program run per interrupt (measured: +215 ns per event);
-  // the band allows 300 ns per event for it on top of the 10%.
+  // reads higher by about one foreign program run per interrupt: +215 ns per event measured on
+  // a quiet VM, up to +458 ns with the other vCPU busy (1 of 11 runs of `ci-replay --repeat 10
+  // --busy` went past 300 ns), where every program runs slower. The band allows 700 ns per event
+  // for it on top of the 10%.
   const uint64_t events = bpf_tests::IrqTotalsFor(*after, irq->first).count -
                           bpf_tests::IrqTotalsFor(*before, irq->first).count;
   const double tool_total = static_cast<double>(tool_ns->second);
-  const double foreign_program_allowance = 300.0 * static_cast<double>(events);
+  const double foreign_program_allowance = 700.0 * static_cast<double>(events);
   EXPECT_GE(static_cast<double>(probe_ns), 0.90 * tool_total)
       << "irq " << irq->first << " (" << irq->second << "), " << *written << " writes";
   EXPECT_LE(static_cast<double>(probe_ns), 1.10 * tool_total + foreign_program_allowance)

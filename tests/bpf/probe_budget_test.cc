@@ -140,7 +140,7 @@ TEST_F(ProbeBudget, AFlatOutFloodCostsTheProbesNoMoreThanTheBudget) {
   // What the programs cost may run past the budget by what the planner cannot know before it
   // pays: it prices events at its last calibration's cost per event, and runs cost more while
   // the other vCPU is busy. Its spend account then plans with less, down to half the budget.
-  // Measured over the flat-out flood beside a busy core: 1.07x and 1.22x the budget in 2 of 11
+  // Measured over the flat-out flood beside a busy core: 1.07x and 1.22x the budget in 2 of 12
   // runs, under it in the rest (`ci-replay --repeat 10 --busy`). A budget that does not hold is
   // the set attached whole: about 0.09 of a CPU here (the events/s and ns/event printed above),
   // 18x the default budget. The bound sits between the two.
