@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "agent/procfs/read_file.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "agent/procfs/read_file.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
@@ -107,8 +107,10 @@ absl::StatusOr<HeldIds> HeldBy(pid_t pid) {
   const std::string fds = absl::StrCat("/proc/", pid, "/fd");
   std::error_code error;
   for (const auto& fd : std::filesystem::directory_iterator(fds, error)) {
-    const std::string target = std::filesystem::read_symlink(fd.path(), error).native();
-    if (error || !target.starts_with("anon_inode:bpf")) continue;
+    // A descriptor closed since the listing has no link left to read: not one of the objects.
+    std::error_code gone;
+    const std::string target = std::filesystem::read_symlink(fd.path(), gone).native();
+    if (gone || !target.starts_with("anon_inode:bpf")) continue;
     absl::StatusOr<std::string> info =
         procfs::ReadFile(absl::StrCat("/proc/", pid, "/fdinfo/", fd.path().filename().native()));
     if (!info.ok()) continue;  // closed since the listing
@@ -191,9 +193,7 @@ TEST(SigkillCleanupTest, SigkillLeavesNoProgramLinkOrMapAndRestartsDoNotAccumula
     std::set<int64_t> our_maps = held->maps;
     for (const auto& [program, ids] : programs.maps_by_id) our_maps.insert(ids.begin(), ids.end());
     const BpfObjects maps = Owned(running->maps, our_maps);
-    std::set<int64_t> our_programs;
-    for (const auto& [id, memlock] : programs.memlock_by_id) our_programs.insert(id);
-    const BpfObjects links = Owned(running->links, held->links, our_programs);
+    const BpfObjects links = Owned(running->links, held->links, held->programs);
     const int64_t memlock = programs.MemlockBytes() + maps.MemlockBytes();
     ASSERT_GT(programs.size(), 0u) << "run " << run << ": nictuned loaded no BPF program";
     if (run == 0) {
