@@ -262,6 +262,7 @@ void SetLimits(Planning& p, absl::Duration window) {
         return DroppedBeyondStalls(*m.socket, p.queue, window);
       });
   p.dropped_within_stalls = static_interval && dropped && !p.dropped_at_current;
+  plan.drops_within_stalls = p.dropped_within_stalls;
   if (p.dropped_at_current) {
     p.observed_cap_s = (1 - p.config.dropped_backoff) * static_cast<double>(c.rx_usecs) * 1e-6;
   }

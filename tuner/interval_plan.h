@@ -53,6 +53,9 @@ struct IntervalPlan {
   // interrupts); chosen when > 0.
   int64_t near_floor_buffer_interval_us = 0;
   bool drop_free = false;      // no socket or ring overflow predicted at interval_us
+  // Sockets dropped at the current static interval, but no more than arrived while the queue's
+  // delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
+  bool drops_within_stalls = false;
   bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)
   // The worst socket's rcvbuf that makes interval_us drop-free (RcvbufForPackets of what it must
   // hold); +inf when the CPU is saturated. rcvbuf_formula shows the arithmetic.

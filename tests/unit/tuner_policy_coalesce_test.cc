@@ -435,6 +435,48 @@ TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
   }
 }
 
+// The emulated NIC at the fill math's interval, 10,000 pps into a socket of 31 datagrams: 109
+// drops in a 2 s window whose 11.7 ms of stalled delivery brought 117 packets late. The drops are
+// the stall's, so they promise no gain: the interval moved by a few us is worth less than the
+// controller's threshold, where it once claimed a gain of 1 every window. Without the stall the
+// same drops are the interval's, and stepping down from it is worth it whole.
+TEST(CoalescePolicyTest, DropsAStallExplainsPromiseNoGain) {
+  for (const double stall_s : {0.0117, 0.0}) {
+    Observation obs;
+    obs.window = absl::Seconds(2);
+    obs.samples = 4;
+    QueueObservation q;
+    q.device = "emu0";
+    SocketObservation sock;
+    sock.name = "udp 0.0.0.0:9000";
+    sock.packets = 20000;
+    sock.truesize_mean_bytes = 768;
+    sock.rcvbuf_bytes = 24000;
+    sock.peak_fill = 1.0;
+    sock.drops = 109;
+    q.sockets.push_back(sock);
+    q.drops.socket = sock.drops;
+    q.stall_s = stall_s;
+    q.rx_packets = 20000;
+    q.interrupts = 690;  // 345 interrupts/s: one per 2892 us
+    q.coalesce.rx_usecs_supported = true;
+    q.coalesce.rx_usecs = 2892;
+    q.coalesce.rx_usecs_granularity = 1;
+    q.coalesce.rx_usecs_max = 8192;
+    obs.queues.push_back(q);
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    if (stall_s > 0) {
+      EXPECT_NEAR(static_cast<double>(usecs.recommended), 2892, 100) << usecs.formula;
+      EXPECT_LT(usecs.expected_gain, 0.05) << usecs.expected_effect << "; " << usecs.formula;
+    } else {
+      EXPECT_LE(usecs.recommended, 2602) << usecs.formula;
+      EXPECT_EQ(usecs.expected_gain, 1.0) << usecs.formula;
+    }
+  }
+}
+
 TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   Observation obs = Seed001();
   obs.queues[0].sockets.clear();
