@@ -235,11 +235,13 @@ absl::StatusOr<Command> ParseCommand(const std::string& name, Options& options) 
     if (absl::Status s = Assign(options.Bool("why"), recommend.why); !s.ok()) return s;
     std::optional<std::string> as;
     if (absl::Status s = Assign(options.String("as"), as); !s.ok()) return s;
-    if (as == "shell") recommend.format = RecommendFormat::kShell;
-    if (as == "sysctl.d") recommend.format = RecommendFormat::kSysctlConf;
+    // "shell" and "sysctl.d" are the names these had first.
+    if (as == "ethtool" || as == "shell") recommend.format = RecommendFormat::kShell;
+    if (as == "sysctl" || as == "sysctl.d") recommend.format = RecommendFormat::kSysctlConf;
+    if (as == "tuned") recommend.format = RecommendFormat::kTunedProfile;
     if (as && recommend.format == RecommendFormat::kTable) {
       return Usage(absl::StrCat("nictune recommend --as: \"", *as,
-                                "\" is not shell or sysctl.d"));
+                                "\" is not ethtool, sysctl or tuned"));
     }
     if (as && recommend.why) return Usage("nictune recommend: give --why or --as, not both");
     return recommend;

@@ -24,10 +24,10 @@ struct TopCommand {
   std::optional<int64_t> count;  // frames to print; none: until Ctrl-C
 };
 // How `recommend` prints: the table, or the changes as shell commands or a sysctl.d file.
-enum class RecommendFormat { kTable, kShell, kSysctlConf };
+enum class RecommendFormat { kTable, kShell, kSysctlConf, kTunedProfile };
 struct RecommendCommand {
   bool why = false;  // print each formula and its inputs
-  RecommendFormat format = RecommendFormat::kTable;  // --as=shell|sysctl.d
+  RecommendFormat format = RecommendFormat::kTable;  // --as=ethtool|sysctl|tuned
 };
 struct WhatifCommand {
   double rate_pps = 0;

@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "agent/actuate/knob_key.h"
 #include "agent/cli/json_text.h"
 #include "driver/knobs/knob_commands.h"
@@ -76,10 +78,50 @@ std::string RenderRecommendationsAsSysctlConf(const Json& set) {
       absl::StrAppend(&out, Heading(c), *line, "\n");
     } else {
       absl::StrAppend(
-          &out, "# not a sysctl (nictune recommend --as=shell): ", ShellCommentText(c.knob_name),
+          &out, "# not a sysctl (nictune recommend --as=ethtool): ", ShellCommentText(c.knob_name),
           " on ", ShellCommentText(c.target), " -> ", c.recommended, "\n");
     }
   }
+  return out;
+}
+
+std::string RenderRecommendationsAsTunedProfile(const Json& set) {
+  using driver::knobs::TunedPlugin;
+  std::vector<std::string> sysctl;
+  std::map<std::string, std::vector<std::string>> coalesce_by_device;  // sorted: a stable profile
+  std::vector<std::string> sysfs;
+  std::string left_out;
+  for (const Change& c : Changes(set)) {
+    absl::StatusOr<driver::knobs::TunedSetting> setting =
+        driver::knobs::TunedSettingFor({.knob = c.knob, .target = c.target}, c.recommended);
+    if (!setting.ok()) {
+      absl::StrAppend(&left_out, "# not in the profile: ",
+                      ShellCommentText(setting.status().message()), " -> ", c.recommended, "\n");
+      continue;
+    }
+    switch (setting->plugin) {
+      case TunedPlugin::kSysctl:
+        sysctl.push_back(setting->option);
+        break;
+      case TunedPlugin::kNet:
+        coalesce_by_device[setting->device].push_back(setting->option);
+        break;
+      case TunedPlugin::kSysfs:
+        sysfs.push_back(setting->option);
+        break;
+    }
+  }
+  std::string out =
+      "# nictune's recommendations as a tuned profile, e.g. /etc/tuned/nictune/tuned.conf, then\n"
+      "# `tuned-adm profile nictune`; include=PROFILE under [main] keeps the one in use now\n"
+      "[main]\nsummary=nictune's recommended coalescing, NAPI and socket buffer settings\n";
+  if (!sysctl.empty()) absl::StrAppend(&out, "\n[sysctl]\n", absl::StrJoin(sysctl, "\n"), "\n");
+  for (const auto& [device, words] : coalesce_by_device) {
+    absl::StrAppend(&out, "\n[nictune_", device, "]\ntype=net\ndevices=", device,
+                    "\ncoalesce=", absl::StrJoin(words, " "), "\n");
+  }
+  if (!sysfs.empty()) absl::StrAppend(&out, "\n[sysfs]\n", absl::StrJoin(sysfs, "\n"), "\n");
+  if (!left_out.empty()) absl::StrAppend(&out, "\n", left_out);
   return out;
 }
 

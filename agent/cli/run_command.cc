@@ -95,6 +95,8 @@ std::string Render(const Command& command, const Json& answer) {
               return RenderRecommendationsAsShell(answer);
             case RecommendFormat::kSysctlConf:
               return RenderRecommendationsAsSysctlConf(answer);
+            case RecommendFormat::kTunedProfile:
+              return RenderRecommendationsAsTunedProfile(answer);
             case RecommendFormat::kTable:
               break;
           }

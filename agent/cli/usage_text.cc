@@ -37,9 +37,10 @@ constexpr CommandHelp kCommands[] = {
      "                               live per-queue view (ints/s, packets/poll, budget exhausted,\n"
      "                               rx share, drops, CPU split) and socket fill; Ctrl-C stops\n"},
     {"recommend",
-     "  recommend [--why | --as=shell | --as=sysctl.d]\n"
+     "  recommend [--why | --as=ethtool | --as=sysctl | --as=tuned]\n"
      "                               current -> recommended per knob and target; --why: formulas;\n"
-     "                               --as: the changes as commands, or host sysctls as a file\n"},
+     "                               --as: the changes as commands (ethtool -C, sysctl -w, ...),\n"
+     "                               the host sysctls as a sysctl.d file, or a tuned profile\n"},
     {"whatif",
      "  whatif --rate_pps=R --truesize_bytes=T --rcvbuf_bytes=B [--drain_gap_us=G] [--margin=M]\n"
      "         [--rx_usecs=U] [--ring_size=N | --device=D]\n"

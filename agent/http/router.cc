@@ -43,23 +43,18 @@ Response Router::Dispatch(const Request& request) const {
     r.headers.emplace_back("Allow", absl::StrJoin(allowed, ", "));
     return r;
   }
-  // Library boundary: handlers use nlohmann::json and the standard library, which throw.
+  // Library boundary: handlers use nlohmann::json and the standard library, which throw. The
+  // detail names what failed, not the request: the client printing it names that already.
   try {
     return route->second.handler(request);
   } catch (const nlohmann::json::exception& e) {
     // Only a body is the client's JSON; without one the fault is the agent's own.
-    if (request.body.empty()) {
-      return ErrorResponse(500, "internal",
-                           absl::StrCat(request.method, " ", request.path, ": ", e.what()));
-    }
-    return ErrorResponse(400, "bad_request",
-                         absl::StrCat(request.method, " ", request.path, ": ", e.what()));
+    if (request.body.empty()) return ErrorResponse(500, "internal", e.what());
+    return ErrorResponse(400, "bad_request", absl::StrCat("the request body: ", e.what()));
   } catch (const std::exception& e) {
-    return ErrorResponse(500, "internal",
-                         absl::StrCat(request.method, " ", request.path, ": ", e.what()));
+    return ErrorResponse(500, "internal", e.what());
   } catch (...) {
-    return ErrorResponse(500, "internal",
-                         absl::StrCat(request.method, " ", request.path, ": unknown exception"));
+    return ErrorResponse(500, "internal", "unknown exception");
   }
 }
 

@@ -15,15 +15,19 @@
 namespace nictune::driver::knobs {
 namespace {
 
+// A name that needs no quoting in a shell or in tuned's configuration.
+bool PlainWord(const std::string& word) {
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+           c == '@';
+  });
+}
+
 // A device's name as one shell word of its real bytes (its kernel-name text may escape them):
 // the kernel allows ';', '$' or quotes in a name.
 std::string ShellWord(const std::string& text) {
   const std::string word = KernelNameBytes(text);
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-           c == '@';
-  });
-  if (plain) return word;
+  if (PlainWord(word)) return word;
   return absl::StrCat("'", absl::StrReplaceAll(word, {{"'", "'\\''"}}), "'");
 }
 
@@ -46,6 +50,13 @@ const char* EthtoolParameter(tuner::Knob knob) {
   }
 }
 
+// "rx-usecs 50", "adaptive-rx off": the knob's words after `ethtool -C DEV`.
+std::string EthtoolWords(tuner::Knob knob, int64_t value) {
+  const std::string shown = knob == tuner::Knob::kAdaptiveRx ? std::string(value != 0 ? "on" : "off")
+                                                             : absl::StrCat(value);
+  return absl::StrCat(EthtoolParameter(knob), " ", shown);
+}
+
 // The netdev family's napi-set attribute for a per-NAPI sysfs knob.
 const char* NapiSetAttribute(tuner::Knob knob) {
   return knob == tuner::Knob::kGroFlushTimeout ? "gro-flush-timeout" : "defer-hard-irqs";
@@ -59,11 +70,8 @@ absl::StatusOr<std::string> DeviceCommand(const KnobSpec& spec, const KnobTarget
                         " starts with '-': set it by hand with care");
   }
   if (spec.home == KnobHome::kEthtoolCoalesce) {
-    const std::string shown = spec.knob == tuner::Knob::kAdaptiveRx
-                                  ? std::string(value != 0 ? "on" : "off")
-                                  : absl::StrCat(value);
-    return absl::StrCat("ethtool -C ", ShellWord(target.device), " ", EthtoolParameter(spec.knob),
-                        " ", shown);
+    return absl::StrCat("ethtool -C ", ShellWord(target.device), " ",
+                        EthtoolWords(spec.knob, value));
   }
   if (target.napi_id) {
     return absl::StrCat("ynl --family netdev --do napi-set --json '{\"id\": ", *target.napi_id,
@@ -91,6 +99,44 @@ absl::StatusOr<std::string> ShellCommandFor(const KnobAddress& address, int64_t 
   }
   if (on_host) return absl::StrCat("sysctl -w ", SysctlName(spec.path), "=", value);
   return DeviceCommand(spec, *target, value);
+}
+
+absl::StatusOr<TunedSetting> TunedSettingFor(const KnobAddress& address, int64_t value) {
+  const KnobSpec& spec = SpecOf(address.knob);
+  const std::string knob(tuner::KnobName(address.knob));
+  if (spec.home == KnobHome::kAdviceOnly) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        knob, " on ", address.target, ": the application's setsockopt(SO_RCVBUF), not the host's"));
+  }
+  absl::StatusOr<KnobTarget> target = ParseKnobTarget(address.target);
+  if (!target.ok()) return target.status();
+  const bool on_host = spec.home == KnobHome::kHostSysctl;
+  if (on_host != target->host) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(knob, " on \"", address.target, "\": not a target it has"));
+  }
+  if (on_host) {
+    return TunedSetting{.plugin = TunedPlugin::kSysctl,
+                        .device = "",
+                        .option = absl::StrCat(SysctlName(spec.path), "=", value)};
+  }
+  if (target->napi_id) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        knob, " on ", address.target, ": one NAPI instance is set over netlink only (napi-set)"));
+  }
+  const std::string device = KernelNameBytes(target->device);
+  if (!PlainWord(device) || device.front() == '-') {
+    return absl::FailedPreconditionError(absl::StrCat(
+        knob, " on ", address.target, ": the name is not one plain word in tuned's syntax"));
+  }
+  if (spec.home == KnobHome::kEthtoolCoalesce) {
+    return TunedSetting{
+        .plugin = TunedPlugin::kNet, .device = device, .option = EthtoolWords(spec.knob, value)};
+  }
+  return TunedSetting{
+      .plugin = TunedPlugin::kSysfs,
+      .device = device,
+      .option = absl::StrCat("/sys/class/net/", device, "/", std::string(spec.path), "=", value)};
 }
 
 std::string ShellCommentText(absl::string_view text) {

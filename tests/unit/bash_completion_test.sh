@@ -64,8 +64,8 @@ for command in status top recommend whatif history; do
 done
 expect "a command after a global option" "history" nictune --json hist
 expect "recommend's options, with = where they take a value" "--as= --json --socket= --token_file= --url= --version --why" nictune recommend --
-expect "the values --as takes, from the help" "shell sysctl.d" nictune recommend --as = ""
-expect "a value of --as from its start" "shell" nictune recommend --as = sh
+expect "the values --as takes, from the help" "ethtool sysctl tuned" nictune recommend --as = ""
+expect "a value of --as from its start" "tuned" nictune recommend --as = tu
 expect_contains "history's --list" "--list" nictune history --
 expect_contains "the agent's flags, from its --help" "--probe_budget=" nictuned --probe
 expect_contains "the agent's --check" "--check=" nictuned --ch

@@ -115,7 +115,7 @@ TEST(CliArgsTest, AnOptionTakesItsValueAfterEqualsOrAsTheNextWord) {
   EXPECT_EQ(history.since, "-1h");
 }
 
-TEST(CliArgsTest, RecommendAsShellOrSysctlConf) {
+TEST(CliArgsTest, RecommendAsEthtoolSysctlOrTuned) {
   EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend"}).command).format,
             RecommendFormat::kTable);
   EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend", "--as=shell"}).command).format,
@@ -125,8 +125,14 @@ TEST(CliArgsTest, RecommendAsShellOrSysctlConf) {
   EXPECT_THAT(ParseError({"recommend", "--as=shell", "--why"}), HasSubstr("not both"));
   EXPECT_THAT(ParseError({"history", "--list", "--since=-1h"}), HasSubstr("takes no other option"));
   EXPECT_THAT(ParseError({"--jsn", "status"}), HasSubstr("unknown option --jsn"));
-  EXPECT_THAT(ParseError({"recommend", "--as=tuned"}),
-              HasSubstr("--as: \"tuned\" is not shell or sysctl.d"));
+  EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend", "--as=ethtool"}).command).format,
+            RecommendFormat::kShell);
+  EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend", "--as=sysctl"}).command).format,
+            RecommendFormat::kSysctlConf);
+  EXPECT_EQ(std::get<RecommendCommand>(ParseOk({"recommend", "--as", "tuned"}).command).format,
+            RecommendFormat::kTunedProfile);
+  EXPECT_THAT(ParseError({"recommend", "--as=ansible"}),
+              HasSubstr("--as: \"ansible\" is not ethtool, sysctl or tuned"));
 }
 
 TEST(CliArgsTest, TopDefaultsToOneSecondUntilStopped) {

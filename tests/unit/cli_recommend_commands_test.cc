@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `nictune recommend --as=shell|sysctl.d` on an agent's answer: only the changes, each after a
-// comment naming it, and in the sysctl.d form only the host sysctls.
+// `nictune recommend --as=ethtool|sysctl|tuned` on an agent's answer: only the changes, each
+// after a comment naming it; in the sysctl.d form only the host sysctls; in the tuned profile each
+// in its plugin's section, and what a profile cannot hold named with the reason.
 #include "agent/cli/recommend_commands.h"
 
 #include "gmock/gmock.h"
@@ -37,9 +38,50 @@ TEST(RecommendCommandsTest, ShellHasOneCommandPerChange) {
 TEST(RecommendCommandsTest, SysctlConfHoldsTheHostSysctlsAndNamesTheRest) {
   EXPECT_EQ(RenderRecommendationsAsSysctlConf(kSet),
             "# nictune's recommended host sysctls, e.g. for /etc/sysctl.d/60-nictune.conf\n"
-            "# not a sysctl (nictune recommend --as=shell): rx_usecs on eth0 -> 50\n"
+            "# not a sysctl (nictune recommend --as=ethtool): rx_usecs on eth0 -> 50\n"
             "# netdev_budget on host: 300 -> 600\n"
             "net.core.netdev_budget = 600\n");
+}
+
+TEST(RecommendCommandsTest, TunedProfilePutsEachKnobInItsPluginAndNamesWhatItCannotHold) {
+  const Json set = {
+      {"recommendations",
+       Json::array(
+           {{{"knob", "rx_usecs"}, {"target", "eth1"}, {"current", 8}, {"recommended", 50}},
+            {{"knob", "adaptive_rx"}, {"target", "eth1"}, {"current", 1}, {"recommended", 0}},
+            {{"knob", "rx_usecs"}, {"target", "eth0"}, {"current", 8}, {"recommended", 64}},
+            {{"knob", "netdev_budget"}, {"target", "host"}, {"current", 300}, {"recommended", 600}},
+            {{"knob", "gro_flush_timeout"},
+             {"target", "eth0"},
+             {"current", 0},
+             {"recommended", 20000}},
+            {{"knob", "napi_defer_hard_irqs"},
+             {"target", "eth0 napi 8193"},
+             {"current", 0},
+             {"recommended", 2}},
+            {{"knob", "rx_usecs"}, {"target", "a;b"}, {"current", 8}, {"recommended", 50}},
+            {{"knob", "so_rcvbuf"},
+             {"target", "udp 0.0.0.0:9000"},
+             {"current", 212992},
+             {"recommended", 425984}}})}};
+  EXPECT_EQ(RenderRecommendationsAsTunedProfile(set),
+            "# nictune's recommendations as a tuned profile, e.g. /etc/tuned/nictune/tuned.conf, "
+            "then\n"
+            "# `tuned-adm profile nictune`; include=PROFILE under [main] keeps the one in use now\n"
+            "[main]\n"
+            "summary=nictune's recommended coalescing, NAPI and socket buffer settings\n"
+            "\n[sysctl]\n"
+            "net.core.netdev_budget=600\n"
+            "\n[nictune_eth0]\ntype=net\ndevices=eth0\ncoalesce=rx-usecs 64\n"
+            "\n[nictune_eth1]\ntype=net\ndevices=eth1\ncoalesce=rx-usecs 50 adaptive-rx off\n"
+            "\n[sysfs]\n"
+            "/sys/class/net/eth0/gro_flush_timeout=20000\n"
+            "\n# not in the profile: napi_defer_hard_irqs on eth0 napi 8193: one NAPI instance is "
+            "set over netlink only (napi-set) -> 2\n"
+            "# not in the profile: rx_usecs on a;b: the name is not one plain word in tuned's "
+            "syntax -> 50\n"
+            "# not in the profile: so_rcvbuf on udp 0.0.0.0:9000: the application's "
+            "setsockopt(SO_RCVBUF), not the host's -> 425984\n");
 }
 
 }  // namespace

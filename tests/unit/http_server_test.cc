@@ -34,6 +34,8 @@ namespace nictune::http {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 struct Reply {
   int status = 0;
@@ -259,6 +261,10 @@ TEST_F(HttpServerTest, MalformedOrMisshapenJsonIs400) {
   const Reply misshapen = Post(port(), "/api/v1/apply", R"({"value": "seven"})", auth);
   EXPECT_EQ(misshapen.status, 400);
   EXPECT_EQ(Json(misshapen)["error"], "bad_request");
+  // The client names the request when it prints the error: the detail does not repeat it.
+  const std::string detail = Json(misshapen)["detail"].get<std::string>();
+  EXPECT_THAT(detail, StartsWith("the request body: ")) << detail;
+  EXPECT_THAT(detail, Not(HasSubstr("/api/v1/apply"))) << detail;
 }
 
 TEST_F(HttpServerTest, BodyOverTheLimitIs413AndChunkedOrUnframedBodiesAre411) {
