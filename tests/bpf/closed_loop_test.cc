@@ -309,19 +309,12 @@ absl::StatusOr<std::unique_ptr<LoopRig>> StartLoop() {
     argv.push_back(absl::StrCat("--tuner_margin=", margin));
     std::cout << "tuner margin " << margin << "\n";
   }
-  auto agent = testing_support::BackgroundProgram::Start(argv);
+  // Windows count from the agent's first sample: loading its BPF programs on a busy host takes
+  // seconds.
+  auto agent = testing_support::StartServingNictuned(argv, rig->port, absl::Seconds(60),
+                                                     testing_support::NictunedReady::kFirstSample);
   if (!agent.ok()) return agent.status();
   rig->agent.emplace(*std::move(agent));
-  // Windows count from the agent's start of sampling: loading its BPF programs on a busy host
-  // takes seconds, and it serves HTTP only after that.
-  const absl::Time launched = absl::Now();
-  while (!testing_support::GetJsonLoopback(rig->port, "/api/v1/status").ok()) {
-    if (absl::Now() - launched > absl::Seconds(60)) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "nictuned did not serve /api/v1/status in 60 s; its log:\n", AgentLog(*rig)));
-    }
-    absl::SleepFor(absl::Milliseconds(200));
-  }
   rig->agent_started = absl::Now();
   return rig;
 }

@@ -395,6 +395,33 @@ TEST(CoalescePolicyTest, SoRcvbufAdviceIsNeverBelowTheSocketsOwn) {
   EXPECT_THAT(advice.unresolved, HasSubstr("above twice the SO_RCVBUF cap 33554432"));
 }
 
+// The closed loop's socket on the emulated NIC over a 2 s window: 10,000 pps, truesize 768,
+// 24000 bytes (31.25 packets), at a static `rx_usecs`, with `drops` and `stall_s` of stalled
+// delivery.
+Observation EmulatedNicWindow(uint32_t rx_usecs, uint64_t drops, double stall_s) {
+  Observation obs;
+  obs.window = absl::Seconds(2);
+  obs.samples = 4;
+  QueueObservation q;
+  q.device = "emu0";
+  SocketObservation sock;
+  sock.name = "udp 0.0.0.0:9000";
+  sock.packets = 20000;
+  sock.truesize_mean_bytes = 768;
+  sock.rcvbuf_bytes = 24000;
+  sock.peak_fill = 1.0;
+  sock.drops = drops;
+  q.sockets.push_back(sock);
+  q.drops.socket = sock.drops;
+  q.stall_s = stall_s;
+  q.coalesce.rx_usecs_supported = true;
+  q.coalesce.rx_usecs = rx_usecs;
+  q.coalesce.rx_usecs_granularity = 1;
+  q.coalesce.rx_usecs_max = 8192;
+  obs.queues.push_back(q);
+  return obs;
+}
+
 // The closed loop's socket on the emulated NIC (10,000 pps, truesize 768, 24000 bytes: 31.25
 // packets, drop-free up to about 2897 us at the default margin), at a static 2111 us after a
 // window with 12 drops. When a 5 ms stall of the NIC brought 50 of the socket's packets in one
@@ -402,26 +429,7 @@ TEST(CoalescePolicyTest, SoRcvbufAdviceIsNeverBelowTheSocketsOwn) {
 // are the interval's, and it stays below 0.9 * 2111 us.
 TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
   for (const double stall_s : {0.005, 0.0}) {
-    Observation obs;
-    obs.window = absl::Seconds(2);
-    obs.samples = 4;
-    QueueObservation q;
-    q.device = "emu0";
-    SocketObservation sock;
-    sock.name = "udp 0.0.0.0:9000";
-    sock.packets = 20000;
-    sock.truesize_mean_bytes = 768;
-    sock.rcvbuf_bytes = 24000;
-    sock.peak_fill = 1.0;
-    sock.drops = 12;
-    q.sockets.push_back(sock);
-    q.drops.socket = sock.drops;
-    q.stall_s = stall_s;
-    q.coalesce.rx_usecs_supported = true;
-    q.coalesce.rx_usecs = 2111;
-    q.coalesce.rx_usecs_granularity = 1;
-    q.coalesce.rx_usecs_max = 8192;
-    obs.queues.push_back(q);
+    const Observation obs = EmulatedNicWindow(2111, 12, stall_s);
     absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
     ASSERT_TRUE(recs.ok()) << recs.status();
     const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
@@ -442,28 +450,9 @@ TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
 // same drops are the interval's, and stepping down from it is worth it whole.
 TEST(CoalescePolicyTest, DropsAStallExplainsPromiseNoGain) {
   for (const double stall_s : {0.0117, 0.0}) {
-    Observation obs;
-    obs.window = absl::Seconds(2);
-    obs.samples = 4;
-    QueueObservation q;
-    q.device = "emu0";
-    SocketObservation sock;
-    sock.name = "udp 0.0.0.0:9000";
-    sock.packets = 20000;
-    sock.truesize_mean_bytes = 768;
-    sock.rcvbuf_bytes = 24000;
-    sock.peak_fill = 1.0;
-    sock.drops = 109;
-    q.sockets.push_back(sock);
-    q.drops.socket = sock.drops;
-    q.stall_s = stall_s;
-    q.rx_packets = 20000;
-    q.interrupts = 690;  // 345 interrupts/s: one per 2892 us
-    q.coalesce.rx_usecs_supported = true;
-    q.coalesce.rx_usecs = 2892;
-    q.coalesce.rx_usecs_granularity = 1;
-    q.coalesce.rx_usecs_max = 8192;
-    obs.queues.push_back(q);
+    Observation obs = EmulatedNicWindow(2892, 109, stall_s);
+    obs.queues[0].rx_packets = 20000;
+    obs.queues[0].interrupts = 690;  // 345 interrupts/s: one per 2892 us
     absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
     ASSERT_TRUE(recs.ok()) << recs.status();
     const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
