@@ -27,6 +27,7 @@
 #include "agent/build_info.h"
 #include "agent/check/held_capabilities.h"
 #include "agent/check/support_report.h"
+#include "agent/check/tracefs.h"
 #include "agent/check/writable_dir.h"
 #include "agent/collect/snapshot_collector.h"
 #include "agent/http/apply_route.h"
@@ -727,6 +728,14 @@ bool GatherMeasuringFacts(const sigset_t& signals, const collect::CollectorPaths
     facts.btf = absl::NotFoundError(absl::StrCat(kBtf, ": ", driver::ErrnoText(error),
                                                  ": the probes' CO-RE relocations need it"));
   }
+  facts.tracefs = check::CheckTracefs();
+  facts.capabilities = {
+      {"CAP_BPF", check::CheckCapabilityHeld(CAP_BPF, "CAP_BPF", "the probes cannot be loaded")},
+      {"CAP_PERFMON", check::CheckCapabilityHeld(CAP_PERFMON, "CAP_PERFMON",
+                                                 "the tracepoint programs cannot be attached")},
+      {"CAP_NET_ADMIN",
+       check::CheckCapabilityHeld(CAP_NET_ADMIN, "CAP_NET_ADMIN",
+                                  "other users' sockets and the device settings cannot be read")}};
   Probes probes = OpenProbes(/*per_packet=*/true);
   facts.probes_unavailable = probes.why_not;
   const std::unique_ptr<driver::SocketCensusSource> sockets = OpenSocketCensus(paths);

@@ -21,6 +21,25 @@ std::string Word(Support support) {
   return "?";
 }
 
+// A capability missing limits what needs it; whether it stops the probes shows in their lines.
+void AddCapabilities(const SupportFacts& facts, std::vector<SupportItem>& out) {
+  for (const HeldCapability& capability : facts.capabilities) {
+    if (capability.held.ok()) {
+      out.push_back({Support::kOk, capability.name, "held"});
+    } else {
+      out.push_back({Support::kLimited, capability.name, std::string(capability.held.message())});
+    }
+  }
+}
+
+void AddTracefs(const SupportFacts& facts, std::vector<SupportItem>& out) {
+  if (facts.tracefs.ok()) {
+    out.push_back({Support::kOk, "tracefs", absl::StrCat("mounted at ", *facts.tracefs)});
+  } else {
+    out.push_back({Support::kLimited, "tracefs", std::string(facts.tracefs.status().message())});
+  }
+}
+
 void AddProbes(const SupportFacts& facts, std::vector<SupportItem>& out) {
   if (!facts.probes_unavailable.empty()) {
     out.push_back({Support::kLimited, "BPF probes",
@@ -121,6 +140,8 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
   } else {
     out.push_back({Support::kLimited, "BTF", std::string(facts.btf.message())});
   }
+  AddCapabilities(facts, out);
+  AddTracefs(facts, out);
   AddProbes(facts, out);
   AddSources(facts, out);
   AddOtherTuners(facts, out);

@@ -18,10 +18,19 @@
 
 namespace nictune::check {
 
+// A capability the agent uses, and whether this process holds it (CheckCapabilityHeld).
+struct HeldCapability {
+  std::string name;  // "CAP_BPF"
+  absl::Status held;
+};
+
 struct SupportFacts {
   std::string kernel;  // "Linux 6.18.44 x86_64"; empty when uname failed
   // The kernel's own type information, which the probes' CO-RE relocations need.
   absl::Status btf;
+  // tracefs, where a tracepoint program's event id is read (CheckTracefs); OK with its path.
+  absl::StatusOr<std::string> tracefs = absl::UnknownError("not checked");
+  std::vector<HeldCapability> capabilities;
   // The probes as loaded: empty with a reason when none could be opened.
   std::vector<driver::ProbeStatus> probes;
   std::string probes_unavailable;

@@ -14,6 +14,8 @@ using ::testing::Not;
 SupportFacts EverythingWorks() {
   SupportFacts facts;
   facts.kernel = "Linux 6.18.44 x86_64";
+  facts.capabilities = {{"CAP_BPF", absl::OkStatus()}, {"CAP_PERFMON", absl::OkStatus()}};
+  facts.tracefs = std::string("/sys/kernel/tracing");
   facts.probes = {{.name = "napi_poll", .attach_type = "tp_btf", .attached = true},
                   {.name = "irq", .attach_type = "raw_tp", .attached = true}};
   facts.sources = {{.name = "bpf", .source = model::Source::kBpf, .in_use = true},
@@ -47,6 +49,23 @@ TEST(SupportReportTest, EverythingWorkingSaysSoAndExitsZero) {
   EXPECT_THAT(text, HasSubstr("ok      kernel"));
   EXPECT_THAT(text, HasSubstr("runs here as asked, with everything it measures"));
   EXPECT_THAT(text, Not(HasSubstr("apply:"))) << "apply mode's self-tests only when asked";
+}
+
+TEST(SupportReportTest, AMissingCapabilityOrTracefsLimitsWhatNeedsItAndSaysHowToFixIt) {
+  SupportFacts facts = EverythingWorks();
+  const std::vector<SupportItem> working = SupportReport(facts);
+  EXPECT_EQ(Item(working, "CAP_BPF").detail, "held");
+  EXPECT_EQ(Item(working, "tracefs").detail, "mounted at /sys/kernel/tracing");
+  facts.capabilities[1].held =
+      absl::PermissionDeniedError("CAP_PERFMON not held: the tracepoint programs cannot be attached");
+  facts.tracefs = absl::NotFoundError("not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+  const std::vector<SupportItem> items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "CAP_PERFMON").support, Support::kLimited);
+  EXPECT_THAT(Item(items, "CAP_PERFMON").detail, HasSubstr("tracepoint programs cannot"));
+  EXPECT_EQ(Item(items, "tracefs").support, Support::kLimited);
+  EXPECT_THAT(Item(items, "tracefs").detail, HasSubstr("mount -t tracefs"));
+  // The agent still runs, with less.
+  EXPECT_EQ(SupportExitCode(items), 0);
 }
 
 TEST(SupportReportTest, WithoutProbesOrAProgramItRunsWithLessAndSaysWhy) {
