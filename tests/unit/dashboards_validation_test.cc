@@ -151,6 +151,34 @@ TEST_F(Dashboards, EveryQueryPanelHasTheDatasourceVariableAUnitADescriptionAndAn
   }
 }
 
+// A variable a person picks narrows every panel, or the panel's description says why it cannot
+// ("Not filtered by $device: ..."): a panel that ignores a choice silently reads as if it obeyed.
+TEST_F(Dashboards, EveryQueryHonoursEachVariableOrSaysWhyNot) {
+  size_t honoured = 0;
+  for (const Dashboard& d : dashboards_) {
+    std::vector<std::string> variables;
+    for (const nlohmann::json& v : d.json["templating"]["list"]) {
+      const std::string name = v.value("name", "");
+      if (name != "datasource") variables.push_back(name);  // the panels' own, checked above
+    }
+    for (const nlohmann::json& panel : PanelsOf(d)) {
+      const std::string description = panel.value("description", "");
+      for (const nlohmann::json& target : panel.value("targets", nlohmann::json::array())) {
+        const std::string expr = target.value("expr", "");
+        for (const std::string& name : variables) {
+          const bool used = absl::StrContains(expr, "$" + name) ||
+                            absl::StrContains(expr, "${" + name);
+          honoured += used ? 1 : 0;
+          EXPECT_TRUE(used || absl::StrContains(description, "Not filtered by $" + name + ":"))
+              << d.file << " panel '" << panel.value("title", "?") << "' ignores $" << name
+              << " without saying why: " << expr;
+        }
+      }
+    }
+  }
+  EXPECT_GT(honoured, 20u);
+}
+
 // Whether every divisor in expr is a parenthesised expression filtered by "> 0": a ratio over a
 // zero (no polls, a knob at 0) is then absent instead of NaN or Inf.
 bool DivisorsAreFilteredPositive(const std::string& expr) {
