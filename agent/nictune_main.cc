@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "agent/cli/exit_code.h"
 #include "agent/cli/run_command.h"
 #include "agent/cli/tcp_agent_client.h"
+#include "agent/cli/terminal_width.h"
 #include "agent/cli/unix_socket_agent_client.h"
 #include "agent/http/bearer_token.h"
 
@@ -89,7 +91,10 @@ int Main(const std::vector<std::string>& args) {
   } else {
     client = std::make_unique<UnixSocketAgentClient>(parsed->socket_path);
   }
-  const Terminal terminal{.out = std::cout, .err = std::cerr, .is_tty = isatty(STDOUT_FILENO) == 1};
+  const Terminal terminal{.out = std::cout,
+                          .err = std::cerr,
+                          .is_tty = isatty(STDOUT_FILENO) == 1,
+                          .width = TerminalWidth(STDOUT_FILENO, std::getenv("COLUMNS"))};
   if (std::holds_alternative<TopCommand>(parsed->command)) {
     SignalPacer pacer;
     return RunCli(*parsed, *client, pacer, terminal);

@@ -77,7 +77,7 @@ std::string Sparkline(const std::vector<double>& values, size_t width) {
   return out;
 }
 
-std::string RenderHistoryTable(const Json& history) {
+std::string RenderHistoryTable(const Json& history, size_t width) {
   const std::vector<Series> series = SeriesOf(history);
   if (series.empty()) return "no stored samples for these series in this range\n";
   std::vector<Column> columns{{"TIME (UTC)"}};
@@ -96,14 +96,14 @@ std::string RenderHistoryTable(const Json& history) {
     cells.insert(cells.begin(), TimeText(absl::FromUnixMillis(ms)));
     table.AddRow(std::move(cells));
   }
-  std::string out = table.Render();
+  std::string out = table.Render(width);
   if (const std::optional<double> step = NumberAt(history, "resolution_s")) {
     absl::StrAppend(&out, rows.size(), " rows, resolution ", FormatNumber(*step), " s\n");
   }
   return out;
 }
 
-std::string RenderHistorySparklines(const Json& history) {
+std::string RenderHistorySparklines(const Json& history, size_t width) {
   const std::vector<Series> series = SeriesOf(history);
   if (series.empty()) return "no stored samples for these series in this range\n";
   TextTable table({{"SERIES"},
@@ -124,7 +124,7 @@ std::string RenderHistorySparklines(const Json& history) {
                   FormatNumber(*high, 6), FormatNumber(values.back(), 6),
                   absl::StrCat(values.size())});
   }
-  return table.Render();
+  return table.Render(width);
 }
 
 std::string RenderSeriesNames(const Json& names) {

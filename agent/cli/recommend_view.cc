@@ -35,7 +35,7 @@ std::string Inputs(const Json& r) {
 
 }  // namespace
 
-std::string RenderRecommendations(const Json& set, bool why) {
+std::string RenderRecommendations(const Json& set, bool why, size_t width) {
   std::string out;
   if (set.contains("window") && set["window"].is_object()) {
     const Json& window = set["window"];
@@ -63,7 +63,7 @@ std::string RenderRecommendations(const Json& set, bool why) {
     table.AddRow({TextAt(r, "knob"), TextAt(r, "scope"), TextAt(r, "target"), Change(r),
                   NumberOrDash(NumberAt(confidence, "value"), 2), TextAt(r, "expected_effect")});
   }
-  absl::StrAppend(&out, table.Render());
+  absl::StrAppend(&out, table.Render(width));
   if (!why) return out;
   for (const Json& r : recommendations) {
     const Json confidence = r.contains("confidence") ? r["confidence"] : Json();

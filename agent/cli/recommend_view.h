@@ -4,12 +4,14 @@
 // check the arithmetic.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "nlohmann/json.hpp"
 
 namespace nictune::cli {
 
-std::string RenderRecommendations(const nlohmann::json& recommendations, bool why);
+std::string RenderRecommendations(const nlohmann::json& recommendations, bool why,
+                                  size_t width);
 
 }  // namespace nictune::cli

@@ -21,7 +21,7 @@ std::string Scalar(const Json& value) {
 
 bool IsScalar(const Json& value) { return !value.is_object() && !value.is_array(); }
 
-std::string Table(const Json& items) {
+std::string Table(const Json& items, size_t width) {
   std::vector<std::string> keys;
   for (const Json& item : items) {
     for (const auto& [key, value] : item.items()) {
@@ -40,17 +40,17 @@ std::string Table(const Json& items) {
     }
     table.AddRow(std::move(row));
   }
-  return table.Render();
+  return table.Render(width);
 }
 
-void Append(const std::string& prefix, const Json& value, std::string& out) {
+void Append(const std::string& prefix, const Json& value, size_t width, std::string& out) {
   if (value.is_object()) {
     for (const auto& [key, child] : value.items()) {
-      Append(prefix.empty() ? key : absl::StrCat(prefix, ".", key), child, out);
+      Append(prefix.empty() ? key : absl::StrCat(prefix, ".", key), child, width, out);
     }
   } else if (value.is_array() && !value.empty() &&
              std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_object(); })) {
-    absl::StrAppend(&out, prefix, ":\n", Table(value));
+    absl::StrAppend(&out, prefix, ":\n", Table(value, width));
   } else if (value.is_array()) {
     absl::StrAppend(&out, prefix, ": ", value.empty() ? "(none)" : model::JsonText(value), "\n");
   } else {
@@ -60,9 +60,9 @@ void Append(const std::string& prefix, const Json& value, std::string& out) {
 
 }  // namespace
 
-std::string RenderResult(const Json& answer) {
+std::string RenderResult(const Json& answer, size_t width) {
   std::string out;
-  Append("", answer, out);
+  Append("", answer, width, out);
   return out;
 }
 

@@ -4,12 +4,13 @@
 // as a table whose columns are the union of their scalar fields.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "nlohmann/json.hpp"
 
 namespace nictune::cli {
 
-std::string RenderResult(const nlohmann::json& answer);
+std::string RenderResult(const nlohmann::json& answer, size_t width);
 
 }  // namespace nictune::cli

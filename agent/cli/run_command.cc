@@ -18,6 +18,7 @@
 #include "agent/cli/recommend_view.h"
 #include "agent/cli/result_view.h"
 #include "agent/cli/status_view.h"
+#include "agent/cli/text_table.h"
 #include "agent/cli/top_view.h"
 #include "agent/cli/usage_text.h"
 #include "agent/cli/whatif_view.h"
@@ -81,14 +82,16 @@ Answer Exchange(AgentClient& client, const AgentRequest& request, Terminal& term
   return {.json = std::move(body), .code = ExitCode::kOk};
 }
 
-std::string Render(const Command& command, const Json& answer) {
+// The views fit `width`: their tables wrap and split (text_table.h), and any longer line of
+// prose wraps. The --as forms are files and commands, printed as they are.
+std::string Render(const Command& command, const Json& answer, size_t width) {
   return std::visit(
-      [&answer](const auto& c) -> std::string {
+      [&answer, width](const auto& c) -> std::string {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, StatusCommand>) {
-          return RenderStatus(answer);
+          return WrapLines(RenderStatus(answer, width), width);
         } else if constexpr (std::is_same_v<T, TopCommand>) {
-          return RenderTop(answer);
+          return WrapLines(RenderTop(answer, width), width);
         } else if constexpr (std::is_same_v<T, RecommendCommand>) {
           switch (c.format) {
             case RecommendFormat::kShell:
@@ -100,14 +103,16 @@ std::string Render(const Command& command, const Json& answer) {
             case RecommendFormat::kTable:
               break;
           }
-          return RenderRecommendations(answer, c.why);
+          return WrapLines(RenderRecommendations(answer, c.why, width), width);
         } else if constexpr (std::is_same_v<T, WhatifCommand>) {
-          return RenderWhatif(answer);
+          return WrapLines(RenderWhatif(answer), width);
         } else if constexpr (std::is_same_v<T, HistoryCommand>) {
           if (c.list) return RenderSeriesNames(answer);
-          return c.sparkline ? RenderHistorySparklines(answer) : RenderHistoryTable(answer);
+          return WrapLines(c.sparkline ? RenderHistorySparklines(answer, width)
+                                       : RenderHistoryTable(answer, width),
+                           width);
         } else {
-          return RenderResult(answer);
+          return WrapLines(RenderResult(answer, width), width);
         }
       },
       command);
@@ -124,7 +129,7 @@ ExitCode RunOnce(const CliArgs& args, const AgentRequest& request, AgentClient& 
     text = model::JsonText(*answer.json, 2) + "\n";
   } else {
     try {
-      text = Render(args.command, *answer.json);
+      text = Render(args.command, *answer.json, terminal.width);
     } catch (const Json::exception& e) {
       terminal.err << "nictune: " << client.Where() << ": " << request.method << " "
                    << request.target << ": answer of an unexpected shape: " << e.what() << "\n";

@@ -24,6 +24,8 @@ struct Terminal {
   std::ostream& out;
   std::ostream& err;
   bool is_tty = false;  // top redraws the screen in place (ANSI) only on a terminal
+  // Columns the views fit: the terminal's, or 80 when stdout is not one (terminal_width.h).
+  size_t width = 80;
 };
 
 int RunCli(const CliArgs& args, AgentClient& client, Pacer& pacer, Terminal terminal);

@@ -48,7 +48,7 @@ std::string BpfLine(const nlohmann::json& bpf) {
 
 }  // namespace
 
-std::string RenderStatus(const nlohmann::json& status) {
+std::string RenderStatus(const nlohmann::json& status, size_t width) {
   std::string out = absl::StrCat(
       "nictuned ", TextAt(status, "version"), ", mode ", TextAt(status, "mode"), ", up ",
       Seconds(NumberAt(status, "uptime_s")), ", sampling every ",
@@ -92,7 +92,7 @@ std::string RenderStatus(const nlohmann::json& status) {
     sources.AddRow(
         {TextAt(s, "name"), TextAt(s, "kind"), TextAt(s, "in_use"), TextAt(s, "detail")});
   }
-  absl::StrAppend(&out, "\n", sources.Render());
+  absl::StrAppend(&out, "\n", sources.Render(width));
   return out;
 }
 

@@ -97,8 +97,9 @@ std::string Header(const Json& snapshot) {
 
 }  // namespace
 
-std::string RenderTop(const Json& snapshot) {
+std::string RenderTop(const Json& snapshot, size_t width) {
   const std::map<std::string, double> drops = DropsPerDevice(snapshot);
+  // A queue is named by its device and number: a table split for a narrow terminal repeats both.
   TextTable queues({{"DEVICE"},
                     {"QUEUE", Align::kRight},
                     {"KIND"},
@@ -112,7 +113,8 @@ std::string RenderTop(const Json& snapshot) {
                     {"HIRQ%", Align::kRight},
                     {"SIRQ%", Align::kRight},
                     {"USER%", Align::kRight},
-                    {"IDLE%", Align::kRight}});
+                    {"IDLE%", Align::kRight}},
+                   /*key_columns=*/2);
   for (const Json& q : ArrayAt(snapshot, "queues")) {
     const std::string device = TextAt(q, "device");
     const auto dropped = drops.find(device);
@@ -131,7 +133,7 @@ std::string RenderTop(const Json& snapshot) {
   if (queues.rows() == 0) {
     absl::StrAppend(&out, "no NIC queues mapped (see `nictune status` for the queue map source)\n");
   } else {
-    absl::StrAppend(&out, queues.Render());
+    absl::StrAppend(&out, queues.Render(width));
   }
 
   TextTable sockets({{"SOCKET"},
@@ -152,7 +154,7 @@ std::string RenderTop(const Json& snapshot) {
   }
   if (sockets.rows() > 0) {
     absl::StrAppend(&out, "\nsockets (peak fill of the receive buffer this interval)\n",
-                    sockets.Render());
+                    sockets.Render(width));
   } else {
     absl::StrAppend(&out, "\nno socket above the fill threshold this interval\n");
   }

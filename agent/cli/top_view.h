@@ -6,12 +6,13 @@
 // per socket, not per queue).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "nlohmann/json.hpp"
 
 namespace nictune::cli {
 
-std::string RenderTop(const nlohmann::json& snapshot);
+std::string RenderTop(const nlohmann::json& snapshot, size_t width);
 
 }  // namespace nictune::cli

@@ -3,10 +3,12 @@
 // rendered from JSON recorded from a running nictuned (tests/unit/fixtures/cli), whatif and history
 // from the agent's real routes (the whatif math and a real store), and the table and sparkline
 // building blocks.
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -51,18 +53,99 @@ std::string LineStartingWith(const std::string& text, const std::string& prefix)
   return "";
 }
 
+// The widest line of `text`, in columns.
+size_t WidestLine(const std::string& text) {
+  size_t widest = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    widest = std::max(widest, DisplayWidth(std::string(line)));
+  }
+  return widest;
+}
+
 TEST(CliViewsTest, TableAlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {
   TextTable table({{"NAME"}, {"N", Align::kRight}, {"NOTE"}});
   table.AddRow({"eth0", "5", ""});
   table.AddRow({"lo", "1234", "µs"});
-  EXPECT_EQ(table.Render(),
+  EXPECT_EQ(table.Render(kNoWidthLimit),
             "NAME     N  NOTE\n"
             "eth0     5\n"
             "lo    1234  µs\n");
 }
 
+TEST(CliViewsTest, ATableWiderThanTheTerminalWrapsItsWidestTextFirst) {
+  TextTable table({{"KNOB"}, {"N", Align::kRight}, {"EFFECT"}});
+  table.AddRow({"rx_usecs", "84", "about 322 interrupts/s (now 122/s); no socket overflow"});
+  EXPECT_EQ(table.Render(40),
+            "KNOB       N  EFFECT\n"
+            "rx_usecs  84  about 322 interrupts/s\n"
+            "              (now 122/s); no socket\n"
+            "              overflow\n");
+  EXPECT_EQ(table.Render(kNoWidthLimit),
+            "KNOB       N  EFFECT\n"
+            "rx_usecs  84  about 322 interrupts/s (now 122/s); no socket overflow\n");
+}
+
+TEST(CliViewsTest, HeadersWrapBetweenWordsBeforeAnyCellWraps) {
+  TextTable table({{"KNOB"}, {"CURRENT VALUE", Align::kRight},
+                   {"RECOMMENDED VALUE", Align::kRight}});
+  table.AddRow({"net.core.rmem_max", "212992", "4194304"});
+  EXPECT_EQ(table.Render(40),
+            "KNOB                CURRENT  RECOMMENDED\n"
+            "                      VALUE        VALUE\n"
+            "net.core.rmem_max    212992      4194304\n");
+}
+
+TEST(CliViewsTest, ATableOfNumbersTooWideSplitsIntoBlocksThatRepeatTheKeyColumns) {
+  TextTable table({{"TIME"}, {"nictune_softnet_processed_total", Align::kRight},
+                   {"nictune_softnet_dropped_total", Align::kRight}});
+  table.AddRow({"12:00:00", "123456", "7"});
+  // The headers wrap after '_'. At their narrowest (12 columns: a number's header breaks within
+  // a word only when it is longer) the two series do not fit 22 columns beside the time, so each
+  // gets a block of its own that repeats the time.
+  EXPECT_EQ(table.Render(22),
+            "TIME          nictune_\n"
+            "              softnet_\n"
+            "            processed_\n"
+            "                 total\n"
+            "12:00:00        123456\n"
+            "\n"
+            "TIME          nictune_\n"
+            "              softnet_\n"
+            "              dropped_\n"
+            "                 total\n"
+            "12:00:00             7\n");
+}
+
+TEST(CliViewsTest, LongLinesWrapAtSpacesOrAfterPunctuationWithTheirIndentation) {
+  EXPECT_EQ(WrapToWidth("one two three", 7), (std::vector<std::string>{"one two", "three"}));
+  EXPECT_EQ(WrapToWidth("/sys/class/net/eth0", 10),
+            (std::vector<std::string>{"/sys/", "class/net/", "eth0"}));
+  EXPECT_EQ(WrapToWidth("µµµµµ", 2), (std::vector<std::string>{"µµ", "µµ", "µ"}));
+  EXPECT_EQ(WrapToWidth("", 5), (std::vector<std::string>{""}));
+  EXPECT_EQ(WrapLines("short\n  a line that is long\n", 14),
+            "short\n  a line\n    that is\n    long\n");
+  EXPECT_EQ(WrapLines("no newline at the end", 100), "no newline at the end");
+}
+
+// Every view of a recorded agent fits 80 columns, what a pipe or a log gets, and keeps its
+// figures (a cell wraps, it is not cut).
+TEST(CliViewsTest, EveryViewFitsEightyColumns) {
+  const std::string status = RenderStatus(Fixture("status.json"), 80);
+  EXPECT_LE(WidestLine(WrapLines(status, 80)), 80u) << status;
+  const std::string top = RenderTop(Fixture("snapshot.json"), 80);
+  EXPECT_LE(WidestLine(top), 80u) << top;
+  EXPECT_THAT(top, HasSubstr("IDLE%"));
+  const Json set = Fixture("recommendations.json");
+  for (const bool why : {false, true}) {
+    const std::string recommend = WrapLines(RenderRecommendations(set, why, 80), 80);
+    EXPECT_LE(WidestLine(recommend), 80u) << recommend;
+  }
+  const std::string result = WrapLines(RenderResult(Fixture("apply_forbidden_tcp.json"), 80), 80);
+  EXPECT_LE(WidestLine(result), 80u) << result;
+}
+
 TEST(CliViewsTest, StatusFromARecordedAgent) {
-  const std::string out = RenderStatus(Fixture("status.json"));
+  const std::string out = RenderStatus(Fixture("status.json"), kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("nictuned 0.1.0, mode recommend, up 23.562s, sampling every "
                              "200ms, tuner window 1s, on exit restore\n"));
   EXPECT_THAT(out, HasSubstr("sampling: 56 samples (0 failed), 11 windows, missed intervals 4, "
@@ -79,7 +162,7 @@ TEST(CliViewsTest, StatusNamesAnotherTunerAndWhatItTouches) {
   nlohmann::json status = Fixture("status.json");
   status["other_tuners"] = nlohmann::json::array(
       {{{"name", "irqbalance"}, {"pid", 812}, {"overlap", "it moves queue interrupts"}}});
-  EXPECT_THAT(RenderStatus(status),
+  EXPECT_THAT(RenderStatus(status, kNoWidthLimit),
               HasSubstr("another tuner is running: irqbalance (pid 812): it moves queue "
                         "interrupts\n"));
 }
@@ -90,7 +173,7 @@ TEST(CliViewsTest, StatusSaysWhyBpfAndTheStoreAreNotInUse) {
   status["store"]["healthy"] = false;
   status["store"]["errors"] = 3;
   status["store"]["last_error"] = "disk I/O error";
-  const std::string out = RenderStatus(status);
+  const std::string out = RenderStatus(status, kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("BPF: not in use (not root); procfs/sysfs only\n"));
   EXPECT_THAT(out, HasSubstr("UNHEALTHY, 3 errors"));
   EXPECT_THAT(out, HasSubstr("disk I/O error"));
@@ -98,7 +181,7 @@ TEST(CliViewsTest, StatusSaysWhyBpfAndTheStoreAreNotInUse) {
 
 TEST(CliViewsTest, TopFromARecordedSnapshot) {
   const Json snapshot = Fixture("snapshot.json");
-  const std::string out = RenderTop(snapshot);
+  const std::string out = RenderTop(snapshot, kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("DEVICE  QUEUE  KIND  IRQ  CPU  INTS/S  PKTS/POLL  BUDGET%  RX/TX%  "
                              "DROPS/S  HIRQ%  SIRQ%  USER%  IDLE%"));
   // The recorded host was idle on eth0: no NAPI polls, so the poll columns say "-", and the drops
@@ -137,7 +220,7 @@ TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
                                       {"mean_truesize", 2994.0},
                                       {"rcvqueue_full", 5},
                                       {"udp_queue_failures", 12}}});
-  const std::string out = RenderTop(snapshot);
+  const std::string out = RenderTop(snapshot, kNoWidthLimit);
   EXPECT_THAT(LineStartingWith(out, "eth0"),
               ContainsRegex("^eth0 +0 +rx +38 +1 +12000 +17.2 +12.5 +70/30 +42.5 "));
   EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +212992 +97.3 +812744 +2994 +5 +12\n"));
@@ -145,7 +228,7 @@ TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
 
 TEST(CliViewsTest, RecommendFromARecordedAgent) {
   const Json set = Fixture("recommendations.json");
-  const std::string out = RenderRecommendations(set, /*why=*/false);
+  const std::string out = RenderRecommendations(set, /*why=*/false, kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("KNOB"));
   EXPECT_THAT(out, HasSubstr("CURRENT -> RECOMMENDED"));
   const size_t rows = set["recommendations"].size();
@@ -156,7 +239,7 @@ TEST(CliViewsTest, RecommendFromARecordedAgent) {
               ContainsRegex("^rx_usecs +queue +eth0 rx 0 +0 \\(keep\\) +0 +no change$"));
   EXPECT_THAT(out, Not(HasSubstr("formula")));
 
-  const std::string why = RenderRecommendations(set, /*why=*/true);
+  const std::string why = RenderRecommendations(set, /*why=*/true, kNoWidthLimit);
   for (const Json& r : set["recommendations"]) {
     EXPECT_THAT(why, HasSubstr("  formula:    " + r["formula"].get<std::string>() + "\n"));
     EXPECT_THAT(why, HasSubstr(" (" + r["confidence"]["reason"].get<std::string>() + ")\n"));
@@ -169,7 +252,7 @@ TEST(CliViewsTest, RecommendShowsAChange) {
   Json set = Fixture("recommendations.json");
   set["recommendations"][1]["current"] = 0;
   set["recommendations"][1]["recommended"] = 84;
-  EXPECT_THAT(RenderRecommendations(set, false), HasSubstr(" 0 -> 84 "));
+  EXPECT_THAT(RenderRecommendations(set, false, kNoWidthLimit), HasSubstr(" 0 -> 84 "));
 }
 
 // The agent's real POST /api/v1/whatif handler's answer to body, as the view prints it.
@@ -260,7 +343,8 @@ class HistoryViewTest : public ::testing::Test {
 
 TEST_F(HistoryViewTest, TableHasOneRowPerTimeAndOneColumnPerSeries) {
   const std::string out =
-      RenderHistoryTable(History("nictune_softnet_processed_total,nictune_softnet_dropped_total"));
+      RenderHistoryTable(History("nictune_softnet_processed_total,nictune_softnet_dropped_total"),
+                         kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("TIME (UTC)"));
   EXPECT_THAT(out, HasSubstr("nictune_softnet_processed_total{cpu=0}"));
   EXPECT_THAT(out, HasSubstr("nictune_softnet_dropped_total{cpu=0}"));
@@ -269,14 +353,22 @@ TEST_F(HistoryViewTest, TableHasOneRowPerTimeAndOneColumnPerSeries) {
   EXPECT_THAT(out, HasSubstr("10 rows, resolution 1 s\n"));
 }
 
+TEST_F(HistoryViewTest, SeveralSeriesFitANarrowTerminal) {
+  const std::string out =
+      RenderHistoryTable(History("nictune_softnet_processed_total,nictune_softnet_dropped_total"),
+                         40);
+  EXPECT_LE(WidestLine(out), 40u) << out;
+  EXPECT_THAT(out, HasSubstr("TIME (UTC)"));
+}
+
 TEST_F(HistoryViewTest, SparklineWithMinMaxLast) {
-  const std::string out = RenderHistorySparklines(History("nictune_softnet_processed_total"));
+  const std::string out = RenderHistorySparklines(History("nictune_softnet_processed_total"), kNoWidthLimit);
   EXPECT_THAT(out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +▁▂▃▃▄▅▆▆▇█ +0 +9 +9 "
                                  "+10\n"));
 }
 
 TEST_F(HistoryViewTest, NoPointsIsSaidSo) {
-  EXPECT_EQ(RenderHistoryTable(Json{{"series", Json::array()}}),
+  EXPECT_EQ(RenderHistoryTable(Json{{"series", Json::array()}}, kNoWidthLimit),
             "no stored samples for these series in this range\n");
 }
 
@@ -298,13 +390,13 @@ TEST(CliViewsTest, SparklineScalesAndAverages) {
 }
 
 TEST(CliViewsTest, ResultsPrintScalarsAndTablesOfChanges) {
-  const std::string out = RenderResult(Fixture("apply_forbidden_tcp.json"));
+  const std::string out = RenderResult(Fixture("apply_forbidden_tcp.json"), kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("error: forbidden\n"));
   const Json answer{
       {"applied", 1},
       {"changes", Json::array({{{"id", 7}, {"knob", "rx_usecs"}, {"from", 0}, {"to", 84}},
                                {{"id", 8}, {"knob", "netdev_budget"}, {"state", "kept"}}})}};
-  const std::string table = RenderResult(answer);
+  const std::string table = RenderResult(answer, kNoWidthLimit);
   EXPECT_THAT(table, HasSubstr("applied: 1\nchanges:\n"));
   EXPECT_THAT(table, ContainsRegex("from +id +knob +to +state\n0 +7 +rx_usecs +84\n +8 +"
                                    "netdev_budget +kept\n"));
