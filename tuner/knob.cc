@@ -37,6 +37,34 @@ std::string_view KnobName(Knob knob) {
   return "unknown";
 }
 
+std::string_view KnobUnit(Knob knob) {
+  switch (knob) {
+    case Knob::kRxUsecs:
+    case Knob::kNetdevBudgetUsecs:
+      return "us";
+    case Knob::kGroFlushTimeout:
+      return "ns";
+    case Knob::kRxFrames:
+      return "frames";
+    case Knob::kAdaptiveRx:
+      return "bool";
+    case Knob::kNetdevBudget:
+    case Knob::kDevWeight:
+      return "packets";
+    case Knob::kDevWeightRxBias:
+    case Knob::kDevWeightTxBias:
+      return "factor";
+    case Knob::kNapiDeferHardIrqs:
+      return "polls";
+    case Knob::kRmemDefault:
+    case Knob::kRmemMax:
+    case Knob::kUdpRmemMin:
+    case Knob::kSoRcvbuf:
+      return "B";
+  }
+  return "unknown";
+}
+
 std::string_view ScopeName(Scope scope) {
   switch (scope) {
     case Scope::kHost:

@@ -37,6 +37,11 @@ enum class Scope { kHost, kDevice, kQueue, kNapi, kSocket };
 // Stable names: they appear in metrics labels (knob="rx_usecs"), the REST API and the journal.
 std::string_view KnobName(Knob knob);
 
+// The unit of a knob's value, spelled as the recommendations' inputs spell theirs ("us", "ns",
+// "B", "packets", "frames", "polls"; "bool" for on/off, "factor" for a multiplier of
+// dev_weight): /metrics labels its values with it, the REST API and the CLI print it.
+std::string_view KnobUnit(Knob knob);
+
 // rx-frames, gro_flush_timeout and napi_defer_hard_irqs at 0 are off, not small: turning one on
 // at a value is not a step from 0, and neither is turning it off.
 constexpr bool ZeroMeansOff(Knob knob) {

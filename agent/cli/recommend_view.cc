@@ -13,11 +13,15 @@ namespace {
 
 using Json = nlohmann::json;
 
+// "50 -> 84 us", "212992 B (keep)"; on/off knobs without their unit.
 std::string Change(const Json& r) {
   const std::string current = NumberOrDash(NumberAt(r, "current"), 6);
   const std::string recommended = NumberOrDash(NumberAt(r, "recommended"), 6);
-  return current == recommended ? absl::StrCat(current, " (keep)")
-                                : absl::StrCat(current, " -> ", recommended);
+  std::string unit = TextAt(r, "unit");
+  if (unit == "bool") unit.clear();
+  const std::string spaced_unit = unit.empty() ? "" : absl::StrCat(" ", unit);
+  return current == recommended ? absl::StrCat(current, spaced_unit, " (keep)")
+                                : absl::StrCat(current, " -> ", recommended, spaced_unit);
 }
 
 std::string Inputs(const Json& r) {

@@ -11,36 +11,17 @@
 
 namespace nictune::metrics {
 AgentSeries::AgentSeries(prometheus::Registry& r)
-    : build_info_(GaugeFamily(r, metrics::family::kBuildInfo,
-                              "1, labelled with the version of the running nictuned.")),
-      cpu_seconds_(CounterFamily(r, metrics::family::kProcessCpuSecondsTotal,
-                                 "User and system CPU time of nictuned (getrusage).")),
-      resident_bytes_(GaugeFamily(r, metrics::family::kProcessResidentMemoryBytes,
-                                  "Resident memory of nictuned (procfs /proc/self/statm).")),
-      virtual_bytes_(GaugeFamily(r, metrics::family::kProcessVirtualMemoryBytes,
-                                 "Virtual memory of nictuned (procfs /proc/self/statm).")),
-      open_fds_(GaugeFamily(r, metrics::family::kProcessOpenFds,
-                            "File descriptors nictuned holds open (procfs /proc/self/fd).")),
-      max_fds_(GaugeFamily(r, metrics::family::kProcessMaxFds,
-                           "nictuned's limit on open file descriptors (soft RLIMIT_NOFILE).")),
-      start_time_(GaugeFamily(r, metrics::family::kProcessStartTimeSeconds,
-                              "When nictuned started, in seconds since the Unix epoch (procfs "
-                              "/proc/self/stat after /proc/stat btime).")),
-      probe_runs_(
-          CounterFamily(r, metrics::family::kBpfProgramRunsTotal,
-                        "Runs of each nictune BPF program while kernel.bpf_stats_enabled was 1 "
-                        "(bpf program info run_cnt).")),
-      probe_run_seconds_(CounterFamily(r, metrics::family::kBpfProgramRunSecondsTotal,
-                                       "Run time of each nictune BPF program while "
-                                       "kernel.bpf_stats_enabled was 1 (bpf program info "
-                                       "run_time_ns).")),
-      sampling_seconds_(GaugeFamily(r, metrics::family::kSamplingDurationSeconds,
-                                    "Time the last sample took to read every source (procfs, sysfs "
-                                    "and bpf maps).")),
-      source_up_(
-          GaugeFamily(r, metrics::family::kSourceUp,
-                      "1 when the source was read in the last sample, 0 when it failed or is "
-                      "unavailable (nictuned; kind is bpf, procfs or sysfs).")) {
+    : build_info_(GaugeFamily(r, metrics::family::kBuildInfo)),
+      cpu_seconds_(CounterFamily(r, metrics::family::kProcessCpuSecondsTotal)),
+      resident_bytes_(GaugeFamily(r, metrics::family::kProcessResidentMemoryBytes)),
+      virtual_bytes_(GaugeFamily(r, metrics::family::kProcessVirtualMemoryBytes)),
+      open_fds_(GaugeFamily(r, metrics::family::kProcessOpenFds)),
+      max_fds_(GaugeFamily(r, metrics::family::kProcessMaxFds)),
+      start_time_(GaugeFamily(r, metrics::family::kProcessStartTimeSeconds)),
+      probe_runs_(CounterFamily(r, metrics::family::kBpfProgramRunsTotal)),
+      probe_run_seconds_(CounterFamily(r, metrics::family::kBpfProgramRunSecondsTotal)),
+      sampling_seconds_(GaugeFamily(r, metrics::family::kSamplingDurationSeconds)),
+      source_up_(GaugeFamily(r, metrics::family::kSourceUp)) {
   build_info_.Set({{"version", std::string(agent::Version())}}, 1);
   if (absl::StatusOr<double> started = ReadProcessStartTime(); started.ok()) {
     start_time_.Set({}, *started);

@@ -32,77 +32,28 @@ double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 BpfSeries::BpfSeries(prometheus::Registry& r, const SeriesOptions& options)
     : options_(options),
-      irq_handler_calls_(CounterFamily(r, metrics::family::kIrqHandlerCallsTotal,
-                                       "Hard irq handler runs per irq (and CPU with "
-                                       "--metrics_interrupts_per_cpu) since the probes attached "
-                                       "(bpf irq:irq_handler_entry).")),
-      irq_handler_seconds_(CounterFamily(r, metrics::family::kIrqHandlerSecondsTotal,
-                                         "Time in hard irq handlers per irq (and CPU with "
-                                         "--metrics_interrupts_per_cpu) (bpf "
-                                         "irq:irq_handler_entry to irq:irq_handler_exit).")),
-      hardirq_seconds_(CounterFamily(r, metrics::family::kHardirqSecondsTotal,
-                                     "Time in hard irq handlers per CPU, every irq together "
-                                     "(bpf irq:irq_handler_entry to irq:irq_handler_exit).")),
-      softirq_seconds_(CounterFamily(
-          r, metrics::family::kSoftirqSecondsTotal,
-          "Time in softirq handlers per vector and CPU since the agent started, each "
-          "interval's estimate added up (bpf irq:softirq_entry to irq:softirq_exit; when "
-          "softirqs are frequent timed in short slots, scaled to the count of /proc/softirqs).")),
-      softirq_raised_(CounterFamily(r, metrics::family::kSoftirqRaisedTotal,
-                                    "Softirqs raised per vector and CPU (bpf irq:softirq_raise).")),
-      softirq_untimed_seconds_(CounterFamily(
-          r, metrics::family::kSoftirqUntimedSecondsTotal,
-          "Time softirqs were counted but not timed since the probes attached: between the "
-          "slots of duty-cycled timing (bpf irq:softirq_entry/exit attached for short slots "
-          "when softirqs are frequent); 1 - rate() is the share of time softirqs were timed.")),
-      napi_polls_(CounterFamily(r, metrics::family::kNapiPollsTotal,
-                                "NAPI polls per NAPI instance (bpf napi:napi_poll).")),
-      napi_packets_(
-          CounterFamily(r, metrics::family::kNapiPacketsTotal,
-                        "Receive work (packets) the NAPI polls reported (bpf napi:napi_poll).")),
-      napi_budget_exhausted_(
-          CounterFamily(r, metrics::family::kNapiBudgetExhaustedTotal,
-                        "NAPI polls that used their whole budget, so the instance "
-                        "stayed scheduled (bpf napi:napi_poll).")),
-      napi_tx_completions_(
-          CounterFamily(r, metrics::family::kNapiTxCompletionsTotal,
-                        "Transmitted skbs freed inside the instance's receive polls, "
-                        "the tx share of poll work (bpf skb:consume_skb).")),
-      napi_budget_(GaugeFamily(r, metrics::family::kNapiBudgetPackets,
-                               "Budget the last NAPI poll was given (bpf napi:napi_poll).")),
-      napi_work_(HistogramFamily(r, metrics::family::kNapiPollWorkPackets,
-                                 "Packets of work per NAPI poll (bpf napi:napi_poll)."),
+      irq_handler_calls_(CounterFamily(r, metrics::family::kIrqHandlerCallsTotal)),
+      irq_handler_seconds_(CounterFamily(r, metrics::family::kIrqHandlerSecondsTotal)),
+      hardirq_seconds_(CounterFamily(r, metrics::family::kHardirqSecondsTotal)),
+      softirq_seconds_(CounterFamily(r, metrics::family::kSoftirqSecondsTotal)),
+      softirq_raised_(CounterFamily(r, metrics::family::kSoftirqRaisedTotal)),
+      softirq_untimed_seconds_(CounterFamily(r, metrics::family::kSoftirqUntimedSecondsTotal)),
+      napi_polls_(CounterFamily(r, metrics::family::kNapiPollsTotal)),
+      napi_packets_(CounterFamily(r, metrics::family::kNapiPacketsTotal)),
+      napi_budget_exhausted_(CounterFamily(r, metrics::family::kNapiBudgetExhaustedTotal)),
+      napi_tx_completions_(CounterFamily(r, metrics::family::kNapiTxCompletionsTotal)),
+      napi_budget_(GaugeFamily(r, metrics::family::kNapiBudgetPackets)),
+      napi_work_(HistogramFamily(r, metrics::family::kNapiPollWorkPackets),
                  kNapiWorkBoundaries),
-      drops_(CounterFamily(r, metrics::family::kSkbDropsTotal,
-                           "Packets freed as drops by kernel drop reason, protocol and device "
-                           "(other_namespaces: every device of another network namespace; "
-                           "unattributed: drops that found the probe's key map full), every "
-                           "namespace's drops (bpf skb:kfree_skb).")),
-      socket_enqueues_(CounterFamily(r, metrics::family::kSocketEnqueuesTotal,
-                                     "Packets queued to the socket, top sockets only (bpf "
-                                     "sock:sk_data_ready, above the fill threshold).")),
-      socket_rcvqueue_full_(
-          CounterFamily(r, metrics::family::kSocketRcvqueueFullTotal,
-                        "Packets refused because the receive buffer was full, top "
-                        "sockets only (bpf sock:sock_rcvqueue_full).")),
-      socket_udp_queue_failures_(
-          CounterFamily(r, metrics::family::kSocketUdpQueueFailuresTotal,
-                        "UDP packets the socket failed to queue, top sockets "
-                        "only (bpf udp:udp_fail_queue_rcv_skb).")),
-      socket_rcvbuf_(GaugeFamily(r, metrics::family::kSocketReceiveBufferBytes,
-                                 "sk_rcvbuf at the socket's last event, top sockets only (bpf).")),
-      socket_peak_fill_(
-          GaugeFamily(r, metrics::family::kSocketReceiveBufferPeakFillRatio,
-                      "Peak rmem_alloc / sk_rcvbuf within the last window, top sockets "
-                      "only (bpf sock:sk_data_ready).")),
-      socket_truesize_(
-          GaugeFamily(r, metrics::family::kSocketTruesizeMeanBytes,
-                      "Mean bytes charged per queued packet within the last window, top "
-                      "sockets only (bpf sock:sk_data_ready).")),
+      drops_(CounterFamily(r, metrics::family::kSkbDropsTotal)),
+      socket_enqueues_(CounterFamily(r, metrics::family::kSocketEnqueuesTotal)),
+      socket_rcvqueue_full_(CounterFamily(r, metrics::family::kSocketRcvqueueFullTotal)),
+      socket_udp_queue_failures_(CounterFamily(r, metrics::family::kSocketUdpQueueFailuresTotal)),
+      socket_rcvbuf_(GaugeFamily(r, metrics::family::kSocketReceiveBufferBytes)),
+      socket_peak_fill_(GaugeFamily(r, metrics::family::kSocketReceiveBufferPeakFillRatio)),
+      socket_truesize_(GaugeFamily(r, metrics::family::kSocketTruesizeMeanBytes)),
       truesize_(
-          HistogramFamily(r, metrics::family::kRxTruesizeBytes,
-                          "skb truesize of received packets per device, a sample of one packet "
-                          "in the probe's sample_every (bpf net:netif_receive_skb)."),
+          HistogramFamily(r, metrics::family::kRxTruesizeBytes),
           TruesizeBoundaries()) {}
 
 void BpfSeries::Update(const model::Snapshot& snapshot, const model::Window& window) {
@@ -164,7 +115,7 @@ void BpfSeries::UpdateSoftirqs(const driver::BpfCounters* counters, const model:
 void BpfSeries::UpdateNapis(const model::Window& window) {
   const size_t bounds = kNapiWorkBoundaries.size();
   for (const model::NapiWindow& n : window.napis) {
-    const prometheus::Labels labels{{"napi_id", std::to_string(n.napi_id)}, {"device", n.device}};
+    const prometheus::Labels labels = NapiLabels(n);
     napi_polls_totals_.Add(labels, n.polls_per_s * window.seconds);
     napi_packets_totals_.Add(labels, n.work_per_s * window.seconds);
     napi_exhausted_totals_.Add(labels,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The name of every metric family that more than one surface spells: defined once here, read by
-// the exporter's families (agent/metrics/*_series.cc, agent/service/health_metrics.cc), the
-// store's history (agent/store/window_series.cc), which keeps /metrics' names, and the series
-// budget (series_budget.cc).
+// the figure catalog (figure_catalog.cc, which holds the rest of each family's facts), the
+// exporter's families (agent/metrics/*_series.cc, agent/service/health_metrics.cc) and the
+// store's history (agent/store/window_series.cc), which keeps /metrics' names.
 #pragma once
 
 namespace nictune::metrics::family {

@@ -65,9 +65,20 @@ prometheus::Labels DropLabels(const model::DropWindow& drop) {
   if (drop.map_full) {
     return {{"reason", reason}, {"proto", kUnattributed}, {"device", kUnattributed}};
   }
+  std::string device = drop.device;
+  if (drop.unseen_by_sample) {
+    device = kUnattributed;
+  } else if (drop.other_namespace) {
+    device = kOtherNamespacesDevice;
+  }
   return {{"reason", reason},
           {"proto", ProtocolName(drop.protocol, drop.l4_protocol)},
-          {"device", drop.other_namespace ? kOtherNamespacesDevice : drop.device}};
+          {"device", device}};
+}
+
+prometheus::Labels NapiLabels(const model::NapiWindow& napi) {
+  if (napi.other_namespace) return {{"device", kOtherNamespacesDevice}};
+  return {{"napi_id", std::to_string(napi.napi_id)}, {"device", napi.device}};
 }
 
 std::vector<const model::SocketWindow*> TopSockets(const std::vector<model::SocketWindow>& sockets,

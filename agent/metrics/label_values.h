@@ -29,12 +29,18 @@ std::string DeviceCounterMetricName(const std::string& statistic);
 // The labels of a drop on /metrics and in history: reason, proto and device, so that their count
 // is bounded by the kernel's drop reasons, a few protocols and the agent's own devices
 // (docs/metrics.md "Series budget"). A device of another network namespace is counted under
-// kOtherNamespacesDevice (two containers' eth0 are not the host's eth0, nor one device), and a
-// drop that found the probe's key map full under kUnattributed for both proto and device.
+// kOtherNamespacesDevice (two containers' eth0 are not the host's eth0, nor one device), a drop
+// that found the probe's key map full under kUnattributed for both proto and device, and one the
+// kernel counted but the sample did not see under kUnattributed for the device.
 // Ports and sockets are the top sockets' series (nictune_socket_*).
 inline constexpr char kOtherNamespacesDevice[] = "other_namespaces";
 inline constexpr char kUnattributed[] = "unattributed";
 prometheus::Labels DropLabels(const model::DropWindow& drop);
+
+// The labels of a NAPI instance's series on /metrics and in history: napi_id and device for the
+// agent's own namespace, and one series for every instance of the other namespaces (device
+// kOtherNamespacesDevice, no napi_id), so that containers do not multiply them.
+prometheus::Labels NapiLabels(const model::NapiWindow& napi);
 
 // `labels` and the CPU's, or `labels` alone when per-CPU series are off (the caller sums the
 // CPUs' values under them).

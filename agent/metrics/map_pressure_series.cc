@@ -7,15 +7,10 @@
 namespace nictune::metrics {
 
 MapPressureSeries::MapPressureSeries(prometheus::Registry& r)
-    : entries_(GaugeFamily(r, metrics::family::kBpfMapEntries,
-                           "Keys the probes' BPF hash map holds after the last read's pruning.")),
-      capacity_(GaugeFamily(r, metrics::family::kBpfMapCapacityEntries,
-                            "Keys the probes' BPF hash map can hold (max_entries).")),
-      no_room_(CounterFamily(r, metrics::family::kBpfMapNoRoomTotal,
-                             "Events that found the map full; still counted, without their "
-                             "attribution (nictune_skb_drops_total{device=\"unattributed\"}).")),
-      pruned_(CounterFamily(r, metrics::family::kBpfMapPrunedKeysTotal,
-                            "Idle keys pruned from the map; their counts stay in the totals.")) {}
+    : entries_(GaugeFamily(r, metrics::family::kBpfMapEntries)),
+      capacity_(GaugeFamily(r, metrics::family::kBpfMapCapacityEntries)),
+      no_room_(CounterFamily(r, metrics::family::kBpfMapNoRoomTotal)),
+      pruned_(CounterFamily(r, metrics::family::kBpfMapPrunedKeysTotal)) {}
 
 void MapPressureSeries::Update(const model::Snapshot& snapshot) {
   if (snapshot.bpf) {

@@ -33,57 +33,27 @@ ProcfsSeries::ProcfsSeries(prometheus::Registry& r, const SeriesOptions& options
     : interrupts_per_cpu_(options.interrupts_per_cpu),
       per_cpu_(options.per_cpu),
       seconds_per_tick_(SecondsPerTick()),
-      cpu_seconds_(CounterFamily(
-          r, metrics::family::kCpuSecondsTotal,
-          "CPU time per mode since boot, per CPU with --metrics_per_cpu (procfs /proc/stat); as "
-          "node_cpu_seconds_total: its rate is the share of the CPU in each mode.")),
-      interrupts_(CounterFamily(
-          r, metrics::family::kInterruptsTotal,
-          "Interrupts per numbered irq line since boot, per CPU with "
-          "--metrics_interrupts_per_cpu (procfs /proc/interrupts); as node_interrupts_total, "
-          "irq is its type and devices the handlers.")),
-      softirqs_(
-          CounterFamily(r, metrics::family::kSoftirqsTotal,
-                        "Softirq runs per vector and CPU since boot (procfs /proc/softirqs); as "
-                        "node_softirqs_functions_total.")),
-      softnet_processed_(CounterFamily(r, metrics::family::kSoftnetProcessedTotal,
-                                       "Packets processed by the receive softirq per CPU (procfs "
-                                       "/proc/net/softnet_stat, u32 extended to 64 bits).")),
-      softnet_dropped_(CounterFamily(r, metrics::family::kSoftnetDroppedTotal,
-                                     "Packets dropped because the per-CPU backlog exceeded "
-                                     "netdev_max_backlog (procfs /proc/net/softnet_stat).")),
-      softnet_times_squeezed_(
-          CounterFamily(r, metrics::family::kSoftnetTimesSqueezedTotal,
-                        "Receive softirq runs that ended with work left because netdev_budget or "
-                        "netdev_budget_usecs ran out (procfs /proc/net/softnet_stat).")),
-      softnet_received_rps_(CounterFamily(r, metrics::family::kSoftnetReceivedRpsTotal,
-                                          "Packets steered to this CPU by RPS inter-processor "
-                                          "interrupts (procfs /proc/net/softnet_stat).")),
-      softnet_flow_limit_(CounterFamily(r, metrics::family::kSoftnetFlowLimitCountTotal,
-                                        "Packets dropped by the RPS flow limit (procfs "
-                                        "/proc/net/softnet_stat).")),
-      softnet_backlog_(GaugeFamily(r, metrics::family::kSoftnetBacklogPackets,
-                                   "Packets waiting in the per-CPU input and process queues when "
-                                   "sampled (procfs /proc/net/softnet_stat, kernel 5.10+).")) {
+      cpu_seconds_(CounterFamily(r, metrics::family::kCpuSecondsTotal)),
+      interrupts_(CounterFamily(r, metrics::family::kInterruptsTotal)),
+      softirqs_(CounterFamily(r, metrics::family::kSoftirqsTotal)),
+      softnet_processed_(CounterFamily(r, metrics::family::kSoftnetProcessedTotal)),
+      softnet_dropped_(CounterFamily(r, metrics::family::kSoftnetDroppedTotal)),
+      softnet_times_squeezed_(CounterFamily(r, metrics::family::kSoftnetTimesSqueezedTotal)),
+      softnet_received_rps_(CounterFamily(r, metrics::family::kSoftnetReceivedRpsTotal)),
+      softnet_flow_limit_(CounterFamily(r, metrics::family::kSoftnetFlowLimitCountTotal)),
+      softnet_backlog_(GaugeFamily(r, metrics::family::kSoftnetBacklogPackets)) {
   for (const ProtocolCounterName& counter : kProtocolCounters) {
-    protocols_.push_back(
-        ProtocolCounter{.section = std::string(counter.section),
-                        .name = std::string(counter.name),
-                        .series = std::make_unique<CounterSeries>(CounterFamily(
-                            r, ProtocolCounterMetric(counter),
-                            absl::StrCat(counter.section, " ", counter.name, " since boot (procfs ",
-                                         ProtocolCounterFile(counter), "); node_exporter calls it ",
-                                         NodeExporterProtocolCounterMetric(counter), ".")))});
+    protocols_.push_back(ProtocolCounter{
+        .section = std::string(counter.section),
+        .name = std::string(counter.name),
+        .series =
+            std::make_unique<CounterSeries>(CounterFamily(r, ProtocolCounterMetric(counter)))});
   }
   for (const std::string_view file : driver::kLinkStatisticNames) {
-    device_statistics_.push_back(
-        DeviceStatistic{.file = std::string(file),
-                        .series = std::make_unique<CounterSeries>(
-                            CounterFamily(r, DeviceCounterMetricName(std::string(file)),
-                                          absl::StrCat("Device counter ", std::string(file),
-                                                       " (struct rtnl_link_stats64; sysfs "
-                                                       "/sys/class/net/DEVICE/statistics/",
-                                                       std::string(file), ").")))});
+    device_statistics_.push_back(DeviceStatistic{
+        .file = std::string(file),
+        .series = std::make_unique<CounterSeries>(
+            CounterFamily(r, DeviceCounterMetricName(std::string(file))))});
   }
 }
 

@@ -13,8 +13,8 @@ struct SeriesOptions {
   // Interrupt counts and handler time per irq and CPU (irqs x CPUs series: 262,144 for 4096 irq
   // lines on 64 CPUs) instead of per irq, summed over CPUs.
   bool interrupts_per_cpu = false;
-  // CPU time by mode, softirq counts and time, softnet counters and hard-IRQ time per CPU (about 45 series a CPU)
-  // instead of summed over CPUs.
+  // CPU time by mode, softirq counts and time, softnet counters and hard-IRQ time per CPU (about
+  // 45 series a CPU) instead of summed over CPUs.
   bool per_cpu = true;
 };
 

@@ -11,12 +11,8 @@ namespace nictune::metrics {
 
 SocketSeries::SocketSeries(prometheus::Registry& r, size_t max_sockets)
     : max_sockets_(max_sockets),
-      drops_(CounterFamily(r, metrics::family::kSocketDropsTotal,
-                           "Packets the socket dropped since it was created, the kernel's own "
-                           "count (sk_drops over sock_diag), top sockets only.")),
-      queued_(GaugeFamily(r, metrics::family::kSocketReceiveQueueBytes,
-                          "Bytes queued for the socket's reader, as the kernel charged them "
-                          "(rmem_alloc over sock_diag), top sockets only.")) {}
+      drops_(CounterFamily(r, metrics::family::kSocketDropsTotal)),
+      queued_(GaugeFamily(r, metrics::family::kSocketReceiveQueueBytes)) {}
 
 void SocketSeries::Update(const model::Snapshot& snapshot) {
   if (snapshot.udp_sockets) {

@@ -12,6 +12,13 @@ namespace {
 
 std::string KnobLabel(tuner::Knob knob) { return std::string(tuner::KnobName(knob)); }
 
+// A knob's value series: the knobs' units differ (us, bytes, packets), so each says its own.
+prometheus::Labels ValueLabels(tuner::Knob knob, const std::string& target) {
+  return {{"knob", KnobLabel(knob)},
+          {"target", target},
+          {"unit", std::string(tuner::KnobUnit(knob))}};
+}
+
 }  // namespace
 
 absl::string_view ChangeResultName(ChangeResult result) {
@@ -43,16 +50,10 @@ absl::string_view KnobModeName(tuner::KnobMode mode) {
 }
 
 TuningSeries::TuningSeries(prometheus::Registry& registry)
-    : recommended_(GaugeFamily(registry, metrics::family::kRecommendedValue,
-                               "The tuner's recommended value of a knob in the latest window.")),
-      current_(GaugeFamily(registry, metrics::family::kCurrentValue,
-                           "The knob's value as the agent last read it.")),
-      changes_(CounterFamily(registry, metrics::family::kChangesTotal,
-                             "Actuator changes by result: applied, kept (guard window passed), "
-                             "rolled_back or failed.")),
-      mode_(GaugeFamily(registry, metrics::family::kKnobMode,
-                        "The apply-mode controller's mode of a knob: 1 for the mode it is in "
-                        "(idle, guarding, parked, released).")) {}
+    : recommended_(GaugeFamily(registry, metrics::family::kRecommendedValue)),
+      current_(GaugeFamily(registry, metrics::family::kCurrentValue)),
+      changes_(CounterFamily(registry, metrics::family::kChangesTotal)),
+      mode_(GaugeFamily(registry, metrics::family::kKnobMode)) {}
 
 void TuningSeries::SetRecommendations(const std::vector<tuner::Recommendation>& recommendations) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -60,12 +61,10 @@ void TuningSeries::SetRecommendations(const std::vector<tuner::Recommendation>& 
   for (const tuner::Recommendation& rec : recommendations) {
     if (rec.scope == tuner::Scope::kSocket) continue;
     const std::string key = absl::StrCat(KnobLabel(rec.knob), "@", rec.target);
-    prometheus::Gauge& gauge =
-        recommended_.Add({{"knob", KnobLabel(rec.knob)}, {"target", rec.target}});
+    prometheus::Gauge& gauge = recommended_.Add(ValueLabels(rec.knob, rec.target));
     gauge.Set(static_cast<double>(rec.recommended));
     next[key] = &gauge;
-    current_.Add({{"knob", KnobLabel(rec.knob)}, {"target", rec.target}})
-        .Set(static_cast<double>(rec.current));
+    current_.Add(ValueLabels(rec.knob, rec.target)).Set(static_cast<double>(rec.current));
   }
   for (const auto& [key, gauge] : recommended_by_key_) {
     if (next.count(key) == 0) recommended_.Remove(gauge);
@@ -75,7 +74,7 @@ void TuningSeries::SetRecommendations(const std::vector<tuner::Recommendation>& 
 
 void TuningSeries::SetCurrent(tuner::Knob knob, const std::string& target, int64_t value) {
   std::lock_guard<std::mutex> lock(mutex_);
-  current_.Add({{"knob", KnobLabel(knob)}, {"target", target}}).Set(static_cast<double>(value));
+  current_.Add(ValueLabels(knob, target)).Set(static_cast<double>(value));
 }
 
 void TuningSeries::CountChange(tuner::Knob knob, ChangeResult result) {

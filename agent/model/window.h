@@ -96,6 +96,7 @@ struct NapiWindow {
   double rx_share = 0;  // rx work / (rx work + tx completions) in the polls, 1 when no tx work
   std::vector<uint64_t> work_histogram;  // polls by work done in the window, as sampled
   Coverage coverage;
+  bool other_namespace = false;  // the device is in a network namespace other than the agent's
 };
 
 struct DeviceWindow {
@@ -123,6 +124,9 @@ struct DropWindow {
   bool other_namespace = false;  // the device is in a network namespace other than the agent's
   // Found the probe's key map full: only the reason is known (driver::DropOrigin::kMapFull).
   bool map_full = false;
+  // Counted by the kernel alone (Udp.RcvbufErrors) in a window whose sample saw none of them:
+  // the reason and protocol are known, the device is not.
+  bool unseen_by_sample = false;
 };
 
 struct SocketWindow {
@@ -153,6 +157,7 @@ struct TruesizeWindow {
   double p50_bytes = 0;  // upper bound of the log2 bucket that holds the quantile
   double p99_bytes = 0;
   std::vector<uint64_t> buckets;
+  bool other_namespace = false;  // the device is in a network namespace other than the agent's
 };
 
 // One receive queue of an emulated NIC (below), over the NIC's span.

@@ -95,6 +95,8 @@ void AddNapis(const driver::BpfCounters& before, const driver::BpfCounters& afte
                  .device = b.device,
                  .polls = polls};
     w.coverage = CoverageOf(share);
+    w.other_namespace =
+        b.netns_inode != 0 && after.netns_inode != 0 && b.netns_inode != after.netns_inode;
     w.polls_per_s = static_cast<double>(polls) / seconds;
     w.work_per_s = static_cast<double>(work) / seconds;
     w.packets_per_poll = static_cast<double>(work) / static_cast<double>(polls);
@@ -266,8 +268,10 @@ double Quantile(const std::vector<uint64_t>& buckets, uint64_t total, double q) 
 
 void AddTruesize(const driver::BpfCounters& before, const driver::BpfCounters& after, Window& out) {
   for (const auto& b : after.truesize) {
-    const auto a = std::find_if(before.truesize.begin(), before.truesize.end(),
-                                [&](const auto& t) { return t.ifindex == b.ifindex; });
+    // An ifindex is unique only inside its namespace.
+    const auto a = std::find_if(before.truesize.begin(), before.truesize.end(), [&](const auto& t) {
+      return t.ifindex == b.ifindex && t.netns_inode == b.netns_inode;
+    });
     const driver::TruesizeHistogram zero;
     const driver::TruesizeHistogram& base = a == before.truesize.end() ? zero : *a;
     const uint64_t samples = ResettingDelta64(base.samples, b.samples);
@@ -282,6 +286,8 @@ void AddTruesize(const driver::BpfCounters& before, const driver::BpfCounters& a
     }
     w.p50_bytes = Quantile(w.buckets, samples, 0.5);
     w.p99_bytes = Quantile(w.buckets, samples, 0.99);
+    w.other_namespace =
+        b.netns_inode != 0 && after.netns_inode != 0 && b.netns_inode != after.netns_inode;
     out.truesize.push_back(std::move(w));
   }
 }
@@ -335,7 +341,8 @@ void ScaleSocketDropsToSnmp(uint32_t own_netns, Window& out) {
                                    .count = static_cast<uint64_t>(std::llround(exact)),
                                    .per_s = errors->second,
                                    .coverage = {.share = 0, .scaled_to = "Udp.RcvbufErrors"},
-                                   .netns_inode = own_netns});
+                                   .netns_inode = own_netns,
+                                   .unseen_by_sample = true});
     return;
   }
   const double factor = exact / sampled;

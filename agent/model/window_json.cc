@@ -94,7 +94,8 @@ json NapiToJson(const NapiWindow& n) {
           {"tx_completions_per_s", n.tx_completions_per_s},
           {"rx_share", n.rx_share},
           {"work_histogram", n.work_histogram},
-          {"coverage", CoverageToJson(n.coverage)}};
+          {"coverage", CoverageToJson(n.coverage)},
+          {"other_namespace", n.other_namespace}};
 }
 
 json DeviceToJson(const DeviceWindow& d) {
@@ -115,6 +116,7 @@ json DropToJson(const DropWindow& d) {
           {"netns_inode", d.netns_inode},
           {"other_namespace", d.other_namespace},
           {"map_full", d.map_full},
+          {"unseen_by_sample", d.unseen_by_sample},
           {"count", d.count},
           {"per_s", d.per_s},
           {"source", "bpf"},
@@ -151,7 +153,8 @@ json SocketToJson(const SocketWindow& s) {
 json TruesizeToJson(const TruesizeWindow& t) {
   return {{"ifindex", t.ifindex},       {"device", t.device},       {"samples", t.samples},
           {"mean_bytes", t.mean_bytes}, {"p50_bytes", t.p50_bytes}, {"p99_bytes", t.p99_bytes},
-          {"log2_buckets", t.buckets},  {"source", "bpf"}};
+          {"log2_buckets", t.buckets},  {"source", "bpf"},
+          {"other_namespace", t.other_namespace}};
 }
 
 template <typename T, typename F>

@@ -7,33 +7,21 @@
 namespace nictune::service {
 
 HealthMetrics::HealthMetrics(prometheus::Registry& registry)
-    : samples_(metrics::CounterFamily(registry, metrics::family::kSamplesTotal,
-                                      "Sampling intervals measured into a window.")
+    : samples_(metrics::CounterFamily(registry, metrics::family::kSamplesTotal)
                    .Add({})),
-      failed_samples_(metrics::CounterFamily(registry, metrics::family::kSampleFailuresTotal,
-                                             "Sampling intervals whose window could not be "
-                                             "computed (clock or counter trouble).")
+      failed_samples_(metrics::CounterFamily(registry, metrics::family::kSampleFailuresTotal)
                           .Add({})),
-      missed_intervals_(metrics::CounterFamily(registry, metrics::family::kMissedIntervalsTotal,
-                                               "Sampling deadlines that passed before the loop "
-                                               "got to them.")
+      missed_intervals_(metrics::CounterFamily(registry, metrics::family::kMissedIntervalsTotal)
                             .Add({})),
-      windows_(metrics::CounterFamily(registry, metrics::family::kTunerWindowsTotal,
-                                      "Tuner windows closed (aggregated intervals).")
+      windows_(metrics::CounterFamily(registry, metrics::family::kTunerWindowsTotal)
                    .Add({})),
-      store_errors_(metrics::CounterFamily(registry, metrics::family::kStoreErrorsTotal,
-                                           "Failed store operations (append, maintenance, "
-                                           "recommendations), e.g. a full disk.")
+      store_errors_(metrics::CounterFamily(registry, metrics::family::kStoreErrorsTotal)
                         .Add({})),
-      store_healthy_(metrics::GaugeFamily(registry, metrics::family::kStoreHealthy,
-                                          "1 when the latest store operation succeeded, 0 when "
-                                          "it failed or the store is not open.")
+      store_healthy_(metrics::GaugeFamily(registry, metrics::family::kStoreHealthy)
                          .Add({})),
-      recommendations_(metrics::GaugeFamily(registry, metrics::family::kRecommendations,
-                                            "Recommendations of the latest tuner window.")
+      recommendations_(metrics::GaugeFamily(registry, metrics::family::kRecommendations)
                            .Add({})),
-      interval_seconds_(metrics::GaugeFamily(registry, metrics::family::kSamplingIntervalSeconds,
-                                             "The configured sampling interval.")
+      interval_seconds_(metrics::GaugeFamily(registry, metrics::family::kSamplingIntervalSeconds)
                             .Add({})) {}
 
 void HealthMetrics::Advance(prometheus::Counter& counter, uint64_t total) {

@@ -19,6 +19,7 @@ nlohmann::json RecommendationJson(const tuner::Recommendation& recommendation) {
       {"target", recommendation.target},
       {"current", recommendation.current},
       {"recommended", recommendation.recommended},
+      {"unit", std::string(tuner::KnobUnit(recommendation.knob))},
       {"inputs", std::move(inputs)},
       {"formula", recommendation.formula},
       {"expected_effect", recommendation.expected_effect},

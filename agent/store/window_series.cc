@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/metrics/family_names.h"
 #include "agent/metrics/label_values.h"
+#include "agent/metrics/protocol_counters.h"
 #include "agent/procfs/softirqs.h"
 
 namespace nictune::store {
@@ -107,15 +108,31 @@ void AddIrqs(const model::Window& window, const WindowSeriesOptions& options, Se
   }
 }
 
+// Per /metrics' NAPI series: the other namespaces' instances add up to one.
 void AddNapis(const model::Window& window, SeriesBuilder& out) {
+  struct Rates {
+    double polls = 0;
+    double work = 0;
+    double exhausted = 0;
+    double tx = 0;
+    uint32_t budget = 0;  // the last instance's, as /metrics has it
+  };
+  std::map<prometheus::Labels, Rates> per_series;
   for (const model::NapiWindow& n : window.napis) {
-    const Labels labels{{"device", n.device}, {"napi_id", std::to_string(n.napi_id)}};
-    out.Add(metrics::family::kNapiPollsTotal, labels, n.polls_per_s);
-    out.Add(metrics::family::kNapiPacketsTotal, labels, n.work_per_s);
-    out.Add(metrics::family::kNapiBudgetExhaustedTotal, labels,
-            n.budget_exhausted_fraction * n.polls_per_s);
-    out.Add(metrics::family::kNapiTxCompletionsTotal, labels, n.tx_completions_per_s);
-    out.Add(metrics::family::kNapiBudgetPackets, labels, static_cast<double>(n.budget));
+    Rates& r = per_series[metrics::NapiLabels(n)];
+    r.polls += n.polls_per_s;
+    r.work += n.work_per_s;
+    r.exhausted += n.budget_exhausted_fraction * n.polls_per_s;
+    r.tx += n.tx_completions_per_s;
+    r.budget = n.budget;
+  }
+  for (const auto& [prometheus_labels, r] : per_series) {
+    const Labels labels(prometheus_labels.begin(), prometheus_labels.end());
+    out.Add(metrics::family::kNapiPollsTotal, labels, r.polls);
+    out.Add(metrics::family::kNapiPacketsTotal, labels, r.work);
+    out.Add(metrics::family::kNapiBudgetExhaustedTotal, labels, r.exhausted);
+    out.Add(metrics::family::kNapiTxCompletionsTotal, labels, r.tx);
+    out.Add(metrics::family::kNapiBudgetPackets, labels, static_cast<double>(r.budget));
   }
 }
 
@@ -156,22 +173,30 @@ void AddSockets(const model::Window& window, const WindowSeriesOptions& options,
   }
 }
 
+// /metrics has the whole histogram (nictune_rx_truesize_bytes); history keeps its mean, per
+// device as /metrics labels them: the other namespaces' devices are one.
 void AddTruesize(const model::Window& window, SeriesBuilder& out) {
+  std::map<std::string, std::pair<double, uint64_t>> bytes_and_samples;
   for (const model::TruesizeWindow& t : window.truesize) {
     if (t.samples == 0) continue;
-    // /metrics has the whole histogram (nictune_rx_truesize_bytes); history keeps its mean.
-    out.Add("nictune_rx_truesize_mean_bytes", {{"device", t.device}}, t.mean_bytes);
+    auto& [bytes, samples] =
+        bytes_and_samples[t.other_namespace ? metrics::kOtherNamespacesDevice : t.device];
+    bytes += t.mean_bytes * static_cast<double>(t.samples);
+    samples += t.samples;
+  }
+  for (const auto& [device, sums] : bytes_and_samples) {
+    out.Add("nictune_rx_truesize_mean_bytes", {{"device", device}},
+            sums.first / static_cast<double>(sums.second));
   }
 }
 
+// The snmp and netstat counters /metrics exports, under its names; the kernel's others are left
+// out of history as they are of /metrics (the series budget).
 void AddProtocols(const model::Window& window, SeriesBuilder& out) {
-  for (const auto& [key, rate] : window.protocol_per_s) {
-    const size_t dot = key.find('.');
-    if (dot == std::string::npos) continue;
-    // "Udp.RcvbufErrors" -> nictune_netstat_Udp_RcvbufErrors_total, node_netstat_*'s spelling.
-    out.Add(
-        absl::StrCat("nictune_netstat_", key.substr(0, dot), "_", key.substr(dot + 1), "_total"),
-        {}, rate);
+  for (const metrics::ProtocolCounterName& counter : metrics::kProtocolCounters) {
+    const auto rate = window.protocol_per_s.find(absl::StrCat(counter.section, ".", counter.name));
+    if (rate == window.protocol_per_s.end()) continue;
+    out.Add(metrics::ProtocolCounterMetric(counter), {}, rate->second);
   }
 }
 

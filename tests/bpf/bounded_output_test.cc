@@ -145,8 +145,9 @@ double ValueOf(const std::vector<ExposedSample>& samples, const std::string& nam
   return -1;
 }
 
-// CPUs, fired irqs and own devices from the host; the NAPI instances that polled and the drop
-// reasons seen are counts of kernel objects the exposition names, whatever their packets' ports.
+// CPUs, fired irqs, own devices and their NAPI instances from the host (at most one a queue, rx
+// and tx apart as virtio has them, and the backlog); the drop reasons seen are kernel objects the
+// exposition names, whatever their packets' ports.
 absl::StatusOr<metrics::HostShape> ShapeOfThisHost(const std::vector<ExposedSample>& samples) {
   metrics::HostShape shape{.cpus = static_cast<size_t>(sysconf(_SC_NPROCESSORS_CONF))};
   absl::StatusOr<std::string> text = procfs::ReadFile("/proc/interrupts");
@@ -156,15 +157,20 @@ absl::StatusOr<metrics::HostShape> ShapeOfThisHost(const std::vector<ExposedSamp
   for (const procfs::InterruptLine& line : interrupts->lines) {
     if (line.irq && line.total > 0) ++shape.irqs;
   }
-  shape.devices = static_cast<size_t>(std::distance(
-      std::filesystem::directory_iterator("/sys/class/net"), std::filesystem::directory_iterator()));
-  std::set<std::map<std::string, std::string>> napis;
+  shape.napis = 1;  // the backlog
+  for (const auto& device : std::filesystem::directory_iterator("/sys/class/net")) {
+    ++shape.devices;
+    std::error_code error;
+    std::filesystem::directory_iterator queues(device.path() / "queues", error);
+    if (!error) {
+      shape.napis +=
+          static_cast<size_t>(std::distance(queues, std::filesystem::directory_iterator()));
+    }
+  }
   std::set<std::string> reasons;
   for (const ExposedSample& s : samples) {
-    if (s.name == "nictune_napi_polls_total") napis.insert(s.labels);
     if (s.name == "nictune_skb_drops_total") reasons.insert(s.labels.at("reason"));
   }
-  shape.napis = napis.size();
   shape.drop_reasons = reasons.size();
   return shape;
 }

@@ -2,7 +2,9 @@
 // Bounded output on a large host: nictuned over a made-up proc tree of 4096 irq lines on 64 CPUs
 // (tests/support/synthetic_host.h) exports no more series than the written budget
 // (agent/metrics/series_budget.h) allows, answers a scrape in well under 100 ms and keeps its
-// memory under 64 MiB across scrapes. Per irq and CPU that tree is 262,144 interrupt series.
+// memory under 64 MiB, and flat across scrapes: a scrape that kept any of its exposition
+// (384 KB) would grow it past the allowance over kFlatScrapes. Per irq and CPU that tree is
+// 262,144 interrupt series.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +35,10 @@ constexpr int kCpus = 64;
 constexpr uint32_t kIrqs = 4096;
 constexpr int kQueues = 64;
 constexpr int kScrapes = 20;
+// Scrapes after the first kScrapes, back to back, over which resident memory stays within
+// kFlatKib of where it was after them.
+constexpr int kFlatScrapes = 40;
+constexpr uint64_t kFlatKib = 4 * 1024;
 
 absl::StatusOr<uint64_t> ResidentKib(pid_t pid) {
   absl::StatusOr<std::string> status = procfs::ReadFile(absl::StrCat("/proc/", pid, "/status"));
@@ -83,13 +89,23 @@ TEST(LargeHostOutput, FourThousandIrqsOnSixtyFourCpusStayWithinTheBudgetFastAndS
   }
   absl::StatusOr<uint64_t> rss_kib = ResidentKib(agent->pid());
   ASSERT_TRUE(rss_kib.ok()) << rss_kib.status();
+  for (int i = 0; i < kFlatScrapes; ++i) {
+    absl::StatusOr<testing_support::HttpReply> reply =
+        testing_support::HttpGetLoopback(*port, "/metrics", absl::Seconds(10));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    ASSERT_EQ(reply->status, 200);
+  }
+  absl::StatusOr<uint64_t> rss_later_kib = ResidentKib(agent->pid());
+  ASSERT_TRUE(rss_later_kib.ok()) << rss_later_kib.status();
   absl::StatusOr<std::vector<testing_support::ExposedSample>> samples =
       testing_support::ParseExposedSamples(exposition, "nictuned /metrics");
   ASSERT_TRUE(samples.ok()) << samples.status();
   std::sort(scrape_ms.begin(), scrape_ms.end());
   std::cout << samples->size() << " samples, " << exposition.size() << " bytes; scrape median "
             << scrape_ms[kScrapes / 2] << " ms, slowest " << scrape_ms.back() << " ms; RSS "
-            << static_cast<double>(*rss_kib) / 1024 << " MiB\n";
+            << static_cast<double>(*rss_kib) / 1024 << " MiB, "
+            << static_cast<double>(*rss_later_kib) / 1024 << " MiB after " << kFlatScrapes
+            << " more\n";
 
   const metrics::HostShape shape{
       .cpus = kCpus,
@@ -105,6 +121,9 @@ TEST(LargeHostOutput, FourThousandIrqsOnSixtyFourCpusStayWithinTheBudgetFastAndS
   EXPECT_GE(per_family["nictune_interrupts_total"], kIrqs) << "every fired irq has its series";
   EXPECT_LT(scrape_ms[kScrapes / 2], 100);
   EXPECT_LT(*rss_kib, 64u * 1024);
+  EXPECT_LT(*rss_later_kib, *rss_kib + kFlatKib)
+      << "resident memory grew by " << (*rss_later_kib - std::min(*rss_later_kib, *rss_kib))
+      << " KiB over " << kFlatScrapes << " scrapes";
 }
 
 }  // namespace

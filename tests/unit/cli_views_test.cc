@@ -253,6 +253,13 @@ TEST(CliViewsTest, RecommendShowsAChange) {
   set["recommendations"][1]["current"] = 0;
   set["recommendations"][1]["recommended"] = 84;
   EXPECT_THAT(RenderRecommendations(set, false, kNoWidthLimit), HasSubstr(" 0 -> 84 "));
+  // With the knob's unit, as the agent sends it; an on/off knob's values stand alone.
+  set["recommendations"][1]["unit"] = "us";
+  EXPECT_THAT(RenderRecommendations(set, false, kNoWidthLimit), HasSubstr(" 0 -> 84 us "));
+  set["recommendations"][1]["recommended"] = 0;
+  EXPECT_THAT(RenderRecommendations(set, false, kNoWidthLimit), HasSubstr(" 0 us (keep) "));
+  set["recommendations"][1]["unit"] = "bool";
+  EXPECT_THAT(RenderRecommendations(set, false, kNoWidthLimit), HasSubstr(" 0 (keep) "));
 }
 
 // The agent's real POST /api/v1/whatif handler's answer to body, as the view prints it.

@@ -354,7 +354,13 @@ TEST(MetricsExporterTest, DropsAreSeriesPerReasonProtocolAndDeviceWhateverThePor
   container_b.count = 2;
   model::DropWindow unattributed{
       .reason = 2, .reason_name = "NO_SOCKET", .count = 8, .map_full = true};
-  w.drops.insert(w.drops.end(), {container_a, container_b, unattributed});
+  // Receive-buffer drops only Udp.RcvbufErrors counted: the sample saw none, so no device.
+  model::DropWindow unseen{.reason_name = "SOCKET_RCVBUFF",
+                           .protocol = 0x0800,
+                           .l4_protocol = 17,
+                           .count = 3,
+                           .unseen_by_sample = true};
+  w.drops.insert(w.drops.end(), {container_a, container_b, unattributed, unseen});
   exporter.Update({}, w, {});
   exporter.Update({}, w, {});  // a second window adds up
   const auto lines = Samples(exporter.Text(), "nictune_skb_drops_total{");
@@ -366,7 +372,9 @@ TEST(MetricsExporterTest, DropsAreSeriesPerReasonProtocolAndDeviceWhateverThePor
                          "nictune_skb_drops_total{device=\"other_namespaces\",proto=\"udp\","
                          "reason=\"NO_SOCKET\"} 14",
                          "nictune_skb_drops_total{device=\"unattributed\",proto=\"unattributed\","
-                         "reason=\"NO_SOCKET\"} 16"));
+                         "reason=\"NO_SOCKET\"} 16",
+                         "nictune_skb_drops_total{device=\"unattributed\",proto=\"udp\","
+                         "reason=\"SOCKET_RCVBUFF\"} 6"));
 }
 
 TEST(MetricsExporterTest, MapPressureIsExportedPerMap) {
@@ -417,6 +425,25 @@ TEST(MetricsExporterTest, NapiWorkHistogramHasABucketForAWholeBudget) {
   EXPECT_THAT(lines, Contains(bucket + "+Inf\"} 10"));
   EXPECT_THAT(lines, Contains("nictune_napi_poll_work_packets_sum{" + labels + "} 200"));
   EXPECT_THAT(lines, Contains("nictune_napi_poll_work_packets_count{" + labels + "} 10"));
+}
+
+// Containers' NAPI instances (a veth end in each) are one series, however many containers run.
+TEST(MetricsExporterTest, OtherNamespacesNapisAreOneSeries) {
+  MetricsExporter exporter;
+  const auto napi = [](uint32_t id, std::string device, bool other_namespace) {
+    model::NapiWindow n{.napi_id = id, .device = std::move(device), .polls = 10,
+                        .polls_per_s = 10, .work_per_s = 30, .budget = 64};
+    n.other_namespace = other_namespace;
+    return n;
+  };
+  model::Window w{.seconds = 1};
+  w.napis = {napi(8193, "eth9", false), napi(8200, "eth0@netns 4026532001", true),
+             napi(8201, "eth0@netns 4026532002", true), napi(8202, "eth0@netns 4026532003", true)};
+  exporter.Update({}, w, {});
+  EXPECT_THAT(Samples(exporter.Text(), "nictune_napi_polls_total{"),
+              testing::UnorderedElementsAre(
+                  "nictune_napi_polls_total{device=\"eth9\",napi_id=\"8193\"} 10",
+                  "nictune_napi_polls_total{device=\"other_namespaces\"} 30"));
 }
 
 TEST(MetricsExporterTest, AgentCostAndProbeRunTimes) {

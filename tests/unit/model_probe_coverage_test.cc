@@ -127,6 +127,7 @@ TEST(ProbeCoverageTest, DropsTheSampleMissedAreCountedUnattributed) {
   EXPECT_EQ(w->drops[0].count, 70u);
   EXPECT_EQ(w->drops[0].socket_cookie, 0u);
   EXPECT_EQ(w->drops[0].device, "");
+  EXPECT_TRUE(w->drops[0].unseen_by_sample) << "so that /metrics labels its device unattributed";
   EXPECT_EQ(w->drops[0].coverage.share, 0);
 }
 

@@ -363,6 +363,36 @@ TEST(ComputeWindowTest, TruesizeQuantilesFromLog2Buckets) {
   EXPECT_DOUBLE_EQ(w->truesize[0].mean_bytes, (98 * 2304 + 2 * 9000) / 100.0);
 }
 
+// Two namespaces' eth0 share ifindex 2: each window is its own device's, and the one outside the
+// agent's namespace says so.
+TEST(ComputeWindowTest, TruesizeOfTwoNamespacesWithOneIfindexStaysApart) {
+  Snapshot a = At(0), b = At(1);
+  driver::TruesizeHistogram own{
+      .ifindex = 2, .netns_inode = 100, .device = "eth0", .samples = 10, .bytes = 10 * 768};
+  own.buckets.assign(driver::kTruesizeBuckets, 0);
+  driver::TruesizeHistogram container = own;
+  container.netns_inode = 200;
+  container.samples = 50;
+  container.bytes = 50 * 2304;
+  a.bpf = driver::BpfCounters{.netns_inode = 100, .truesize = {own, container}};
+  driver::TruesizeHistogram own_later = own;
+  own_later.samples += 10;
+  own_later.bytes += 10 * 1024;
+  driver::TruesizeHistogram container_later = container;
+  container_later.samples += 20;
+  container_later.bytes += 20 * 4096;
+  b.bpf = driver::BpfCounters{.netns_inode = 100, .truesize = {own_later, container_later}};
+  const auto w = ComputeWindow(a, b);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->truesize.size(), 2u);
+  EXPECT_EQ(w->truesize[0].samples, 10u);
+  EXPECT_DOUBLE_EQ(w->truesize[0].mean_bytes, 1024);
+  EXPECT_FALSE(w->truesize[0].other_namespace);
+  EXPECT_EQ(w->truesize[1].samples, 20u);
+  EXPECT_DOUBLE_EQ(w->truesize[1].mean_bytes, 4096);
+  EXPECT_TRUE(w->truesize[1].other_namespace);
+}
+
 TEST(ComputeWindowTest, EmulatedNicRatesFollowTheNicsOwnClock) {
   // The agent's window is 2 s; the NIC's readings, taken a moment after each snapshot, span
   // 2.5 s of its clock: 500 interrupts over 2.5 s are 200/s, not 250/s.

@@ -95,9 +95,11 @@ TEST_F(TuningTest, RecommendModeNeverWritesAndRefusesApplyNow) {
   EXPECT_TRUE(AllChanges().empty());
   // The recommendation is still on /metrics beside the value the knob holds.
   EXPECT_THAT(Exposition(),
-              HasSubstr("nictune_recommended_value{knob=\"rx_usecs\",target=\"veth1\"} 64"));
+              HasSubstr("nictune_recommended_value{knob=\"rx_usecs\",target=\"veth1\","
+                        "unit=\"us\"} 64"));
   EXPECT_THAT(Exposition(),
-              HasSubstr("nictune_current_value{knob=\"rx_usecs\",target=\"veth1\"} 8"));
+              HasSubstr("nictune_current_value{knob=\"rx_usecs\",target=\"veth1\","
+                        "unit=\"us\"} 8"));
 }
 
 TEST_F(TuningTest, ApplyModeStepsTowardTheRecommendationBoundedByTheController) {

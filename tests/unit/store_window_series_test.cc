@@ -10,6 +10,7 @@
 #include "agent/model/window.h"
 #include "agent/procfs/interrupts.h"
 #include "agent/procfs/softirqs.h"
+#include "agent/procfs/snmp.h"
 #include "agent/procfs/softnet_stat.h"
 #include "agent/procfs/stat.h"
 #include "agent/store/series_labels.h"
@@ -122,6 +123,53 @@ TEST_F(StoreWindowSeriesTest, CountersBecomeRatesUnderTheExportersNames) {
     EXPECT_TRUE(IsValidSeriesName(s.name)) << s.name;
     EXPECT_TRUE(std::is_sorted(s.labels.begin(), s.labels.end())) << s.name;
   }
+}
+
+TEST_F(StoreWindowSeriesTest, ProtocolCountersAreTheExportedOnesUnderTheirMetricsNames) {
+  before_.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 10}, {"IgnoredMulti", 0}}}};
+  after_.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 30}, {"IgnoredMulti", 8}}}};
+  before_.netstat = procfs::SnmpCounters{{"TcpExt", {{"TCPRcvQDrop", 0}, {"TCPHPHits", 0}}}};
+  after_.netstat = procfs::SnmpCounters{{"TcpExt", {{"TCPRcvQDrop", 4}, {"TCPHPHits", 900}}}};
+  const std::vector<SeriesSample> series = Series();
+  EXPECT_THAT(Value(series, "nictune_netstat_udp_rcvbuf_errors_total", {}),
+              Optional(DoubleEq(10.0)));
+  EXPECT_THAT(Value(series, "nictune_netstat_tcpext_rcvq_drop_total", {}),
+              Optional(DoubleEq(2.0)));
+  // Counters /metrics leaves to node_exporter stay out of history too: the store keeps the
+  // series budget's families only.
+  std::set<std::string> netstat_names;
+  for (const SeriesSample& s : series) {
+    if (s.name.starts_with("nictune_netstat_")) netstat_names.insert(s.name);
+  }
+  EXPECT_EQ(netstat_names, (std::set<std::string>{"nictune_netstat_tcpext_rcvq_drop_total",
+                                                  "nictune_netstat_udp_rcvbuf_errors_total"}));
+}
+
+TEST(StoreWindowSeriesNamespacesTest, OtherNamespacesNapisAndTruesizeAreOneSeriesAsOnMetrics) {
+  model::Window window{.seconds = 1};
+  const auto napi = [](uint32_t id, bool other_namespace) {
+    model::NapiWindow n{.napi_id = id, .device = "eth0", .polls_per_s = 10, .work_per_s = 40};
+    n.other_namespace = other_namespace;
+    return n;
+  };
+  window.napis = {napi(8193, false), napi(8200, true), napi(8201, true)};
+  const std::vector<SeriesSample> series = WindowSeries(window, {});
+  EXPECT_THAT(Value(series, "nictune_napi_polls_total", {{"device", "eth0"}, {"napi_id", "8193"}}),
+              Optional(DoubleEq(10.0)));
+  EXPECT_THAT(Value(series, "nictune_napi_packets_total", {{"device", "other_namespaces"}}),
+              Optional(DoubleEq(80.0)));
+
+  // Two containers' eth0 (ifindex 2 in each): one mean over both, weighted by their samples.
+  model::TruesizeWindow container_a{.ifindex = 2, .device = "eth0", .samples = 10,
+                                    .mean_bytes = 1000};
+  container_a.other_namespace = true;
+  model::TruesizeWindow container_b = container_a;
+  container_b.samples = 30;
+  container_b.mean_bytes = 2000;
+  window.truesize = {container_a, container_b};
+  EXPECT_THAT(Value(WindowSeries(window, {}), "nictune_rx_truesize_mean_bytes",
+                    {{"device", "other_namespaces"}}),
+              Optional(DoubleEq(1750.0)));
 }
 
 TEST_F(StoreWindowSeriesTest, EmulatedNicInterruptsAreKeptPerSecondPerDevice) {

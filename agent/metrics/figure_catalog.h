@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The figure catalog: every family nictuned exports on /metrics, a row each, with its name, kind,
+// unit, help and labels, and what bounds each label's values. The exporter registers its families
+// from the rows (families.h), the series budget is computed from them (series_budget.h), and
+// tests hold the rows, the live exposition and dashboards/metrics.txt equal. A new figure is its
+// probe or reader, and one row here.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nictune::metrics {
+
+enum class FigureKind { kCounter, kGauge, kHistogram };
+
+// "counter", "gauge", "histogram": the exposition's # TYPE word.
+std::string_view KindName(FigureKind kind);
+
+// What bounds the values a label takes: a term of the host's shape (series_budget.h HostShape),
+// an option, or a set the code fixes. A family's series are the product over its labels.
+enum class LabelBound {
+  kFixedSet,                 // `fixed_values` values the code fixes (vectors, modes, hooks)
+  kFollows,                  // one value per value of an earlier label (an irq's handlers)
+  kCpusIfPerCpu,             // each CPU with --metrics_per_cpu, else absent
+  kCpusIfInterruptsPerCpu,   // each CPU with --metrics_interrupts_per_cpu, else absent
+  kIrqs,                     // numbered irq lines that fired
+  kDevices,                  // the agent's own namespace's devices
+  kDevicesAndOtherNamespaces,  // those, and every other namespace's devices as one
+  kNapis,                    // own namespace's NAPI instances that polled, the others' as one
+  kTopSockets,               // --metrics_top_sockets
+  kDropReasons,              // drop reasons seen: at most the kernel's enum skb_drop_reason
+  // With the reason: a protocol on an own device, none or other_namespaces, the map-full drops
+  // and those only the kernel counted (label_values.h DropLabels).
+  kDropAttributions,
+  kKnobTargets,              // a device knob on a device or NAPI instance, or a host knob
+  kEmulatedNics,             // --emulated_nic
+};
+
+struct FigureLabel {
+  std::string name;
+  LabelBound bound = LabelBound::kFollows;
+  size_t fixed_values = 0;  // kFixedSet's count
+};
+
+struct Figure {
+  std::string name;
+  FigureKind kind = FigureKind::kGauge;
+  // What the value counts or measures, as the name's suffix says it ("seconds", "bytes",
+  // "packets", "ratio"); empty for a count of events or a state.
+  std::string unit;
+  std::string help;
+  std::vector<FigureLabel> labels;
+  std::vector<double> boundaries;  // a histogram's buckets, without +Inf
+};
+
+// Set sizes the code fixes, not the host.
+inline constexpr size_t kSoftirqVectors = 10;     // HI ... RCU
+inline constexpr size_t kDropProtocols = 10;      // ProtocolName's values, "" and "other" included
+inline constexpr size_t kProbeHooks = 8;          // the probe budget's hooks
+inline constexpr size_t kBpfMaps = 6;             // the probes' hash maps, with map pressure
+inline constexpr size_t kBpfPrograms = 24;        // handlers of every concern, loaded
+inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and bpf sources
+inline constexpr size_t kDeviceKnobs = 5;         // coalescing and deferral, per device or queue
+inline constexpr size_t kHostKnobs = 8;           // the net.core and net.ipv4 sysctls tuned
+inline constexpr size_t kKnobs = 14;              // every tuner::Knob
+inline constexpr size_t kKnobModes = 4;           // idle, guarding, parked, released
+inline constexpr size_t kChangeResults = 4;       // applied, kept, rolled_back, failed
+
+// Every row, in name order.
+const std::vector<Figure>& FigureCatalog();
+
+// The row of the family `name`; nullptr for a name the catalog does not hold.
+const Figure* FindFigure(std::string_view name);
+
+}  // namespace nictune::metrics

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+// The figure catalog is the one place a figure is written: dashboards/metrics.txt lists its rows,
+// the exporter's families carry its help and only its labels, names carry its units, and the
+// series budget is the formula docs/metrics.md writes down.
+#include "agent/metrics/figure_catalog.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "agent/metrics/exporter.h"
+#include "agent/metrics/series_budget.h"
+#include "agent/model/window.h"
+#include "agent/procfs/interrupts.h"
+#include "agent/procfs/read_file.h"
+#include "agent/procfs/snmp.h"
+#include "agent/procfs/softirqs.h"
+#include "agent/procfs/softnet_stat.h"
+#include "agent/procfs/stat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/build_paths.h"
+#include "tests/support/metric_families.h"
+
+namespace nictune::metrics {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(testing_support::FixturesDir() + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+constexpr uint64_t kSecond = 1'000'000'000;
+
+// An exporter fed a recorded 2-CPU host's procfs and a window with a flow's NAPI polls, drops
+// and a full socket, so that most families have samples.
+std::string FedExposition() {
+  model::Snapshot before;
+  before.monotonic_ns = 100 * kSecond;
+  before.unix_ns = 1'700'000'000 * static_cast<int64_t>(kSecond);
+  before.interrupts = *procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
+  before.softirqs = *procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
+  before.softnet = *procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
+  before.stat = *procfs::ParseProcStat(Fixture("stat/x86_64_6.18_2cpu.txt"));
+  before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 10}, {"InDatagrams", 100}}}};
+  model::Snapshot after = before;
+  after.monotonic_ns += 2 * kSecond;
+  after.unix_ns += 2 * static_cast<int64_t>(kSecond);
+  after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 30}, {"InDatagrams", 900}}}};
+  absl::StatusOr<model::Window> window = model::ComputeWindow(before, after);
+  EXPECT_TRUE(window.ok()) << window.status();
+  if (!window.ok()) return "";
+  window->napis = {{.napi_id = 8193,
+                    .device = "veth1",
+                    .polls = 400,
+                    .polls_per_s = 200,
+                    .work_per_s = 400,
+                    .budget = 64,
+                    .work_histogram = std::vector<uint64_t>(10, 40)}};
+  window->drops = {{.reason = 6,
+                    .reason_name = "SOCKET_RCVBUFF",
+                    .protocol = 0x0800,
+                    .l4_protocol = 17,
+                    .device = "veth1",
+                    .count = 20,
+                    .per_s = 10}};
+  MetricsExporter exporter;
+  exporter.Update(after, *window, {});
+  return exporter.Text();
+}
+
+// The family a sample line belongs to: its name, less a histogram's suffix.
+const Figure* FigureOfSample(const std::string& name) {
+  if (const Figure* figure = FindFigure(name)) return figure;
+  for (const std::string suffix : {"_bucket", "_sum", "_count"}) {
+    if (!name.ends_with(suffix)) continue;
+    const Figure* figure = FindFigure(name.substr(0, name.size() - suffix.size()));
+    if (figure != nullptr && figure->kind == FigureKind::kHistogram) return figure;
+  }
+  return nullptr;
+}
+
+TEST(FigureCatalogTest, TheShippedListIsTheCatalog) {
+  absl::StatusOr<std::string> text =
+      procfs::ReadFile(testing_support::SourceDir() + "/dashboards/metrics.txt");
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<testing_support::MetricFamilies> listed =
+      testing_support::ParseFamilyList(*text, "dashboards/metrics.txt");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  testing_support::MetricFamilies catalog;
+  for (const Figure& figure : FigureCatalog()) {
+    catalog[figure.name] = std::string(KindName(figure.kind));
+  }
+  EXPECT_EQ(*listed, catalog);
+  EXPECT_GT(catalog.size(), 100u);
+}
+
+TEST(FigureCatalogTest, EveryExportedFamilyHasItsRowsKindHelpAndLabels) {
+  const std::string exposition = FedExposition();
+  std::set<std::string> families_seen;
+  for (absl::string_view line : absl::StrSplit(exposition, '\n')) {
+    if (line.empty()) continue;
+    if (absl::ConsumePrefix(&line, "# HELP ")) {
+      const std::string name(line.substr(0, line.find(' ')));
+      const Figure* figure = FindFigure(name);
+      ASSERT_NE(figure, nullptr) << name << " is exported but not in the catalog";
+      EXPECT_EQ(line.substr(line.find(' ') + 1), figure->help) << name;
+      families_seen.insert(name);
+      continue;
+    }
+    if (absl::ConsumePrefix(&line, "# TYPE ")) {
+      const std::vector<std::string> fields = absl::StrSplit(line, ' ');
+      ASSERT_EQ(fields.size(), 2u) << line;
+      const Figure* figure = FindFigure(fields[0]);
+      ASSERT_NE(figure, nullptr) << fields[0];
+      EXPECT_EQ(fields[1], KindName(figure->kind)) << fields[0];
+      continue;
+    }
+    const size_t name_end = line.find_first_of("{ ");
+    const std::string sample_name(line.substr(0, name_end));
+    const Figure* figure = FigureOfSample(sample_name);
+    ASSERT_NE(figure, nullptr) << line;
+    std::set<std::string> allowed;
+    for (const FigureLabel& label : figure->labels) allowed.insert(label.name);
+    if (figure->kind == FigureKind::kHistogram) allowed.insert("le");
+    if (name_end == absl::string_view::npos || line[name_end] != '{') continue;
+    const absl::string_view labels = line.substr(name_end + 1, line.find('}') - name_end - 1);
+    for (absl::string_view pair : absl::StrSplit(labels, "\",", absl::SkipEmpty())) {
+      const std::string label(pair.substr(0, pair.find('=')));
+      EXPECT_TRUE(allowed.contains(label)) << sample_name << " has label " << label
+                                           << ", which its catalog row does not list";
+    }
+  }
+  // The recorded host and the window feed the procfs, NAPI, drop and agent families at least
+  // (prometheus-cpp leaves a family without series out).
+  EXPECT_GE(families_seen.size(), 20u);
+  for (const char* fed : {"nictune_interrupts_total", "nictune_napi_poll_work_packets",
+                          "nictune_skb_drops_total", "nictune_netstat_udp_rcvbuf_errors_total"}) {
+    EXPECT_TRUE(families_seen.contains(fed)) << fed;
+  }
+}
+
+TEST(FigureCatalogTest, AUnitIsWhatTheNameSays) {
+  for (const Figure& figure : FigureCatalog()) {
+    if (figure.unit.empty()) continue;
+    EXPECT_TRUE(absl::StrContains(figure.name, "_" + figure.unit)) << figure.name;
+  }
+  for (const Figure& figure : FigureCatalog()) {
+    EXPECT_EQ(figure.kind == FigureKind::kCounter, absl::EndsWith(figure.name, "_total"))
+        << figure.name << ": a counter's name ends in _total, and only a counter's";
+    EXPECT_EQ(figure.kind == FigureKind::kHistogram, !figure.boundaries.empty()) << figure.name;
+  }
+}
+
+// docs/metrics.md "Series budget", term by term.
+size_t WrittenFormula(const HostShape& s, const SeriesOptions& o) {
+  const size_t c = o.per_cpu ? s.cpus : 1;
+  const size_t irq_series = o.interrupts_per_cpu ? s.irqs * s.cpus : s.irqs;
+  return 45 * c + 3 * irq_series + 24 * s.devices + 17 * (s.napis + 1) +
+         s.drop_reasons * (10 * (s.devices + 2) + 2) + 8 * o.max_sockets + 16 * (s.devices + 1) +
+         30 * (s.devices + s.napis) + 104 + 3 * s.emulated_nics + 188;
+}
+
+TEST(FigureCatalogTest, TheBudgetIsTheWrittenFormula) {
+  const HostShape two_cpus{
+      .cpus = 2, .irqs = 20, .devices = 3, .napis = 5, .drop_reasons = 4, .emulated_nics = 0};
+  const HostShape large{
+      .cpus = 64, .irqs = 4096, .devices = 66, .napis = 65, .drop_reasons = 9, .emulated_nics = 2};
+  for (const HostShape& shape : {two_cpus, large}) {
+    for (const SeriesOptions& options :
+         {SeriesOptions{}, SeriesOptions{.max_sockets = 3, .interrupts_per_cpu = true},
+          SeriesOptions{.per_cpu = false}}) {
+      EXPECT_EQ(BudgetFor(shape, options).total, WrittenFormula(shape, options))
+          << shape.cpus << " CPUs, per_cpu " << options.per_cpu << ", interrupts_per_cpu "
+          << options.interrupts_per_cpu;
+    }
+  }
+  // Per family: a histogram by its sample names.
+  const SeriesBudget budget = BudgetFor(two_cpus, SeriesOptions{});
+  EXPECT_EQ(budget.Of("nictune_napi_poll_work_packets_bucket"), (5u + 1) * 10);
+  EXPECT_EQ(budget.Of("nictune_network_receive_bytes_total"), 3u);
+  EXPECT_EQ(budget.Of("nictune_skb_drops_total"), 4u * 52);
+  EXPECT_EQ(budget.Of("nictune_no_such_family"), 0u);
+}
+
+}  // namespace
+}  // namespace nictune::metrics
