@@ -71,22 +71,17 @@ bool DutyHook::IsEnd(const HandlerLink& link) const {
 absl::Status DutyHook::SetGated(bool gated) {
   if (gated == gated_) return absl::OkStatus();
   if (!gated) {
-    // Measuring whole: the links stay, as an attached hook's. Closed: it leaves detached, and
-    // the gate opens first so that the time between is measured time. A gate that cannot open
-    // stays closed and the links go all the same (Attach opens it first).
+    // Measuring whole: the links stay, as an attached hook's. Closed: it leaves detached, the
+    // links going before the gate opens, so that it never measures alone while the hooks it
+    // needs are detached. A gate that cannot open stays closed (Attach opens it first).
     if (gate_open_) {
       gated_ = false;
       return absl::OkStatus();
     }
-    absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN);
     gated_ = false;
-    if (open.ok()) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (attached_since_ns_ == 0) attached_since_ns_ = MonotonicNs();
-    }
     DetachStarts();
     DetachEnds();
-    return open;
+    return WriteGate(NICTUNE_HOOK_GATE_OPEN);
   }
   if (!gateable()) {
     return absl::FailedPreconditionError(
@@ -110,7 +105,7 @@ absl::Status DutyHook::Attach() {
     if (absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN); !open.ok()) return open;
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.gate_opens;
-    if (attached_since_ns_ == 0) attached_since_ns_ = MonotonicNs();
+    BeginMeasuringLocked(MonotonicNs());
     return absl::OkStatus();
   }
   // Left closed by a failed SetGated: attached handlers would count and measure nothing.
@@ -120,9 +115,22 @@ absl::Status DutyHook::Attach() {
   if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t now = MonotonicNs();
-  if (attached_since_ns_ == 0) attached_since_ns_ = now;
+  BeginMeasuringLocked(now);
   if (counted_since_ns_ == 0) counted_since_ns_ = now;
   return absl::OkStatus();
+}
+
+void DutyHook::BeginMeasuringLocked(uint64_t now_ns) {
+  if (attached_since_ns_ != 0) return;
+  attached_since_ns_ = now_ns;
+  ++stats_.measure_starts;
+}
+
+void DutyHook::EndMeasuringLocked(uint64_t now_ns) {
+  if (attached_since_ns_ == 0) return;
+  attached_ns_ += Saturating(now_ns, attached_since_ns_);
+  last_stretch_ = {attached_since_ns_, now_ns};
+  attached_since_ns_ = 0;
 }
 
 absl::Status DutyHook::AttachLinks() {
@@ -159,10 +167,7 @@ void DutyHook::DetachStarts() {
     // A gate that cannot be closed stays open, and its time stays measured time.
     if (!gate_open_ || !WriteGate(NICTUNE_HOOK_GATE_CLOSED).ok()) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (attached_since_ns_ != 0) {
-      attached_ns_ += Saturating(MonotonicNs(), attached_since_ns_);
-      attached_since_ns_ = 0;
-    }
+    EndMeasuringLocked(MonotonicNs());
     return;
   }
   bool any = false;
@@ -174,10 +179,7 @@ void DutyHook::DetachStarts() {
   if (!any) return;
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t now = MonotonicNs();
-  if (attached_since_ns_ != 0) {
-    attached_ns_ += Saturating(now, attached_since_ns_);
-    attached_since_ns_ = 0;
-  }
+  EndMeasuringLocked(now);
   if (counted_since_ns_ != 0) {
     counted_ns_ += Saturating(now, counted_since_ns_);
     counted_since_ns_ = 0;
@@ -212,7 +214,11 @@ uint64_t DutyHook::Events() const { return events_.Total(); }
 uint64_t DutyHook::AttachedNs(uint64_t now_ns) const {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t total = attached_ns_;
-  if (attached_since_ns_ != 0) total += Saturating(now_ns, attached_since_ns_);
+  if (attached_since_ns_ != 0) return total + Saturating(now_ns, attached_since_ns_);
+  // Asked as of a moment before its last stretch ended (a reader that took the time, then read
+  // the maps while a slot ended): the part of that stretch after the moment is not yet measured.
+  const auto [began_ns, ended_ns] = last_stretch_;
+  if (now_ns < ended_ns) total -= Saturating(ended_ns, std::max(now_ns, began_ns));
   return total;
 }
 

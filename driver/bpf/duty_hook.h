@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -48,6 +49,10 @@ struct HookSpec {
 // Cumulative link operations and their cost to the thread that made them, and the gate's
 // openings while gated.
 struct LinkStats {
+  // Times it began to measure after it had stopped: a slot's attach or gate opening, or going
+  // whole. Link operations that measure nothing (attaching the links of a closed gate, a failed
+  // attach) are not starts.
+  uint64_t measure_starts = 0;
   uint64_t gate_opens = 0;
   uint64_t attaches = 0;
   uint64_t attach_ns = 0;
@@ -119,6 +124,9 @@ class DutyHook {
   absl::Status AttachLink(HandlerLink& link);
   void DetachLink(HandlerLink& link);
   absl::Status WriteGate(uint32_t value);
+  // Measuring from `now_ns` on, unless it already is, and no longer from `now_ns`; under mutex_.
+  void BeginMeasuringLocked(uint64_t now_ns);
+  void EndMeasuringLocked(uint64_t now_ns);
 
   const HookSpec spec_;
   std::vector<HandlerLink> links_;
@@ -132,6 +140,7 @@ class DutyHook {
   LinkStats stats_;
   uint64_t attached_ns_ = 0;        // measuring, cumulative, up to attached_since_ns_
   uint64_t attached_since_ns_ = 0;  // when it last began to measure, 0 if not measuring
+  std::pair<uint64_t, uint64_t> last_stretch_{0, 0};  // the last measuring's begin and end
   uint64_t counted_ns_ = 0;         // counting, cumulative, up to counted_since_ns_
   uint64_t counted_since_ns_ = 0;   // when the start handlers were last attached, 0 if not
 };

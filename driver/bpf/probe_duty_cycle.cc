@@ -498,15 +498,18 @@ bool ProbeDutyCycle::WaitUntil(uint64_t deadline_ns) {
 
 std::vector<HookDuty> ProbeDutyCycle::Duties(uint64_t now_ns) const {
   std::vector<HookDuty> duties;
-  for (const auto& hook : hooks_) {
-    const LinkStats links = hook->link_stats();
-    duties.push_back(HookDuty{
-        .hook = hook->name(),
-        .attached_ns = hook->AttachedNs(now_ns),
-        .events = hook->Events(),
-        .slots = links.attaches / static_cast<uint64_t>(std::max(1, hook->link_operations() / 2)) +
-                 links.gate_opens,
-        .link_cpu_ns = links.attach_cpu_ns + links.detach_cpu_ns});
+  {
+    // Every hook read in one state: a slot that ended between two reads would give the hook read
+    // earlier a slot the other has not.
+    std::lock_guard<std::mutex> lock(link_mutex_);
+    for (const auto& hook : hooks_) {
+      const LinkStats links = hook->link_stats();
+      duties.push_back(HookDuty{.hook = hook->name(),
+                                .attached_ns = hook->AttachedNs(now_ns),
+                                .events = hook->Events(),
+                                .slots = links.measure_starts,
+                                .link_cpu_ns = links.attach_cpu_ns + links.detach_cpu_ns});
+    }
   }
   std::lock_guard<std::mutex> state(state_mutex_);
   for (size_t i = 0; i < duties.size(); ++i) {

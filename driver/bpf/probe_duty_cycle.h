@@ -56,6 +56,8 @@ class ProbeDutyCycle {
   // not (detached at once). The error names the hook and the handler.
   absl::Status SetPerPacket(bool on);
 
+  // Each hook's measured time as of `now_ns` (CLOCK_MONOTONIC, a moment ago), all read in one
+  // state under the link lock.
   std::vector<HookDuty> Duties(uint64_t now_ns) const;
   ProbeBudgetCounters Budget() const;
   // What the schedule does with `hook` now, e.g. "slotted by the probe budget: attached 4 x 6ms of
@@ -129,7 +131,7 @@ class ProbeDutyCycle {
   std::vector<std::unique_ptr<DutyHook>> hooks_;
 
   // Link changes: the thread and SetPerPacket.
-  std::mutex link_mutex_;
+  mutable std::mutex link_mutex_;
   bool per_packet_ = false;
   // The thread's measurement baselines, per hook.
   std::vector<HookReading> last_reading_;

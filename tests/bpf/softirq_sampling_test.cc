@@ -276,10 +276,17 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
     return static_cast<double>(attached_ns(after.bpf, hook) - attached_ns(before.bpf, hook)) /
            static_cast<double>(after.bpf.monotonic_ns - before.bpf.monotonic_ns);
   };
+  const auto mode = [&](const std::string& hook) {
+    for (const driver::HookDuty& duty : after.bpf.hooks) {
+      if (duty.hook == hook) return duty.mode;
+    }
+    return std::string("absent");
+  };
   std::cout << absl::StrFormat(
-      "attached: softirq %.3f, napi %.3f, txshare %.3f of the flood in %d, %d and %d slots\n",
+      "attached: softirq %.3f, napi %.3f, txshare %.3f of the flood in %d, %d and %d slots; "
+      "modes %s, %s, %s\n",
       covered("softirq"), covered("napi"), covered("txshare"), slots("softirq"), slots("napi"),
-      slots("txshare"));
+      slots("txshare"), mode("softirq"), mode("napi"), mode("txshare"));
   EXPECT_LT(covered("txshare"), 0.5);
   EXPECT_GT(covered("txshare"), 0.0);
   // One slot attaches the three in turn and detaches them in reverse, so each slot holds the
