@@ -234,11 +234,13 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
   // again at every slot, after the tool's: our span then holds the tool's exit program (atomic adds
   // to its arrays, 65 ns here by kernel.bpf_stats, plus its dispatch), while the tool's span holds
   // our entry program only for its softirqs in our slots, a few percent of them. So ours reads
-  // higher by about one program per softirq: measured +54 to +94 ns per softirq of 0.55-0.7 us (4 s
-  // floods, 20 slots); the band allows 150 ns per softirq for it on top of the 10%, as for hardirqs
-  // above.
+  // higher by about one program per softirq, and by the error of scaling a few slots' mean to every
+  // softirq. Measured per softirq of 0.55-0.7 us: +54 to +94 ns quiet; +4 to +222 ns over 11 runs
+  // beside a busy loop on the other core (this test alone, `ctest -R NetRx` beside
+  // `while :; do :; done`). The band allows 400 ns per softirq on top of the 10%, about twice the
+  // worst seen, and still fails a slot mean scaled to twice the softirqs it stands for (+600 ns).
   const double tool_total = static_cast<double>(tool_ns->second);
-  const double foreign_program_allowance = 150.0 * static_cast<double>(probe.count);
+  const double foreign_program_allowance = 400.0 * static_cast<double>(probe.count);
   const std::string what =
       absl::StrCat("sent ", result->sent.sent, " datagrams; ", model::SoftirqTimeSource(probe),
                    ", ", probe.timed, " of ", probe.count, " NET_RX softirqs timed; ours ",
