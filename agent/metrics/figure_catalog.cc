@@ -89,11 +89,11 @@ std::vector<Figure> NamedFigures() {
        "irq:irq_handler_entry to irq:irq_handler_exit).",
        {{"irq", LabelBound::kIrqs}, {"cpu", LabelBound::kCpusIfInterruptsPerCpu}}},
       {family::kKnobMode, FigureKind::kGauge, "",
-       "The apply-mode controller's mode of a knob: 1 for the mode it is in (idle, guarding, "
-       "parked, released).",
+       "The apply-mode controller's mode of a knob: 1, labelled with the mode it is in (idle, "
+       "guarding, parked, released); one series per knob and target.",
        {{"knob", LabelBound::kKnobTargets},
         {"target", LabelBound::kFollows},
-        {"mode", LabelBound::kFixedSet, kKnobModes}}},
+        {"mode", LabelBound::kFollows}}},
       {family::kMissedIntervalsTotal, FigureKind::kCounter, "",
        "Sampling deadlines that passed before the loop got to them.",
        {}},

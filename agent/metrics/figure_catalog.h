@@ -65,7 +65,6 @@ inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and 
 inline constexpr size_t kDeviceKnobs = 5;         // coalescing and deferral, per device or queue
 inline constexpr size_t kHostKnobs = 8;           // the net.core and net.ipv4 sysctls tuned
 inline constexpr size_t kKnobs = 14;              // every tuner::Knob
-inline constexpr size_t kKnobModes = 4;           // idle, guarding, parked, released
 inline constexpr size_t kChangeResults = 4;       // applied, kept, rolled_back, failed
 
 // Every row, in name order.

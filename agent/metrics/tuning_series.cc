@@ -85,14 +85,16 @@ void TuningSeries::CountChange(tuner::Knob knob, ChangeResult result) {
 
 void TuningSeries::SetMode(tuner::Knob knob, const std::string& target, tuner::KnobMode now) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (tuner::KnobMode mode : {tuner::KnobMode::kIdle, tuner::KnobMode::kGuarding,
-                               tuner::KnobMode::kParked, tuner::KnobMode::kReleased}) {
-    mode_
-        .Add({{"knob", KnobLabel(knob)},
-              {"target", target},
-              {"mode", std::string(KnobModeName(mode))}})
-        .Set(mode == now ? 1 : 0);
+  const std::string key = absl::StrCat(KnobLabel(knob), "@", target);
+  const auto it = mode_by_key_.find(key);
+  if (it != mode_by_key_.end()) {
+    if (it->second.first == now) return;
+    mode_.Remove(it->second.second);
   }
+  prometheus::Gauge& gauge = mode_.Add(
+      {{"knob", KnobLabel(knob)}, {"target", target}, {"mode", std::string(KnobModeName(now))}});
+  gauge.Set(1);
+  mode_by_key_[key] = {now, &gauge};
 }
 
 }  // namespace nictune::metrics

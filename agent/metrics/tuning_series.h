@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -41,7 +42,9 @@ class TuningSeries {
 
   void CountChange(tuner::Knob knob, ChangeResult result);
 
-  // nictune_knob_mode{knob,target,mode}: 1 for the knob's mode now, 0 for the others.
+  // nictune_knob_mode{knob,target,mode}: one series per knob and target, 1 under the mode it is
+  // in now; the series of its former mode goes (a series per mode would be four per target, the
+  // largest term of a small host's series budget).
   void SetMode(tuner::Knob knob, const std::string& target, tuner::KnobMode mode);
 
  private:
@@ -51,6 +54,7 @@ class TuningSeries {
   prometheus::Family<prometheus::Counter>& changes_;
   prometheus::Family<prometheus::Gauge>& mode_;
   std::map<std::string, prometheus::Gauge*> recommended_by_key_;
+  std::map<std::string, std::pair<tuner::KnobMode, prometheus::Gauge*>> mode_by_key_;
 };
 
 absl::string_view KnobModeName(tuner::KnobMode mode);

@@ -167,7 +167,7 @@ size_t WrittenFormula(const HostShape& s, const SeriesOptions& o) {
   const size_t irq_series = o.interrupts_per_cpu ? s.irqs * s.cpus : s.irqs;
   return 45 * c + 3 * irq_series + 24 * s.devices + 17 * (s.napis + 1) +
          s.drop_reasons * (10 * (s.devices + 2) + 2) + 8 * o.max_sockets + 16 * (s.devices + 1) +
-         30 * (s.devices + s.napis) + 104 + 3 * s.emulated_nics + 188;
+         15 * (s.devices + s.napis) + 80 + 3 * s.emulated_nics + 188;
 }
 
 TEST(FigureCatalogTest, TheBudgetIsTheWrittenFormula) {

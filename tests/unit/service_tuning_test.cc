@@ -21,6 +21,7 @@ namespace {
 using actuate::Outcome;
 using driver::knobs::KnobAddress;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
 const KnobAddress kRxUsecs{tuner::Knob::kRxUsecs, "veth1"};
@@ -154,6 +155,10 @@ TEST_F(TuningTest, RestoreIsNotMistakenForAPersonsChangeAtTheNextWindow) {
   EXPECT_FALSE(actuator_->IsReleased(kRxUsecs));
   EXPECT_THAT(Exposition(),
               HasSubstr("nictune_changes_total{knob=\"rx_usecs\",result=\"rolled_back\"} 1"));
+  // One mode series per knob and target: the one it is in, the guarding series gone.
+  EXPECT_THAT(Exposition(), HasSubstr("nictune_knob_mode{knob=\"rx_usecs\",mode=\"parked\","
+                                      "target=\"veth1\"} 1"));
+  EXPECT_THAT(Exposition(), Not(HasSubstr("mode=\"guarding\"")));
 }
 
 TEST_F(TuningTest, RollbackByChangeIdPutsTheOriginalBack) {
