@@ -53,6 +53,9 @@ inline constexpr char kProcessVirtualMemoryBytes[] = "process_virtual_memory_byt
 inline constexpr char kRecommendations[] = "nictune_recommendations";
 inline constexpr char kRecommendedValue[] = "nictune_recommended_value";
 inline constexpr char kRxTruesizeBytes[] = "nictune_rx_truesize_bytes";
+// History's own: the mean of kRxTruesizeBytes' histogram, which the store keeps instead of its
+// buckets. Every other stored name is a catalog family's.
+inline constexpr char kRxTruesizeMeanBytes[] = "nictune_rx_truesize_mean_bytes";
 inline constexpr char kSampleFailuresTotal[] = "nictune_sample_failures_total";
 inline constexpr char kSamplesTotal[] = "nictune_samples_total";
 inline constexpr char kSamplingDurationSeconds[] = "nictune_sampling_duration_seconds";

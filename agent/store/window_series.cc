@@ -185,7 +185,7 @@ void AddTruesize(const model::Window& window, SeriesBuilder& out) {
     samples += t.samples;
   }
   for (const auto& [device, sums] : bytes_and_samples) {
-    out.Add("nictune_rx_truesize_mean_bytes", {{"device", device}},
+    out.Add(metrics::family::kRxTruesizeMeanBytes, {{"device", device}},
             sums.first / static_cast<double>(sums.second));
   }
 }

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "agent/metrics/family_names.h"
+#include "agent/metrics/figure_catalog.h"
 #include "agent/model/window.h"
 #include "agent/procfs/interrupts.h"
 #include "agent/procfs/softirqs.h"
@@ -227,6 +229,32 @@ TEST_F(StoreWindowSeriesTest, OnlyTheTopSocketsGetSeries) {
   EXPECT_THAT(Value(series, "nictune_socket_rcvqueue_full_total",
                     {{"netns", "7"}, {"port", "5000"}, {"proto", "udp"}, {"socket", "3"}}),
               Optional(DoubleEq(20.0)));
+}
+
+TEST_F(StoreWindowSeriesTest, EveryStoredNameIsACatalogFamilysOrHistorysOwnMean) {
+  absl::StatusOr<model::Window> window = model::ComputeWindow(before_, after_);
+  ASSERT_TRUE(window.ok()) << window.status();
+  model::NapiWindow napi{.napi_id = 8193, .device = "eth0", .polls_per_s = 10, .work_per_s = 40};
+  napi.work_histogram = {1, 2, 3};
+  window->napis = {napi};
+  window->truesize = {{.ifindex = 2, .device = "eth0", .samples = 10, .mean_bytes = 1000}};
+  model::SocketWindow socket;
+  socket.key = {.cookie = 1, .family = 2, .protocol = 17, .local_port = 5000, .netns_inode = 7};
+  socket.rcvqueue_full = 4;
+  socket.peak_fill = 0.5;
+  window->sockets = {socket};
+  std::set<std::string> names;
+  for (const SeriesSample& s : WindowSeries(*window, {})) names.insert(s.name);
+  for (const char* fed : {"nictune_softnet_processed_total", "nictune_napi_polls_total",
+                          metrics::family::kRxTruesizeMeanBytes,
+                          "nictune_socket_rcvqueue_full_total"}) {
+    EXPECT_TRUE(names.contains(fed)) << fed << " not stored";
+  }
+  for (const std::string& name : names) {
+    EXPECT_TRUE(metrics::FindFigure(name) != nullptr ||
+                name == metrics::family::kRxTruesizeMeanBytes)
+        << name << " is stored but is not a family of the figure catalog";
+  }
 }
 
 }  // namespace
