@@ -195,10 +195,13 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
   for (const SocketObservation& s : p.queue.sockets) {
     const double truesize =
         s.truesize_mean_bytes > 0 ? s.truesize_mean_bytes : s.truesize_p99_bytes;
-    if (s.packets == 0 || truesize <= 0) continue;
+    const double own_rate = PerSecond(s.packets, window);
+    // A floor made of drops alone would read a socket that keeps up with a flood as a trickle.
+    const double rate = s.arrivals_measured ? own_rate : std::max(own_rate, p.plan.rx_rate_pps);
+    if (rate <= 0 || truesize <= 0) continue;
     SocketModel m;
     m.socket = &s;
-    m.fill_inputs = {.rate_pps = PerSecond(s.packets, window),
+    m.fill_inputs = {.rate_pps = rate,
                      .truesize_bytes = truesize,
                      .rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes),
                      .drain_gap_s = s.drain_gap_s,
@@ -384,12 +387,16 @@ void WorstSocketFormula(Planning& p) {
   const BurstInputs& bi = plan.worst_burst_inputs;
   const Burst& b = plan.worst_burst;
   absl::StrAppend(&f, absl::StrFormat("C = %.0f B / %.0f B = %.2f packets; T_fill = %.2f / %.0f "
-                                      "pps = %.2f us; u_max = (1 - %.2f) * %.2f us - %.2f us = "
+                                      "pps%s = %.2f us; u_max = (1 - %.2f) * %.2f us - %.2f us = "
                                       "%.2f us",
                                       in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
-                                      r.capacity_packets, in.rate_pps, Us(r.fill_time_s),
-                                      in.margin, Us(r.fill_time_s), Us(in.drain_gap_s),
-                                      Us(r.max_interval_s)));
+                                      r.capacity_packets, in.rate_pps,
+                                      p.worst->socket->arrivals_measured
+                                          ? ""
+                                          : " (the queue's rx rate: the socket's own arrivals "
+                                            "were not counted in this window)",
+                                      Us(r.fill_time_s), in.margin, Us(r.fill_time_s),
+                                      Us(in.drain_gap_s), Us(r.max_interval_s)));
   absl::StrAppend(&f, absl::StrFormat("; per interrupt: usable = (1 - %.2f) * %.2f = %.2f packets "
                                       "at the peak %.0f pps",
                                       in.margin, r.capacity_packets, plan.worst_usable_packets,

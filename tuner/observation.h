@@ -26,6 +26,10 @@ struct CpuSplit {
 struct SocketObservation {
   std::string name;                // e.g. "udp 0.0.0.0:5001 pid 812 (netserver)"
   uint64_t packets = 0;            // arrived for the socket in the window: enqueued + drops
+  // Its enqueues were counted in the window (its probe ran for some of it). When not (the
+  // per-packet probes off, or slotted out of the window), `packets` holds its drops alone, a
+  // floor: the plan takes the queue's rx rate for it, the most that can have arrived.
+  bool arrivals_measured = true;
   double truesize_mean_bytes = 0;  // mean skb->truesize charged per packet
   double truesize_p99_bytes = 0;
   uint64_t rcvbuf_bytes = 0;  // sk_rcvbuf

@@ -115,6 +115,9 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     // the taken packets would read an overflowing socket's rate as its buffer's drain rate.
     const uint64_t enqueued = CountOver(s.enqueues_per_s, window.seconds);
     o.packets = enqueued > UINT64_MAX - o.drops ? UINT64_MAX : enqueued + o.drops;
+    // Coverage 0: no probe counted its enqueues in the window (only the kernel's counters listed
+    // it, or its hook's slots missed the window), so the 0 above is not a count.
+    o.arrivals_measured = s.coverage.share > 0;
     const model::TruesizeWindow* histogram = TruesizeOf(window, device);
     if (s.mean_truesize) {
       o.truesize_mean_bytes = *s.mean_truesize;

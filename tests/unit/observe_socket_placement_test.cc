@@ -114,6 +114,21 @@ TEST(PlaceSocketsTest, DropsAreTheLargerOfItsRcvbuffRecordsAndItsOwnFullQueueCou
   EXPECT_THAT(placement.unplaced, IsEmpty());
 }
 
+TEST(PlaceSocketsTest, ASocketNoProbeCountedInTheWindowHasItsArrivalsUnmeasured) {
+  model::Window window{.seconds = 1};
+  window.sockets = {Socket(1, 7000), Socket(2, 7001)};
+  window.sockets[1].enqueues_per_s = 0;  // its hook was between slots all window
+  window.sockets[1].coverage.share = 0;
+  window.sockets[1].kernel_drops = 17;
+  window.drops = {Drop("SOCKET_RCVBUFF", "eth0", 7000, 1, 3),
+                  Drop("SOCKET_RCVBUFF", "eth0", 7001, 2, 17)};
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
+  ASSERT_EQ(placement.placed.size(), 2u);
+  EXPECT_TRUE(placement.placed[0].socket.arrivals_measured);
+  EXPECT_FALSE(placement.placed[1].socket.arrivals_measured);
+  EXPECT_EQ(placement.placed[1].socket.packets, 17u);  // its drops: a floor, not its arrivals
+}
+
 TEST(PlaceSocketsTest, TheKernelsOwnDropCountWinsOverTheProbesSample) {
   model::Window window{.seconds = 1};
   window.sockets = {Socket(1, 7000)};

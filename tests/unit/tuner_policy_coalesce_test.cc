@@ -466,6 +466,30 @@ TEST(CoalescePolicyTest, DropsAStallExplainsPromiseNoGain) {
   }
 }
 
+// A window of the closed loop at 2884 us whose socket probe's slots missed it: the socket kept up
+// with 14,990 pps but for 34 drops, and those drops are all the window counted of it. Read as its
+// arrivals they are 17 pps, which fills 31.25 packets in 1.8 s and let a longer interval through;
+// as what they are, a floor, the plan takes the queue's rate and fills them in 2085 us.
+TEST(CoalescePolicyTest, ASocketWhoseArrivalsWereNotCountedIsPlannedAtTheQueuesRate) {
+  for (const bool measured : {true, false}) {
+    Observation obs = EmulatedNicWindow(2884, 34, 0);
+    obs.queues[0].rx_packets = 29980;
+    obs.queues[0].interrupts = 694;
+    obs.queues[0].sockets[0].packets = 34;
+    obs.queues[0].sockets[0].arrivals_measured = measured;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    if (measured) {
+      EXPECT_THAT(usecs.formula, HasSubstr("T_fill = 31.25 / 17 pps"));
+    } else {
+      // (1 - 0.05) * 31.25 / 14990 pps = 1980.5 us
+      EXPECT_THAT(usecs.formula, HasSubstr("T_fill = 31.25 / 14990 pps (the queue's rx rate"));
+      EXPECT_LE(usecs.recommended, 1981) << usecs.formula;
+    }
+  }
+}
+
 TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   Observation obs = Seed001();
   obs.queues[0].sockets.clear();
