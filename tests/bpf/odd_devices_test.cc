@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -138,6 +139,24 @@ bool IsEvent(const std::string& line) {
   return absl::StrContains(line, ">control step:") || absl::StrContains(line, ">per-packet probes");
 }
 
+// The agent's socket listens from its start, but the server behind it starts once the probes have
+// loaded: on a loaded VM seconds after the journal is resolved, and a request sent before then
+// waits unread. Liveness is watched from the first answer on, within `timeout`.
+absl::Status WaitUntilServing(const std::string& socket, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::Status last = absl::DeadlineExceededError("no answer yet");
+  while (absl::Now() < deadline) {
+    absl::StatusOr<http::Response> status =
+        http::Call(socket, "GET", "/api/v1/status", "", absl::Seconds(2));
+    if (status.ok() && status->status == 200) return absl::OkStatus();
+    last = status.ok() ? absl::UnavailableError(status->body) : status.status();
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("/api/v1/status not answered within ", absl::FormatDuration(timeout), ": ",
+                   last.ToString()));
+}
+
 // Polls /api/v1/status over the agent's socket every 200 ms for `span`, reading the log between
 // polls; every poll must be answered and sampling must go on across the span. The span starts at
 // the agent's first sample: on a loaded VM that may come a few seconds after the socket answers
@@ -243,6 +262,8 @@ TEST(OddDevicesTest, RenamedAndRemovedDevicesMidApplyNeitherCrashNorFloodNorGetW
   LogWatch log(*agent);
   ASSERT_TRUE(testing_support::WaitForJournalResolution(*agent, absl::Seconds(30)).ok())
       << log.All();
+  const absl::Status serving = WaitUntilServing(socket, absl::Seconds(30));
+  ASSERT_TRUE(serving.ok()) << serving << "\n" << log.All();
   const absl::Time started = absl::Now();
   int polls = 0;
 
