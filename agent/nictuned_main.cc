@@ -138,6 +138,10 @@ ABSL_FLAG(double, tuner_interrupt_cpu_share, nictune::tuner::PolicyConfig{}.inte
 ABSL_FLAG(uint32_t, metrics_top_sockets, 10,
           "Sockets with their own series on /metrics and in the store (the top ones by drops, "
           "then fill). Restart to change.");
+ABSL_FLAG(uint32_t, metrics_drop_series, 64,
+          "(reason, proto, device) series of nictune_skb_drops_total on /metrics and in the "
+          "store at a time; drops of other label sets count in one series labelled overflow. "
+          "Restart to change.");
 ABSL_FLAG(bool, metrics_per_cpu, true,
           "CPU time by mode, softirq counts and time, softnet counters and hard-IRQ time per "
           "CPU on /metrics and in the store (about 45 series a CPU); false sums them over CPUs. "
@@ -242,6 +246,7 @@ absl::StatusOr<store::StoreOptions> StoreOptionsFromFlags(absl::Duration interva
 // (the store's tiers must suit the interval even though a running store keeps its own).
 metrics::SeriesOptions SeriesOptionsFromFlags() {
   return {.max_sockets = absl::GetFlag(FLAGS_metrics_top_sockets),
+          .max_drop_series = absl::GetFlag(FLAGS_metrics_drop_series),
           .interrupts_per_cpu = absl::GetFlag(FLAGS_metrics_interrupts_per_cpu),
           .per_cpu = absl::GetFlag(FLAGS_metrics_per_cpu)};
 }

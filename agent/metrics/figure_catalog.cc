@@ -180,10 +180,13 @@ std::vector<Figure> NamedFigures() {
       {family::kSkbDropsTotal, FigureKind::kCounter, "",
        "Packets freed as drops by kernel drop reason, protocol and device (other_namespaces: every"
        " device of another network namespace; unattributed: drops that found the probe's key map "
-       "full), every namespace's drops (bpf skb:kfree_skb).",
+       "full; overflow: drops whose labels came while --metrics_drop_series sets were in use), "
+       "every namespace's drops (bpf skb:kfree_skb).",
        {{"reason", LabelBound::kDropReasons},
         {"proto", LabelBound::kDropAttributions},
-        {"device", LabelBound::kFollows}}},
+        {"device", LabelBound::kFollows}},
+       {},
+       SeriesCap::kMaxDropSeries},
       {family::kSocketDropsTotal, FigureKind::kCounter, "",
        "Packets the socket dropped since it was created, the kernel's own count (sk_drops over "
        "sock_diag), top sockets only.",

@@ -38,6 +38,13 @@ enum class LabelBound {
   kEmulatedNics,             // --emulated_nic
 };
 
+// A bound on a family's series beside its labels' product: the family has at most the product,
+// and at most the cap.
+enum class SeriesCap {
+  kNone,
+  kMaxDropSeries,  // SeriesOptions::max_drop_series label sets and the overflow series
+};
+
 struct FigureLabel {
   std::string name;
   LabelBound bound = LabelBound::kFollows;
@@ -53,6 +60,7 @@ struct Figure {
   std::string help;
   std::vector<FigureLabel> labels;
   std::vector<double> boundaries;  // a histogram's buckets, without +Inf
+  SeriesCap cap = SeriesCap::kNone;
 };
 
 // Set sizes the code fixes, not the host.

@@ -60,6 +60,9 @@ prometheus::Labels WithCpu(prometheus::Labels labels, int cpu, bool per_cpu) {
 }
 
 prometheus::Labels DropLabels(const model::DropWindow& drop) {
+  if (drop.beyond_series_cap) {
+    return {{"reason", kOverflow}, {"proto", kOverflow}, {"device", kOverflow}};
+  }
   const std::string reason =
       drop.reason_name.empty() ? std::to_string(drop.reason) : drop.reason_name;
   if (drop.map_full) {

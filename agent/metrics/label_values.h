@@ -32,9 +32,12 @@ std::string DeviceCounterMetricName(const std::string& statistic);
 // kOtherNamespacesDevice (two containers' eth0 are not the host's eth0, nor one device), a drop
 // that found the probe's key map full under kUnattributed for both proto and device, and one the
 // kernel counted but the sample did not see under kUnattributed for the device.
+// A drop beyond the drop series cap (drop_series_cap.h) is kOverflow for all three labels: its
+// count stays in the totals, its attribution is not split.
 // Ports and sockets are the top sockets' series (nictune_socket_*).
 inline constexpr char kOtherNamespacesDevice[] = "other_namespaces";
 inline constexpr char kUnattributed[] = "unattributed";
+inline constexpr char kOverflow[] = "overflow";
 prometheus::Labels DropLabels(const model::DropWindow& drop);
 
 // The labels of a NAPI instance's series on /metrics and in history: napi_id and device for the

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/metrics/series_budget.h"
 
+#include <algorithm>
+
 namespace nictune::metrics {
 namespace {
 
@@ -39,6 +41,19 @@ size_t ValuesOf(const FigureLabel& label, const HostShape& shape, const SeriesOp
   return 0;
 }
 
+// The family's series: its labels' product, within its cap.
+size_t SeriesOf(const Figure& figure, const HostShape& shape, const SeriesOptions& options) {
+  size_t series = 1;
+  for (const FigureLabel& label : figure.labels) series *= ValuesOf(label, shape, options);
+  switch (figure.cap) {
+    case SeriesCap::kNone:
+      return series;
+    case SeriesCap::kMaxDropSeries:
+      return std::min(series, options.max_drop_series + 1);  // and the overflow series
+  }
+  return series;
+}
+
 }  // namespace
 
 size_t SeriesBudget::Of(const std::string& sample_name) const {
@@ -53,8 +68,7 @@ SeriesBudget BudgetFor(const HostShape& shape, const SeriesOptions& options) {
     budget.total += series;
   };
   for (const Figure& figure : FigureCatalog()) {
-    size_t series = 1;
-    for (const FigureLabel& label : figure.labels) series *= ValuesOf(label, shape, options);
+    const size_t series = SeriesOf(figure, shape, options);
     if (figure.kind != FigureKind::kHistogram) {
       add(figure.name, series);
       continue;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The series budget (docs/metrics.md "Series budget"): how many series nictuned exports at most,
 // family by family, from the shape of the host alone: each family of the figure catalog
-// (figure_catalog.h) has the product of its labels' bounds. No port, network namespace, socket
-// count beyond the top ones, amount of traffic or uptime enters it: drops are series per reason,
-// protocol and own device; the devices of every other namespace are one device; per-socket
-// series are the top sockets'; per-CPU interrupt series are opt-in. The store keeps the same
-// series.
+// (figure_catalog.h) has the product of its labels' bounds, within its cap. No port, network
+// namespace, socket count beyond the top ones, amount of traffic or uptime enters it: drops are
+// series per reason, protocol and own device, at most --metrics_drop_series of them and one
+// overflow; the devices of every other namespace are one device; per-socket series are the top
+// sockets'; per-CPU interrupt series are opt-in. The store keeps the same series.
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,9 @@ namespace nictune::metrics {
 struct SeriesOptions {
   // Sockets that get their own series: the top ones by drops in the window, then by peak fill.
   size_t max_sockets = 10;
+  // (reason, proto, device) label sets of the drops at a time (drop_series_cap.h); drops of
+  // other sets count in one overflow series.
+  size_t max_drop_series = 64;
   // Interrupt counts and handler time per irq and CPU (irqs x CPUs series: 262,144 for 4096 irq
   // lines on 64 CPUs) instead of per irq, summed over CPUs.
   bool interrupts_per_cpu = false;

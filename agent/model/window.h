@@ -127,6 +127,9 @@ struct DropWindow {
   // Counted by the kernel alone (Udp.RcvbufErrors) in a window whose sample saw none of them:
   // the reason and protocol are known, the device is not.
   bool unseen_by_sample = false;
+  // Its (reason, proto, device) came once the drop series cap was full
+  // (agent/metrics/drop_series_cap.h): /metrics and history count it in the overflow series.
+  bool beyond_series_cap = false;
 };
 
 struct SocketWindow {

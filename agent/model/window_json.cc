@@ -117,6 +117,7 @@ json DropToJson(const DropWindow& d) {
           {"other_namespace", d.other_namespace},
           {"map_full", d.map_full},
           {"unseen_by_sample", d.unseen_by_sample},
+          {"beyond_series_cap", d.beyond_series_cap},
           {"count", d.count},
           {"per_s", d.per_s},
           {"source", "bpf"},

@@ -54,7 +54,8 @@ Sampler::Sampler(SamplerPorts ports, SamplerSettings settings, ServiceState& sta
       settings_(std::move(settings)),
       state_(state),
       exporter_(exporter),
-      health_(health) {}
+      health_(health),
+      drop_series_(settings_.series.max_drop_series) {}
 
 void Sampler::Reconfigure(const SamplerSettings& settings) {
   const bool new_window = settings.window != settings_.window ||
@@ -97,6 +98,7 @@ StepOutcome Sampler::Step(absl::Time now) {
   }
 
   problems_.Clear("sampling");
+  CapDropSeries(*window, now);
   metrics::AgentCost cost{.sampling_seconds = sampling_.last_sampling_seconds};
   if (auto usage = metrics::ReadProcessUsage(); usage.ok()) cost.process = *usage;
   if (ports_.probes != nullptr) cost.probes = ports_.probes->Cost();
@@ -146,6 +148,21 @@ void Sampler::NoteMapPressure(const model::Snapshot& current, absl::Time now) {
     }
     seen = map.no_room;
   }
+}
+
+void Sampler::CapDropSeries(model::Window& window, absl::Time now) {
+  const uint64_t overflow_before = drop_series_.overflow_drops();
+  drop_series_.Apply(window);
+  const uint64_t overflowed = drop_series_.overflow_drops() - overflow_before;
+  if (overflowed == 0) return;
+  problems_.Log(agent::LogLevel::kWarning, "drop series cap",
+                absl::StrCat("drop series cap: all ", drop_series_.admitted(),
+                             " (reason, proto, device) series of nictune_skb_drops_total are in "
+                             "use; ",
+                             overflowed,
+                             " drops of other label sets counted under reason, proto and device "
+                             "\"overflow\" in the last interval (--metrics_drop_series)"),
+                now);
 }
 
 void Sampler::PublishToStore(const model::Window& window, absl::Time now) {

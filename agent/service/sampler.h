@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "agent/metrics/drop_series_cap.h"
 #include "agent/metrics/exporter.h"
 #include "agent/rate_limited_log.h"
 #include "agent/service/health_metrics.h"
@@ -82,6 +83,8 @@ class Sampler {
   void CloseTunerWindow(const model::Snapshot& end, absl::Time now);
   void NoteStore(const absl::Status& status, absl::string_view operation, absl::Time now);
   void NoteMapPressure(const model::Snapshot& current, absl::Time now);
+  // Marks the window's drops beyond the drop series cap, and logs while drops go to overflow.
+  void CapDropSeries(model::Window& window, absl::Time now);
   void PublishHealth();
 
   SamplerPorts ports_;
@@ -100,6 +103,9 @@ class Sampler {
   // each logged once a minute at most, the ones in between only counted.
   agent::RateLimitedLog problems_;
   std::map<std::string, uint64_t> no_room_seen_;  // per BPF map: its no_room at the last reading
+  // The drops' label sets on /metrics and in history alike (--metrics_drop_series, fixed at
+  // start: a lower cap could not take back the series already exported).
+  metrics::DropSeriesCap drop_series_;
 };
 
 }  // namespace nictune::service

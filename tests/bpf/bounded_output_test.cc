@@ -11,6 +11,10 @@
 // full are "unattributed". Both count here. The host's own namespace may drop a few packets of
 // its own meanwhile, which can only land in "unattributed" when the map is full: the bound above
 // allows 0.1% for them, the bound below none.
+//
+// A second agent watches the same flood with room for one drop series (--metrics_drop_series=1):
+// it exports two series of drops at most, and the one it admitted and its overflow series
+// together still count every drop of the flood.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -137,6 +141,24 @@ double DropsOf(const std::vector<ExposedSample>& samples, const std::string& rea
   return total;
 }
 
+// Every nictune_skb_drops_total series the flood's drops can land in under the drop series cap:
+// those DropsOf counts, of both reasons, and the overflow series.
+double CappedDropsOf(const std::vector<ExposedSample>& samples) {
+  double total = DropsOf(samples, "NO_SOCKET") + DropsOf(samples, "SOCKET_RCVBUFF");
+  for (const ExposedSample& s : samples) {
+    if (s.name == "nictune_skb_drops_total" && s.labels.at("device") == "overflow") {
+      total += s.value;
+    }
+  }
+  return total;
+}
+
+size_t SeriesOf(const std::vector<ExposedSample>& samples, const std::string& name) {
+  size_t series = 0;
+  for (const ExposedSample& s : samples) series += s.name == name;
+  return series;
+}
+
 double ValueOf(const std::vector<ExposedSample>& samples, const std::string& name,
                const std::map<std::string, std::string>& labels) {
   for (const ExposedSample& s : samples) {
@@ -198,8 +220,21 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
        "--interval=1s", "--window=2s", "--probe_budget=unlimited"},
       *port, absl::Seconds(60), testing_support::NictunedReady::kFirstSample);
   ASSERT_TRUE(agent.ok()) << agent.status();
+  auto capped_dir = testing_support::TempDir::Create("nictune_bounded_output_capped_");
+  ASSERT_TRUE(capped_dir.ok()) << capped_dir.status();
+  auto capped_port = testing_support::FreeLoopbackPort();
+  ASSERT_TRUE(capped_port.ok()) << capped_port.status();
+  auto capped = testing_support::StartServingNictuned(
+      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe",
+       absl::StrCat("--listen=127.0.0.1:", *capped_port), "--state_dir=" + capped_dir->path(),
+       "--socket=", "--interval=1s", "--window=2s", "--probe_budget=unlimited",
+       "--metrics_drop_series=1"},
+      *capped_port, absl::Seconds(60), testing_support::NictunedReady::kFirstSample);
+  ASSERT_TRUE(capped.ok()) << capped.status();
   auto snapshot = testing_support::NextSnapshot(*port, 0, absl::Seconds(10));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  auto capped_snapshot = testing_support::NextSnapshot(*capped_port, 0, absl::Seconds(10));
+  ASSERT_TRUE(capped_snapshot.ok()) << capped_snapshot.status();
 
   const auto kernel_totals = [&pairs]() -> absl::StatusOr<std::pair<int64_t, int64_t>> {
     std::pair<int64_t, int64_t> totals{0, 0};
@@ -217,6 +252,8 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
   ASSERT_TRUE(kernel_before.ok()) << kernel_before.status();
   absl::StatusOr<std::vector<ExposedSample>> before = Scrape(*port);
   ASSERT_TRUE(before.ok()) << before.status();
+  absl::StatusOr<std::vector<ExposedSample>> capped_before = Scrape(*capped_port);
+  ASSERT_TRUE(capped_before.ok()) << capped_before.status();
 
   std::atomic<uint64_t> sent{0};
   std::vector<absl::Status> statuses(pairs.size());
@@ -239,6 +276,13 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   absl::StatusOr<std::vector<ExposedSample>> after = Scrape(*port);
   ASSERT_TRUE(after.ok()) << after.status();
+  for (int i = 0; i < 3; ++i) {
+    capped_snapshot = testing_support::NextSnapshot(
+        *capped_port, capped_snapshot->value("end_unix_ns", int64_t{0}), absl::Seconds(10));
+    ASSERT_TRUE(capped_snapshot.ok()) << capped_snapshot.status();
+  }
+  absl::StatusOr<std::vector<ExposedSample>> capped_after = Scrape(*capped_port);
+  ASSERT_TRUE(capped_after.ok()) << capped_after.status();
 
   const double no_ports = static_cast<double>(kernel_after->first - kernel_before->first);
   const double rcvbuf = static_cast<double>(kernel_after->second - kernel_before->second);
@@ -275,6 +319,14 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
     EXPECT_LE(series, budget.Of(family)) << family;
   }
   EXPECT_LE(after->size(), budget.total);
+
+  // The capped agent: one admitted set and the overflow series, and every drop in them.
+  const double capped_drops = CappedDropsOf(*capped_after) - CappedDropsOf(*capped_before);
+  std::cout << "--metrics_drop_series=1: " << capped_drops << " drops in "
+            << SeriesOf(*capped_after, "nictune_skb_drops_total") << " series\n";
+  EXPECT_LE(SeriesOf(*capped_after, "nictune_skb_drops_total"), 2u);
+  EXPECT_GE(capped_drops, no_ports + rcvbuf);
+  EXPECT_LE(capped_drops, (no_ports + rcvbuf) * 1.001);
   for (int fd : full_sockets) close(fd);
 }
 
