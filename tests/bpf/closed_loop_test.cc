@@ -164,6 +164,14 @@ absl::StatusOr<std::vector<nlohmann::json>> RxUsecsChanges(uint16_t port) {
   return rows;
 }
 
+// The value a change row wrote; nullopt while the row is pending (its original journaled, the
+// write not yet made: "new_value" is null until then).
+std::optional<int64_t> NewValue(const nlohmann::json& row) {
+  const auto it = row.find("new_value");
+  if (it == row.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
 // A row the controller wrote to undo a change that made things worse (the undone change's row
 // quotes that reason too, after "superseded by change N").
 bool IsRollback(const nlohmann::json& row) {
@@ -446,7 +454,9 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsAndRollsBackARegression) {
   auto changes = RxUsecsChanges(port);
   ASSERT_TRUE(changes.ok()) << changes.status() << "\nagent log:\n" << AgentLog(loop);
   for (const nlohmann::json& row : *changes) {
-    std::cout << "  rx-usecs -> " << row.value("new_value", int64_t{0})
+    const std::optional<int64_t> new_value = NewValue(row);
+    std::cout << "  rx-usecs -> "
+              << (new_value ? absl::StrCat(*new_value) : std::string("(pending)"))
               << " at t=" << RowTime(row) - loop.agent_started << "\n";
   }
   auto recommendations = testing_support::GetJsonLoopback(port, "/api/v1/recommendations");
@@ -458,7 +468,7 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsAndRollsBackARegression) {
       << AgentLog(loop);
   // Towards the fill math: the first step goes down from a start that overflows.
   ASSERT_FALSE(changes->empty());
-  EXPECT_LT(changes->front().value("new_value", int64_t{0}), loop.start_rx_usecs)
+  EXPECT_LT(NewValue(changes->front()).value_or(loop.start_rx_usecs), loop.start_rx_usecs)
       << Describe(*changes);
 
   // Let the controller finish (a change is kept only after its guard window) until it holds one
@@ -509,15 +519,16 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsAndRollsBackARegression) {
     for (const nlohmann::json& row : *journal) {
       bool seen_before = false;
       for (const nlohmann::json& old : *journal_before) seen_before |= old["id"] == row["id"];
-      // The controller's own step, whatever became of it since (a rollback is a row too).
-      if (!seen_before && !IsRollback(row)) change = row;
+      // The controller's own step, once written, whatever became of it since (a rollback is a
+      // row too).
+      if (!seen_before && !IsRollback(row) && NewValue(row).has_value()) change = row;
     }
   }
   ASSERT_TRUE(change.has_value()) << "no change after the rate went up 1.5x; changes:\n"
                                   << Describe(*RxUsecsChanges(port));
   // From the journal's time of the change, not from when this loop saw it.
   const absl::Time changed_at = RowTime(*change);
-  const int64_t changed_to = change->value("new_value", int64_t{0});
+  const int64_t changed_to = *NewValue(*change);
   // The value the change replaced, in the controller's words: a probe upward may still have been
   // in its guard window when the rate went up, and been undone before this change.
   const std::optional<int64_t> before_change = ReplacedValue(*change);
