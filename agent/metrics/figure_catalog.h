@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The figure catalog: every family nictuned exports on /metrics, a row each, with its name, kind,
-// unit, help and labels, and what bounds each label's values. The exporter registers its families
-// from the rows (families.h), the series budget is computed from them (series_budget.h), and
-// tests hold the rows, the live exposition and dashboards/metrics.txt equal. A new figure is its
-// probe or reader, and one row here.
+// unit, help and labels, what bounds each label's values, and where the window JSON has the same
+// figure. The exporter registers its families from the rows (families.h), the series budget is
+// computed from them (series_budget.h), and tests hold the rows, the live exposition,
+// dashboards/metrics.txt and the window JSON equal. A new figure is its probe or reader, and one
+// row here.
 #pragma once
 
 #include <cstddef>
@@ -61,6 +62,11 @@ struct Figure {
   std::vector<FigureLabel> labels;
   std::vector<double> boundaries;  // a histogram's buckets, without +Inf
   SeriesCap cap = SeriesCap::kNone;
+  // Where an interval's window (GET /api/v1/snapshot, agent/model/window_json.cc) carries the
+  // same figure: a JSON Pointer in which `*` stands for any element or key. A counter's is its
+  // rate, count or share over the window; a gauge's its value. Empty: the agent's own, the
+  // tuner's and the actuator's figures, which other endpoints carry.
+  std::string json;
 };
 
 // Set sizes the code fixes, not the host.

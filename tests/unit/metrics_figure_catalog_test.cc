@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@
 #include "absl/strings/strip.h"
 #include "agent/metrics/exporter.h"
 #include "agent/metrics/series_budget.h"
+#include "agent/metrics/protocol_counters.h"
 #include "agent/model/window.h"
+#include "agent/model/window_json.h"
 #include "agent/procfs/interrupts.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/snmp.h"
@@ -26,7 +29,9 @@
 #include "agent/procfs/softnet_stat.h"
 #include "agent/procfs/stat.h"
 #include "gmock/gmock.h"
+#include "driver/link_statistics.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/support/build_paths.h"
 #include "tests/support/metric_families.h"
 
@@ -160,6 +165,83 @@ TEST(FigureCatalogTest, AUnitIsWhatTheNameSays) {
         << figure.name << ": a counter's name ends in _total, and only a counter's";
     EXPECT_EQ(figure.kind == FigureKind::kHistogram, !figure.boundaries.empty()) << figure.name;
   }
+}
+
+// A window in which every part was seen: the recorded host's procfs, every protocol counter and
+// device statistic moving, and the probes' parts, each with one entry.
+model::Window WholeWindow() {
+  model::Snapshot before;
+  before.monotonic_ns = 100 * kSecond;
+  before.unix_ns = 1'700'000'000 * static_cast<int64_t>(kSecond);
+  before.interrupts = *procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
+  before.softirqs = *procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
+  before.softnet = *procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
+  before.stat = *procfs::ParseProcStat(Fixture("stat/x86_64_6.18_2cpu.txt"));
+  procfs::SnmpCounters counters;
+  for (const ProtocolCounterName& counter : kProtocolCounters) {
+    counters[std::string(counter.section)][std::string(counter.name)] = 1;
+  }
+  before.snmp = before.netstat = counters;
+  procfs::NetDevice device{.name = "veth1", .ifindex = 3};
+  for (const std::string_view file : driver::kLinkStatisticNames) device.statistics[std::string(file)] = 1;
+  before.devices = {device};
+  model::Snapshot after = before;
+  after.monotonic_ns += 2 * kSecond;
+  after.unix_ns += 2 * static_cast<int64_t>(kSecond);
+  for (auto& [section, names] : counters) {
+    for (auto& [name, value] : names) value = 3;
+  }
+  after.snmp = after.netstat = counters;
+  for (auto& [file, value] : after.devices->front().statistics) value = 5;
+  absl::StatusOr<model::Window> window = model::ComputeWindow(before, after);
+  EXPECT_TRUE(window.ok()) << window.status();
+  if (!window.ok()) return {};
+  // Identical procfs readings: rates of 0, and parts that only a rise lists are added here.
+  if (window->cpus.empty()) window->cpus.emplace_back();
+  if (window->irqs.empty()) window->irqs.push_back({.irq = 24});
+  model::CpuWindow& cpu = window->cpus.at(0);
+  cpu.split.emplace();
+  cpu.bpf_hardirq_share = cpu.bpf_softirq_share = 0.01;
+  cpu.softnet_processed_per_s = cpu.softnet_dropped_per_s = cpu.time_squeeze_per_s = 1;
+  cpu.backlog_len = 0;
+  cpu.net_rx_softirqs_per_s = 10;
+  window->irqs.at(0).handler_time_share = 0.001;
+  window->napis = {{.napi_id = 8193, .device = "veth1", .work_histogram = {1}}};
+  window->drops = {{.reason_name = "SOCKET_RCVBUFF", .count = 20, .per_s = 10}};
+  window->sockets = {{.mean_truesize = 768, .kernel_drops = 2, .fill = 0.5}};
+  window->truesize = {{.device = "veth1"}};
+  window->emulated_nics = {{.device = "tap0"}};
+  window->probes = {{.hook = "napi"}};
+  window->probe_budget = model::ProbeBudgetWindow{};
+  return *window;
+}
+
+// Steps of a JSON Pointer in which `*` is any element or key: whether a value is there.
+bool Resolves(const nlohmann::json& at, std::span<const std::string> steps) {
+  if (steps.empty()) return !at.is_null();
+  if (steps.front() == "*") {
+    if (!at.is_array() && !at.is_object()) return false;
+    return std::any_of(at.begin(), at.end(),
+                       [&](const nlohmann::json& item) { return Resolves(item, steps.subspan(1)); });
+  }
+  if (!at.is_object() || !at.contains(steps.front())) return false;
+  return Resolves(at.at(steps.front()), steps.subspan(1));
+}
+
+TEST(FigureCatalogTest, EachRowsJsonPointerNamesItsFigureInTheWindowJson) {
+  const nlohmann::json window = model::WindowToJson(WholeWindow());
+  size_t rows_with_json = 0;
+  for (const Figure& figure : FigureCatalog()) {
+    if (figure.json.empty()) continue;
+    ++rows_with_json;
+    ASSERT_TRUE(figure.json.starts_with("/")) << figure.name << ": " << figure.json;
+    const std::vector<std::string> steps = absl::StrSplit(figure.json.substr(1), '/');
+    EXPECT_TRUE(Resolves(window, steps)) << figure.name << ": " << figure.json
+                                         << " is not in the window JSON";
+  }
+  // Every procfs, sysfs and probe figure of an interval: the rows without one are the agent's
+  // own, the tuner's, the actuator's and the probes' lifetime figures.
+  EXPECT_GE(rows_with_json, 80u);
 }
 
 // docs/metrics.md "Series budget", term by term.
