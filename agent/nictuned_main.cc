@@ -26,6 +26,7 @@
 #include "agent/actuate/boot_id.h"
 #include "agent/build_info.h"
 #include "agent/check/held_capabilities.h"
+#include "agent/check/knob_reach.h"
 #include "agent/check/support_report.h"
 #include "agent/check/tracefs.h"
 #include "agent/check/writable_dir.h"
@@ -76,6 +77,7 @@
 #include "driver/emulated/knob_provider.h"
 #include "driver/errno_text.h"
 #include "driver/knobs/kernel_knob_provider.h"
+#include "driver/knobs/knob_target.h"
 #include "driver/link_statistics.h"
 #include "driver/probe_source.h"
 #include "driver/socket_memory.h"
@@ -722,6 +724,20 @@ void LogStarted(const service::SamplerSettings& settings, const Held& held, bool
       held.store ? absl::StrCat(", store ", held.store->path()) : std::string()));
 }
 
+// --check: the host's knobs and each device's, read, and judged for a write without writing.
+std::vector<check::KnobReach> GatherKnobReach(const collect::CollectorPaths& paths,
+                                              const std::vector<model::DeviceWindow>& devices) {
+  const driver::knobs::KernelPaths kernel{.proc_root = paths.proc, .sys_root = paths.sys};
+  const absl::Status net_admin = check::CheckCapabilityHeld(CAP_NET_ADMIN, "CAP_NET_ADMIN",
+                                                            "device settings cannot be written");
+  std::vector<check::KnobReach> reach{
+      check::CheckKnobReach(kernel, driver::knobs::kHostTarget, "", net_admin)};
+  for (const model::DeviceWindow& device : devices) {
+    reach.push_back(check::CheckKnobReach(kernel, device.name, device.driver, net_admin));
+  }
+  return reach;
+}
+
 // --check: the probes as a start loads them, and one 200 ms window of every source. False when a
 // signal ended the window.
 bool GatherMeasuringFacts(const sigset_t& signals, const collect::CollectorPaths& paths,
@@ -753,6 +769,7 @@ bool GatherMeasuringFacts(const sigset_t& signals, const collect::CollectorPaths
   absl::StatusOr<model::Window> window = model::ComputeWindow(before, collector.Collect());
   if (window.ok()) {
     facts.sources = window->sources;
+    facts.knobs = GatherKnobReach(paths, window->devices);
   } else {
     facts.window = window.status();
   }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -150,8 +151,12 @@ struct SoftirqDutyCounters {
 // attached whole or measuring in slots as the budget allows. Figures a hook counts were seen only
 // while it measured: over a window, the share of the window's time attached_ns grew by is what
 // they cover, and the agent scales them by it.
+// The probe budget's hooks, one per concern of the probes, as HookDuty::hook names them.
+inline constexpr std::string_view kProbeHookNames[] = {
+    "irq", "softirq", "napi", "txshare", "drops", "udp_fail", "sockfill", "truesize"};
+
 struct HookDuty {
-  std::string hook;  // "softirq", "napi", "irq", "drops", "udp_fail", "txshare", ...
+  std::string hook;  // one of kProbeHookNames
   // CLOCK_MONOTONIC time it measured, cumulative: its event handlers attached and, while gated
   // (its handlers attached throughout), its gate open.
   uint64_t attached_ns = 0;

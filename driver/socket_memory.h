@@ -26,6 +26,13 @@ struct SocketMemory {
   uint32_t drops = 0;       // sk_drops since the socket was created (SK_MEMINFO_DROPS)
 };
 
+// A network namespace's /proc/net/snmp as the thread that dumped its sockets read it from inside
+// it: the namespace's own protocol counters (Udp.RcvbufErrors, exact), at one file read more.
+struct NamespaceSnmpText {
+  uint32_t netns_inode = 0;
+  std::string text;
+};
+
 struct SocketCensus {
   // The sockets worth keeping: those that dropped or hold data, the most dropping and fullest
   // first, at most SocketCensusOptions::max_sockets of them.
@@ -34,6 +41,9 @@ struct SocketCensus {
   uint32_t namespaces = 0;         // network namespaces read
   uint32_t namespaces_unread = 0;  // beyond max_namespaces, or whose dump failed
   bool truncated = false;          // some sockets worth keeping were left out
+  // Of each namespace read but the reader's own, whose file the agent reads with the rest of
+  // procfs; a namespace whose file could not be read is left out.
+  std::vector<NamespaceSnmpText> snmp;
 };
 
 struct SocketCensusOptions {

@@ -2,9 +2,11 @@
 #include "agent/check/support_report.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tuner/knob.h"
 
 namespace nictune::check {
 namespace {
@@ -40,6 +42,11 @@ void AddTracefs(const SupportFacts& facts, std::vector<SupportItem>& out) {
   }
 }
 
+std::string ProbeDetail(const driver::ProbeStatus& probe) {
+  return absl::StrCat("attached (", probe.attach_type, ")",
+                      probe.per_packet ? ", runs while sockets are under pressure" : "");
+}
+
 void AddProbes(const SupportFacts& facts, std::vector<SupportItem>& out) {
   if (!facts.probes_unavailable.empty()) {
     out.push_back({Support::kLimited, "BPF probes",
@@ -54,8 +61,9 @@ void AddProbes(const SupportFacts& facts, std::vector<SupportItem>& out) {
   out.push_back({attached == facts.probes.size() ? Support::kOk : Support::kLimited, "BPF probes",
                  absl::StrCat(attached, " of ", facts.probes.size(), " programs attached")});
   for (const driver::ProbeStatus& probe : facts.probes) {
-    if (probe.attached) continue;
-    out.push_back({Support::kLimited, absl::StrCat("BPF ", probe.name), probe.reason});
+    out.push_back({probe.attached ? Support::kOk : Support::kLimited,
+                   absl::StrCat("BPF ", probe.name),
+                   probe.attached ? ProbeDetail(probe) : probe.reason});
   }
 }
 
@@ -75,6 +83,84 @@ void AddSources(const SupportFacts& facts, std::vector<SupportItem>& out) {
   if (!any) {
     out.push_back(
         {Support::kCannot, "sources", "nothing readable: no procfs or sysfs source and no probes"});
+  }
+}
+
+// "read and write: a, b; read only: c (why); not supported: d; unreadable: e (why)", the
+// parts that have knobs in them.
+std::string KnobReachDetail(const KnobReach& reach) {
+  std::vector<std::string> writable, read_only, unsupported, unreadable;
+  std::string read_only_why, unreadable_why;
+  for (const KnobAccessCheck& check : reach.knobs) {
+    const std::string name(tuner::KnobName(check.knob));
+    if (check.read.ok() && check.write.ok()) {
+      writable.push_back(name);
+    } else if (check.read.ok()) {
+      read_only.push_back(name);
+      if (read_only_why.empty()) read_only_why = std::string(check.write.message());
+    } else if (absl::IsUnimplemented(check.read)) {
+      unsupported.push_back(name);
+    } else {
+      unreadable.push_back(name);
+      if (unreadable_why.empty()) unreadable_why = std::string(check.read.message());
+    }
+  }
+  std::vector<std::string> parts;
+  if (!writable.empty()) parts.push_back("read and write: " + absl::StrJoin(writable, ", "));
+  if (!read_only.empty()) {
+    parts.push_back(
+        absl::StrCat("read only: ", absl::StrJoin(read_only, ", "), " (", read_only_why, ")"));
+  }
+  if (!unsupported.empty()) parts.push_back("not supported: " + absl::StrJoin(unsupported, ", "));
+  if (!unreadable.empty()) {
+    parts.push_back(
+        absl::StrCat("unreadable: ", absl::StrJoin(unreadable, ", "), " (", unreadable_why, ")"));
+  }
+  return parts.empty() ? std::string("no knobs to set") : absl::StrJoin(parts, "; ");
+}
+
+// A knob that cannot be read limits what the tuner sees; one that cannot be written limits only
+// apply mode.
+Support KnobReachSupport(const KnobReach& reach, bool apply) {
+  for (const KnobAccessCheck& check : reach.knobs) {
+    if (!check.read.ok() && !absl::IsUnimplemented(check.read)) return Support::kLimited;
+    if (apply && check.read.ok() && !check.write.ok()) return Support::kLimited;
+  }
+  return Support::kOk;
+}
+
+// "knobs on eth0 (virtio_net)", or for devices alike "knobs on veth0, veth1, veth2 and 40 more".
+std::string KnobTargets(const std::vector<const KnobReach*>& reaches) {
+  constexpr size_t kNamed = 3;
+  if (reaches.size() == 1) {
+    const KnobReach& only = *reaches.front();
+    return absl::StrCat("knobs on ", only.target,
+                        only.driver.empty() ? "" : absl::StrCat(" (", only.driver, ")"));
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < reaches.size() && i < kNamed; ++i) names.push_back(reaches[i]->target);
+  return absl::StrCat("knobs on ", absl::StrJoin(names, ", "),
+                      reaches.size() > kNamed
+                          ? absl::StrCat(" and ", reaches.size() - kNamed, " more")
+                          : std::string());
+}
+
+// One line per target, targets alike in one line, so that a host of a thousand veths stays short.
+void AddKnobs(const SupportFacts& facts, std::vector<SupportItem>& out) {
+  std::vector<std::pair<std::pair<Support, std::string>, std::vector<const KnobReach*>>> groups;
+  for (const KnobReach& reach : facts.knobs) {
+    std::pair<Support, std::string> key{KnobReachSupport(reach, facts.apply),
+                                        KnobReachDetail(reach)};
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&key](const auto& g) { return g.first == key; });
+    if (group == groups.end()) {
+      groups.push_back({std::move(key), {}});
+      group = groups.end() - 1;
+    }
+    group->second.push_back(&reach);
+  }
+  for (const auto& [key, reaches] : groups) {
+    out.push_back({key.first, KnobTargets(reaches), key.second});
   }
 }
 
@@ -144,6 +230,7 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
   AddTracefs(facts, out);
   AddProbes(facts, out);
   AddSources(facts, out);
+  AddKnobs(facts, out);
   AddOtherTuners(facts, out);
   AddStateDir(facts, out);
   AddApply(facts, out);

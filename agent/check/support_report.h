@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "agent/check/knob_reach.h"
 #include "agent/model/source.h"
 #include "agent/observe/other_tuners.h"
 #include "driver/probe_source.h"
@@ -41,6 +42,8 @@ struct SupportFacts {
       std::vector<observe::OtherTuner>{};
   // The change journal and the history: a start without them runs on, except in apply mode.
   absl::Status state_dir;
+  // The host's knobs, then each device's (CheckKnobReach).
+  std::vector<KnobReach> knobs;
   bool apply = false;  // --mode=apply: its self-tests below were made
   absl::Status sysctls_writable;
   absl::Status device_knobs_writable;  // CAP_NET_ADMIN, for ethtool's settings

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/procfs/read_file.h"
+#include "agent/procfs/snmp.h"
 #include "driver/kernel_name.h"
 
 namespace nictune::collect {
@@ -192,12 +193,32 @@ std::string SnapshotCollector::OtherNamespacesDevice(
   return "";
 }
 
+namespace {
+
+// Each other namespace's Udp counters, parsed; its text is not kept. A file that does not parse
+// leaves its namespace out, as an unreadable one is.
+void KeepNamespaceUdpCounters(driver::SocketCensus& census, model::Snapshot& s) {
+  for (const driver::NamespaceSnmpText& snmp : census.snmp) {
+    absl::StatusOr<procfs::SnmpCounters> counters =
+        procfs::ParseSnmp(snmp.text, absl::StrCat("netns ", snmp.netns_inode, " net/snmp"));
+    if (!counters.ok()) continue;
+    const auto udp = counters->find("Udp");
+    if (udp == counters->end()) continue;
+    s.netns_snmp[snmp.netns_inode] = procfs::SnmpCounters{{"Udp", udp->second}};
+  }
+  census.snmp.clear();
+}
+
+}  // namespace
+
 void SnapshotCollector::CollectSockets(model::Snapshot& s) {
   SourceState state{.name = "sock_diag", .source = Source::kSockDiag};
   if (absl::StatusOr<driver::SocketCensus> census = sockets_->Read(); census.ok()) {
     state.in_use = true;
-    state.detail = absl::StrCat(census->sockets_seen, " UDP sockets in ", census->namespaces,
-                                " network namespaces");
+    state.detail =
+        absl::StrCat(census->sockets_seen, census->sockets_seen == 1 ? " UDP socket in " : " UDP sockets in ",
+                     census->namespaces,
+                     census->namespaces == 1 ? " network namespace" : " network namespaces");
     if (census->namespaces_unread > 0) {
       absl::StrAppend(&state.detail, ", ", census->namespaces_unread, " not read");
     }
@@ -205,6 +226,7 @@ void SnapshotCollector::CollectSockets(model::Snapshot& s) {
       absl::StrAppend(&state.detail, "; the ", census->sockets.size(),
                       " most dropping and fullest kept");
     }
+    KeepNamespaceUdpCounters(*census, s);
     s.udp_sockets = *std::move(census);
   } else {
     state.detail = std::string(census.status().message());

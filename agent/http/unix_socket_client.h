@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CLI's side of the agent's unix socket (unix_socket_server.h): one request, one response.
+// The CLI's side of the agent's unix socket (listener.h): one request, one response.
 #pragma once
 
 #include <string>

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "driver/probe_source.h"
+
 namespace nictune::metrics {
 
 enum class FigureKind { kCounter, kGauge, kHistogram };
@@ -67,12 +69,16 @@ struct Figure {
   // rate, count or share over the window; a gauge's its value. Empty: the agent's own, the
   // tuner's and the actuator's figures, which other endpoints carry.
   std::string json;
+  // The probe budget's hook whose programs give the figure: its share of the window seen is
+  // nictune_probe_coverage_ratio{hook="..."}, which the help names. Empty for a figure of the
+  // kernel's own counters, whole whatever the budget does.
+  std::string hook;
 };
 
 // Set sizes the code fixes, not the host.
 inline constexpr size_t kSoftirqVectors = 10;     // HI ... RCU
 inline constexpr size_t kDropProtocols = 10;      // ProtocolName's values, "" and "other" included
-inline constexpr size_t kProbeHooks = 8;          // the probe budget's hooks
+inline constexpr size_t kProbeHooks = std::size(driver::kProbeHookNames);
 inline constexpr size_t kBpfMaps = 6;             // the probes' hash maps, with map pressure
 inline constexpr size_t kBpfPrograms = 24;        // handlers of every concern, loaded
 inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and bpf sources

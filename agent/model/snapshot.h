@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct Snapshot {
   std::optional<std::vector<procfs::NetDevice>> devices;
   std::optional<driver::BpfCounters> bpf;
   std::optional<driver::SocketCensus> udp_sockets;  // sock_diag, every namespace
+  // The Udp counters of each other network namespace the census entered, by namespace inode.
+  std::map<uint32_t, procfs::SnmpCounters> netns_snmp;
   std::vector<EmulatedNicReading> emulated_nics;  // those that answered (--emulated_nic)
 
   std::vector<SourceState> sources;

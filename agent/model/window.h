@@ -225,6 +225,9 @@ struct Window {
   // Protocol counters per second, keyed "Section.Name" (e.g. "Udp.RcvbufErrors"), from
   // /proc/net/snmp and /proc/net/netstat; only counters that moved.
   std::map<std::string, double> protocol_per_s;
+  // The same, of each other network namespace whose /proc/net/snmp the socket census read from
+  // inside it (its Udp section only), by namespace inode.
+  std::map<uint32_t, std::map<std::string, double>> netns_protocol_per_s;
   std::vector<ProbeWindow> probes;  // the probe budget's hooks (empty without BPF)
   std::optional<ProbeBudgetWindow> probe_budget;
   std::vector<SourceState> sources;  // of the later snapshot

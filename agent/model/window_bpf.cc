@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Window figures from the BPF probes' cumulative counters.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -316,15 +317,16 @@ void ScaleNapisToDevices(Window& out) {
   }
 }
 
-// UDP receive-buffer drops in this namespace, seen for part of the window, scaled to the
-// kernel's own count (Udp.RcvbufErrors, exact): the sample says how they split between sockets,
-// ports and devices. A count the sample did not see at all is kept as one unattributed drop.
-void ScaleSocketDropsToSnmp(uint32_t own_netns, Window& out) {
-  const auto errors = out.protocol_per_s.find("Udp.RcvbufErrors");
-  const double exact = errors == out.protocol_per_s.end() ? 0 : errors->second * out.seconds;
-  const auto ours = [own_netns](const DropWindow& d) {
+// UDP receive-buffer drops in one namespace, seen for part of the window, scaled to the
+// namespace's own count (Udp.RcvbufErrors, exact): the sample says how they split between
+// sockets, ports and devices. A count the sample did not see at all is kept as one unattributed
+// drop. The probes key the agent's own namespace 0 where they could not tell it. True when a
+// drop was added or scaled.
+bool ScaleNamespaceSocketDrops(uint32_t netns, bool own, double errors_per_s, Window& out) {
+  const double exact = errors_per_s * out.seconds;
+  const auto ours = [netns, own](const DropWindow& d) {
     return d.reason_name == "SOCKET_RCVBUFF" && d.l4_protocol == 17 && d.protocol == 0x0800 &&
-           (d.netns_inode == own_netns || d.netns_inode == 0);
+           (d.netns_inode == netns || (own && d.netns_inode == 0));
   };
   double sampled = 0;
   bool partial = false;
@@ -333,17 +335,17 @@ void ScaleSocketDropsToSnmp(uint32_t own_netns, Window& out) {
     sampled += static_cast<double>(d.count);
     partial |= d.coverage.share < 1;
   }
-  if (!(exact > 0) || (!partial && sampled > 0)) return;
+  if (!(exact > 0) || (!partial && sampled > 0)) return false;
   if (!(sampled > 0)) {
     out.drops.push_back(DropWindow{.reason_name = "SOCKET_RCVBUFF",
                                    .protocol = 0x0800,
                                    .l4_protocol = 17,
                                    .count = static_cast<uint64_t>(std::llround(exact)),
-                                   .per_s = errors->second,
+                                   .per_s = errors_per_s,
                                    .coverage = {.share = 0, .scaled_to = "Udp.RcvbufErrors"},
-                                   .netns_inode = own_netns,
+                                   .netns_inode = netns,
                                    .unseen_by_sample = true});
-    return;
+    return true;
   }
   const double factor = exact / sampled;
   for (DropWindow& d : out.drops) {
@@ -352,6 +354,22 @@ void ScaleSocketDropsToSnmp(uint32_t own_netns, Window& out) {
     d.per_s *= factor;
     d.coverage.scaled_to = "Udp.RcvbufErrors";
   }
+  return true;
+}
+
+// Each namespace's sampled UDP receive-buffer drops scaled to its own Udp.RcvbufErrors: the
+// agent's from its /proc/net/snmp, every other one's as the socket census read it.
+void ScaleSocketDropsToSnmp(uint32_t own_netns, Window& out) {
+  const auto errors_per_s = [](const std::map<std::string, double>& counters) {
+    const auto errors = counters.find("Udp.RcvbufErrors");
+    return errors == counters.end() ? 0.0 : errors->second;
+  };
+  bool changed = ScaleNamespaceSocketDrops(own_netns, true, errors_per_s(out.protocol_per_s), out);
+  for (const auto& [netns, counters] : out.netns_protocol_per_s) {
+    if (netns == own_netns) continue;
+    changed |= ScaleNamespaceSocketDrops(netns, false, errors_per_s(counters), out);
+  }
+  if (!changed) return;
   std::sort(out.drops.begin(), out.drops.end(),
             [](const DropWindow& x, const DropWindow& y) { return x.count > y.count; });
 }

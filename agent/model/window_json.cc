@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/model/window_json.h"
 
+#include <string>
+
 #include "nlohmann/json.hpp"
 
 namespace nictune::model {
@@ -187,6 +189,15 @@ json EmulatedNicToJson(const EmulatedNicWindow& e) {
           {"queues", ArrayOf(e.queues, NicQueueToJson)}};
 }
 
+// The agent's own namespace's counters, and each other one's Udp counters keyed by its inode.
+json ProtocolsToJson(const Window& w) {
+  json by_netns = json::object();
+  for (const auto& [netns, counters] : w.netns_protocol_per_s) {
+    by_netns[std::to_string(netns)] = counters;
+  }
+  return {{"source", "procfs"}, {"counters", w.protocol_per_s}, {"by_netns", by_netns}};
+}
+
 }  // namespace
 
 nlohmann::json WindowToJson(const Window& w) {
@@ -216,7 +227,7 @@ nlohmann::json WindowToJson(const Window& w) {
           {"sockets", ArrayOf(w.sockets, SocketToJson)},
           {"truesize", ArrayOf(w.truesize, TruesizeToJson)},
           {"emulated_nics", ArrayOf(w.emulated_nics, EmulatedNicToJson)},
-          {"protocol_per_s", {{"source", "procfs"}, {"counters", w.protocol_per_s}}},
+          {"protocol_per_s", ProtocolsToJson(w)},
           {"probes", ArrayOf(w.probes, ProbeToJson)},
           {"probe_budget", budget}};
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "agent/model/counter_delta.h"
@@ -139,23 +141,40 @@ bool IsGauge(std::string_view section, std::string_view name) {
          std::end(kGauges);
 }
 
-void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds, Window& out) {
-  const auto add = [&](const std::optional<procfs::SnmpCounters>& a,
-                       const std::optional<procfs::SnmpCounters>& b) {
-    if (!a || !b) return;
-    for (const auto& [section, counters] : *b) {
-      const auto sa = a->find(section);
-      if (sa == a->end()) continue;
-      for (const auto& [name, value] : counters) {
-        const auto ca = sa->second.find(name);
-        if (ca == sa->second.end() || value <= ca->second || IsGauge(section, name)) continue;
-        out.protocol_per_s[section + "." + name] =
-            static_cast<double>(value - ca->second) / seconds;
-      }
+namespace {
+
+// "Section.Name" per second of each counter that moved from `a` to `b`.
+void AddCounterRates(const procfs::SnmpCounters& a, const procfs::SnmpCounters& b, double seconds,
+                     std::map<std::string, double>& into) {
+  for (const auto& [section, counters] : b) {
+    const auto sa = a.find(section);
+    if (sa == a.end()) continue;
+    for (const auto& [name, value] : counters) {
+      const auto ca = sa->second.find(name);
+      if (ca == sa->second.end() || value <= ca->second || IsGauge(section, name)) continue;
+      into[section + "." + name] = static_cast<double>(value - ca->second) / seconds;
     }
-  };
-  add(before.snmp, after.snmp);
-  add(before.netstat, after.netstat);
+  }
+}
+
+}  // namespace
+
+void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds, Window& out) {
+  if (before.snmp && after.snmp) {
+    AddCounterRates(*before.snmp, *after.snmp, seconds, out.protocol_per_s);
+  }
+  if (before.netstat && after.netstat) {
+    AddCounterRates(*before.netstat, *after.netstat, seconds, out.protocol_per_s);
+  }
+  // Another namespace is read in both snapshots or not at all: one that came or went in the
+  // window has no delta to take.
+  for (const auto& [netns, counters] : after.netns_snmp) {
+    const auto earlier = before.netns_snmp.find(netns);
+    if (earlier == before.netns_snmp.end()) continue;
+    std::map<std::string, double> rates;
+    AddCounterRates(earlier->second, counters, seconds, rates);
+    if (!rates.empty()) out.netns_protocol_per_s[netns] = std::move(rates);
+  }
 }
 
 }  // namespace nictune::model::internal

@@ -19,6 +19,13 @@ std::string SocketPressure(const model::Window& window, double fill_pressure) {
       found != window.protocol_per_s.end() && found->second > 0) {
     return absl::StrFormat("%s %.0f/s", kUdpRcvbufErrors, found->second);
   }
+  for (const auto& [netns, counters] : window.netns_protocol_per_s) {
+    if (const auto found = counters.find(kUdpRcvbufErrors);
+        found != counters.end() && found->second > 0) {
+      return absl::StrFormat("%s %.0f/s in network namespace %u", kUdpRcvbufErrors, found->second,
+                             netns);
+    }
+  }
   for (const model::DropWindow& drop : window.drops) {
     if (drop.reason_name == kSocketRcvbuffReason && drop.count > 0) {
       return absl::StrCat(drop.count, " ", kSocketRcvbuffReason, " drops",

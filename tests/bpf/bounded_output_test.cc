@@ -266,21 +266,13 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
   absl::StatusOr<std::pair<int64_t, int64_t>> kernel_after = kernel_totals();
   ASSERT_TRUE(kernel_after.ok()) << kernel_after.status();
   // Two whole intervals after the flood, so that the agent's last window holds all of it.
-  snapshot = testing_support::NextSnapshot(*port, 0, absl::Seconds(10));
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  snapshot = testing_support::NextSnapshot(*port, snapshot->value("end_unix_ns", int64_t{0}),
-                                           absl::Seconds(10));
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  snapshot = testing_support::NextSnapshot(*port, snapshot->value("end_unix_ns", int64_t{0}),
-                                           absl::Seconds(10));
+  snapshot = testing_support::SnapshotAfterIntervals(*port, {}, 3, absl::Seconds(10));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   absl::StatusOr<std::vector<ExposedSample>> after = Scrape(*port);
   ASSERT_TRUE(after.ok()) << after.status();
-  for (int i = 0; i < 3; ++i) {
-    capped_snapshot = testing_support::NextSnapshot(
-        *capped_port, capped_snapshot->value("end_unix_ns", int64_t{0}), absl::Seconds(10));
-    ASSERT_TRUE(capped_snapshot.ok()) << capped_snapshot.status();
-  }
+  capped_snapshot = testing_support::SnapshotAfterIntervals(*capped_port, *capped_snapshot, 3,
+                                                            absl::Seconds(10));
+  ASSERT_TRUE(capped_snapshot.ok()) << capped_snapshot.status();
   absl::StatusOr<std::vector<ExposedSample>> capped_after = Scrape(*capped_port);
   ASSERT_TRUE(capped_after.ok()) << capped_after.status();
 

@@ -107,6 +107,10 @@ TEST_F(NictunedOnceTest, CheckAsRootFindsTheProbesAndEverySourceAndCanApply) {
        {"/proc/interrupts", "/proc/softirqs", "/proc/net/softnet_stat", "/proc/stat"}) {
     EXPECT_THAT(run.out, HasSubstr(std::string("ok      ") + procfs)) << run.out;
   }
+  EXPECT_THAT(run.out, HasSubstr("ok      BPF napi "));
+  EXPECT_THAT(run.out, HasSubstr("attached (")) << "each program says how it is attached";
+  EXPECT_THAT(run.out, HasSubstr("ok      knobs on host"));
+  EXPECT_THAT(run.out, HasSubstr("read and write: netdev_budget"));
   EXPECT_THAT(run.out, HasSubstr("nictuned runs here"));
 
   // Apply mode's self-tests, made without writing anything.
@@ -126,6 +130,8 @@ TEST_F(NictunedOnceTest, CheckUnprivilegedRunsWithLessAndCannotApply) {
   EXPECT_THAT(recommend.out, HasSubstr("limited BPF probes"));
   EXPECT_THAT(recommend.out, HasSubstr("procfs and sysfs only"));
   EXPECT_THAT(recommend.out, HasSubstr("ok      /proc/stat"));
+  // Read, but not written by a user who may not: a limit only in apply mode.
+  EXPECT_THAT(recommend.out, HasSubstr("read only: netdev_budget"));
 
   const Output apply = RunCommand(kUnprivileged + kNictuned +
                                   " --check --mode=apply --state_dir=/var/lib/nictune-check-absent"

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "agent/procfs/snmp.h"
 #include "driver/network_namespaces.h"
 #include "driver/socket_memory.h"
 #include "gtest/gtest.h"
@@ -68,6 +69,23 @@ const driver::SocketMemory* Find(const driver::SocketCensus& census, uint64_t co
   return nullptr;
 }
 
+const driver::NamespaceSnmpText* FindSnmp(const driver::SocketCensus& census, uint32_t netns) {
+  for (const driver::NamespaceSnmpText& snmp : census.snmp) {
+    if (snmp.netns_inode == netns) return &snmp;
+  }
+  return nullptr;
+}
+
+// Udp.RcvbufErrors of a /proc/net/snmp text; -1 when it does not parse or lacks the counter.
+int64_t UdpRcvbufErrors(const std::string& text) {
+  absl::StatusOr<procfs::SnmpCounters> counters = procfs::ParseSnmp(text, "net/snmp");
+  if (!counters.ok()) return -1;
+  const auto udp = counters->find("Udp");
+  if (udp == counters->end()) return -1;
+  const auto errors = udp->second.find("RcvbufErrors");
+  return errors == udp->second.end() ? -1 : errors->second;
+}
+
 TEST(SocketCensus, EveryNamespacesSocketsMatchTheirOwnMemInfo) {
   if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
@@ -95,6 +113,15 @@ TEST(SocketCensus, EveryNamespacesSocketsMatchTheirOwnMemInfo) {
   EXPECT_EQ(socket->local_port, (*receiver)->port());
   EXPECT_EQ(socket->netns_inode, *inode);
   EXPECT_EQ(socket->family, AF_INET);
+
+  // The namespace's own protocol counters, read by the census from inside it, are those a thread
+  // in it reads (nothing was sent in between), and count at least this socket's drops.
+  absl::StatusOr<std::string> inside = (*hosts)->b().ReadProcNet("snmp");
+  ASSERT_TRUE(inside.ok()) << inside.status();
+  const driver::NamespaceSnmpText* snmp = FindSnmp(*read, *inode);
+  ASSERT_NE(snmp, nullptr) << read->snmp.size() << " namespaces' net/snmp read";
+  EXPECT_EQ(UdpRcvbufErrors(snmp->text), UdpRcvbufErrors(*inside));
+  EXPECT_GE(UdpRcvbufErrors(snmp->text), static_cast<int64_t>(memory->drops));
 }
 
 const nlohmann::json* SocketRow(const nlohmann::json& window, uint64_t cookie) {
@@ -115,6 +142,12 @@ TEST(SocketCensus, AWindowOfNictunedCountsTheSocketsDropsAndFillExactly) {
   absl::StatusOr<QueuedMemory> at_start = (*receiver)->ReadMemory();
   ASSERT_TRUE(at_start.ok()) << at_start.status();
 
+  absl::StatusOr<uint32_t> inode =
+      driver::NetworkNamespaceInode("/run/netns/" + (*hosts)->b().name());
+  ASSERT_TRUE(inode.ok()) << inode.status();
+  absl::StatusOr<std::string> snmp_at_start = (*hosts)->b().ReadProcNet("snmp");
+  ASSERT_TRUE(snmp_at_start.ok()) << snmp_at_start.status();
+
   absl::StatusOr<testing_support::BackgroundProgram> agent =
       testing_support::BackgroundProgram::Start(
           {kNictuned, "--once", "--json", "--interval=3s"});
@@ -124,6 +157,8 @@ TEST(SocketCensus, AWindowOfNictunedCountsTheSocketsDropsAndFillExactly) {
   ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 3000).ok());
   absl::StatusOr<QueuedMemory> at_end = (*receiver)->ReadMemory();
   ASSERT_TRUE(at_end.ok()) << at_end.status();
+  absl::StatusOr<std::string> snmp_at_end = (*hosts)->b().ReadProcNet("snmp");
+  ASSERT_TRUE(snmp_at_end.ok()) << snmp_at_end.status();
   absl::StatusOr<testing_support::ProgramOutput> out = agent->Wait(absl::Seconds(20));
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->exit_code, 0) << out->err;
@@ -140,6 +175,27 @@ TEST(SocketCensus, AWindowOfNictunedCountsTheSocketsDropsAndFillExactly) {
                    static_cast<double>(at_end->rmem_alloc) / static_cast<double>(at_end->rcvbuf));
   EXPECT_GT((*row)["peak_fill"].get<double>(), 0.8) << *row;
   EXPECT_NE((*row)["source"].get<std::string>().find("sock_diag"), std::string::npos) << *row;
+
+  // The namespace's Udp.RcvbufErrors over the window is the kernel's own count of its drops:
+  // the window holds the whole second burst and nothing else is sent into the namespace.
+  const int64_t errors = UdpRcvbufErrors(*snmp_at_end) - UdpRcvbufErrors(*snmp_at_start);
+  ASSERT_EQ(errors, static_cast<int64_t>(at_end->drops - at_start->drops));
+  const nlohmann::json& by_netns = window["protocol_per_s"]["by_netns"];
+  const std::string key = std::to_string(*inode);
+  ASSERT_TRUE(by_netns.contains(key)) << by_netns.dump();
+  EXPECT_NEAR(by_netns[key]["Udp.RcvbufErrors"].get<double>() * window["seconds"].get<double>(),
+              static_cast<double>(errors), 0.5)
+      << by_netns.dump();
+  // The probes' SOCKET_RCVBUFF drops of the namespace add up to the same count: scaled to it
+  // where the probes saw part of the window, each row rounded to a whole drop.
+  double drops = 0;
+  size_t rows = 0;
+  for (const nlohmann::json& drop : window["drops"]) {
+    if (drop["reason_name"] != "SOCKET_RCVBUFF" || drop["netns_inode"] != *inode) continue;
+    drops += drop["count"].get<double>();
+    ++rows;
+  }
+  EXPECT_NEAR(drops, static_cast<double>(errors), static_cast<double>(rows)) << window["drops"];
 }
 
 }  // namespace

@@ -39,6 +39,18 @@ absl::StatusOr<nlohmann::json> NextSnapshot(uint16_t port, int64_t after_end_ns,
                                                   absl::FormatDuration(within)));
 }
 
+absl::StatusOr<nlohmann::json> SnapshotAfterIntervals(uint16_t port, const nlohmann::json& from,
+                                                      int intervals, absl::Duration within) {
+  nlohmann::json snapshot = from;
+  for (int i = 0; i < intervals; ++i) {
+    const int64_t end = snapshot.is_object() ? snapshot.value("end_unix_ns", int64_t{0}) : 0;
+    absl::StatusOr<nlohmann::json> next = NextSnapshot(port, end, within);
+    if (!next.ok()) return next.status();
+    snapshot = *std::move(next);
+  }
+  return snapshot;
+}
+
 absl::StatusOr<BackgroundProgram> StartServingNictuned(const std::vector<std::string>& argv,
                                                        uint16_t port, absl::Duration timeout,
                                                        NictunedReady ready) {

@@ -34,4 +34,9 @@ absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string&
 absl::StatusOr<nlohmann::json> NextSnapshot(uint16_t port, int64_t after_end_ns,
                                             absl::Duration within);
 
+// The snapshot `intervals` intervals on from `from` (its end_unix_ns; an empty `from` is any
+// interval), each of them closed within `within` of the one before.
+absl::StatusOr<nlohmann::json> SnapshotAfterIntervals(uint16_t port, const nlohmann::json& from,
+                                                      int intervals, absl::Duration within);
+
 }  // namespace nictune::testing_support

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // `nictuned --check`'s report from the facts a start meets: what works, what works with less and
 // what cannot, with the reason carried through, and the exit code that scripts rely on.
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "agent/check/support_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -140,6 +144,76 @@ TEST(SupportReportTest, NothingToMeasureFromCannotRun) {
   const std::vector<SupportItem> items = SupportReport(facts);
   EXPECT_EQ(Item(items, "sources").support, Support::kCannot);
   EXPECT_THAT(Item(items, "sources").detail, HasSubstr("out of order"));
+}
+
+TEST(SupportReportTest, EachProgramHasALineWithHowItIsAttached) {
+  SupportFacts facts = EverythingWorks();
+  facts.probes.push_back(
+      {.name = "sockfill", .attach_type = "tp_btf", .attached = true, .per_packet = true});
+  const std::vector<SupportItem> items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "BPF napi_poll").detail, "attached (tp_btf)");
+  EXPECT_EQ(Item(items, "BPF irq").detail, "attached (raw_tp)");
+  EXPECT_THAT(Item(items, "BPF sockfill").detail, HasSubstr("under pressure"));
+  EXPECT_EQ(Item(items, "BPF sockfill").support, Support::kOk);
+}
+
+KnobReach Reach(std::string target, std::string driver,
+                std::vector<std::pair<tuner::Knob, absl::Status>> reads,
+                const absl::Status& write = absl::OkStatus()) {
+  KnobReach reach{.target = std::move(target), .driver = std::move(driver), .knobs = {}};
+  for (auto& [knob, read] : reads) {
+    reach.knobs.push_back(
+        {.knob = knob, .read = read, .write = read.ok() ? write : absl::OkStatus()});
+  }
+  return reach;
+}
+
+std::vector<KnobReach> HostAndDevices(const absl::Status& device_write) {
+  const absl::Status ok = absl::OkStatus();
+  const absl::Status none = absl::UnimplementedError("veth has no coalescing");
+  std::vector<KnobReach> out = {
+      Reach("host", "", {{tuner::Knob::kNetdevBudget, ok}, {tuner::Knob::kRmemMax, ok}}),
+      Reach("eth0", "virtio_net",
+            {{tuner::Knob::kRxUsecs, ok}, {tuner::Knob::kGroFlushTimeout, ok}}, device_write)};
+  for (int i = 0; i < 5; ++i) {
+    out.push_back(Reach("veth" + std::to_string(i), "veth",
+                        {{tuner::Knob::kRxUsecs, none}, {tuner::Knob::kGroFlushTimeout, ok}},
+                        device_write));
+  }
+  return out;
+}
+
+TEST(SupportReportTest, KnobsSayWhatIsReadAndWrittenPerTargetWithDevicesAlikeInOneLine) {
+  SupportFacts facts = EverythingWorks();
+  facts.knobs = HostAndDevices(absl::OkStatus());
+  std::vector<SupportItem> items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "knobs on host").detail, "read and write: netdev_budget, rmem_max");
+  EXPECT_EQ(Item(items, "knobs on eth0 (virtio_net)").detail,
+            "read and write: rx_usecs, gro_flush_timeout");
+  const SupportItem veths = Item(items, "knobs on veth0, veth1, veth2 and 2 more");
+  EXPECT_EQ(veths.detail, "read and write: gro_flush_timeout; not supported: rx_usecs");
+  EXPECT_EQ(veths.support, Support::kOk) << "a driver without coalescing is no fault";
+
+  // Without CAP_NET_ADMIN the devices' knobs are read only: a limit in apply mode alone.
+  facts.knobs = HostAndDevices(absl::PermissionDeniedError("CAP_NET_ADMIN not held"));
+  items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "knobs on eth0 (virtio_net)").detail,
+            "read only: rx_usecs, gro_flush_timeout (CAP_NET_ADMIN not held)");
+  EXPECT_EQ(Item(items, "knobs on eth0 (virtio_net)").support, Support::kOk);
+  facts.apply = true;
+  items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "knobs on eth0 (virtio_net)").support, Support::kLimited);
+  EXPECT_EQ(Item(items, "knobs on host").support, Support::kOk);
+
+  // A knob that is there and cannot be read limits what the tuner sees, in any mode.
+  facts.apply = false;
+  facts.knobs = {Reach("host", "",
+                       {{tuner::Knob::kNetdevBudget, absl::DataLossError("netdev_budget: lots")},
+                        {tuner::Knob::kRmemMax, absl::OkStatus()}})};
+  items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "knobs on host").support, Support::kLimited);
+  EXPECT_EQ(Item(items, "knobs on host").detail,
+            "read and write: rmem_max; unreadable: netdev_budget (netdev_budget: lots)");
 }
 
 TEST(SupportReportTest, OtherTunersNotLookedForIsNotNone) {

@@ -47,16 +47,22 @@ std::string Fixture(const std::string& name) {
 
 constexpr uint64_t kSecond = 1'000'000'000;
 
+// The recorded 2-CPU host's procfs at 100 s of uptime, as both tests' earlier snapshot starts.
+model::Snapshot RecordedHostSnapshot() {
+  model::Snapshot snapshot;
+  snapshot.monotonic_ns = 100 * kSecond;
+  snapshot.unix_ns = 1'700'000'000 * static_cast<int64_t>(kSecond);
+  snapshot.interrupts = *procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
+  snapshot.softirqs = *procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
+  snapshot.softnet = *procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
+  snapshot.stat = *procfs::ParseProcStat(Fixture("stat/x86_64_6.18_2cpu.txt"));
+  return snapshot;
+}
+
 // An exporter fed a recorded 2-CPU host's procfs and a window with a flow's NAPI polls, drops
 // and a full socket, so that most families have samples.
 std::string FedExposition() {
-  model::Snapshot before;
-  before.monotonic_ns = 100 * kSecond;
-  before.unix_ns = 1'700'000'000 * static_cast<int64_t>(kSecond);
-  before.interrupts = *procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
-  before.softirqs = *procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
-  before.softnet = *procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
-  before.stat = *procfs::ParseProcStat(Fixture("stat/x86_64_6.18_2cpu.txt"));
+  model::Snapshot before = RecordedHostSnapshot();
   before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 10}, {"InDatagrams", 100}}}};
   model::Snapshot after = before;
   after.monotonic_ns += 2 * kSecond;
@@ -170,13 +176,7 @@ TEST(FigureCatalogTest, AUnitIsWhatTheNameSays) {
 // A window in which every part was seen: the recorded host's procfs, every protocol counter and
 // device statistic moving, and the probes' parts, each with one entry.
 model::Window WholeWindow() {
-  model::Snapshot before;
-  before.monotonic_ns = 100 * kSecond;
-  before.unix_ns = 1'700'000'000 * static_cast<int64_t>(kSecond);
-  before.interrupts = *procfs::ParseInterrupts(Fixture("interrupts/x86_64_6.18_2cpu.txt"));
-  before.softirqs = *procfs::ParseSoftirqs(Fixture("softirqs/x86_64_6.18_2cpu.txt"));
-  before.softnet = *procfs::ParseSoftnetStat(Fixture("softnet_stat/x86_64_6.18_2cpu_15col.txt"));
-  before.stat = *procfs::ParseProcStat(Fixture("stat/x86_64_6.18_2cpu.txt"));
+  model::Snapshot before = RecordedHostSnapshot();
   procfs::SnmpCounters counters;
   for (const ProtocolCounterName& counter : kProtocolCounters) {
     counters[std::string(counter.section)][std::string(counter.name)] = 1;
@@ -226,6 +226,37 @@ bool Resolves(const nlohmann::json& at, std::span<const std::string> steps) {
   }
   if (!at.is_object() || !at.contains(steps.front())) return false;
   return Resolves(at.at(steps.front()), steps.subspan(1));
+}
+
+// A figure the probes give names its hook, and its help the series of that hook's coverage; a
+// figure of the kernel's own counters names none.
+TEST(FigureCatalogTest, EachProbeFigureNamesTheHookWhoseCoverageItHas) {
+  const auto under = [](const Figure& figure, std::initializer_list<std::string_view> prefixes) {
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&](std::string_view prefix) { return figure.json.starts_with(prefix); });
+  };
+  size_t hooked = 0;
+  for (const Figure& figure : FigureCatalog()) {
+    if (under(figure, {"/napis/", "/drops/", "/truesize/", "/irqs/*/handler", "/cpus/*/time_share/",
+                       "/sockets/*/peak_fill", "/sockets/*/mean_truesize"})) {
+      EXPECT_FALSE(figure.hook.empty()) << figure.name << " (" << figure.json << ")";
+    }
+    if (under(figure, {"/protocol_per_s/", "/devices/", "/cpus/*/softnet/", "/cpus/*/softirqs/",
+                       "/cpus/*/split/", "/irqs/*/per_s", "/sockets/*/kernel_drops",
+                       "/sockets/*/rmem_alloc", "/emulated_nics/"})) {
+      EXPECT_TRUE(figure.hook.empty()) << figure.name << " (" << figure.json << ")";
+    }
+    if (figure.hook.empty()) continue;
+    ++hooked;
+    EXPECT_NE(std::find(std::begin(driver::kProbeHookNames), std::end(driver::kProbeHookNames),
+                        figure.hook),
+              std::end(driver::kProbeHookNames))
+        << figure.name << ": " << figure.hook << " is no hook of the probe budget";
+    EXPECT_THAT(figure.help,
+                ::testing::HasSubstr("nictune_probe_coverage_ratio{hook=\"" + figure.hook + "\"}"))
+        << figure.name;
+  }
+  EXPECT_EQ(hooked, 19u) << "every family of the probes but their own bookkeeping";
 }
 
 TEST(FigureCatalogTest, EachRowsJsonPointerNamesItsFigureInTheWindowJson) {

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Windows over probes the probe budget attached for part of the time: counts scaled by the share
-// of the window each hook was attached, a device's NAPI work scaled to its rx_packets, this
-// namespace's UDP receive-buffer drops scaled to Udp.RcvbufErrors (or kept as one unattributed
-// drop when the sample saw none), and every scaled figure saying what it was scaled to.
+// of the window each hook was attached, a device's NAPI work scaled to its rx_packets, each
+// namespace's UDP receive-buffer drops scaled to its own Udp.RcvbufErrors (or kept as one
+// unattributed drop when the sample saw none), and every scaled figure saying what it was
+// scaled to.
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "agent/model/window.h"
+#include "agent/model/window_json.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace nictune::model {
 namespace {
@@ -105,7 +110,7 @@ TEST(ProbeCoverageTest, UdpReceiveBufferDropsAddUpToTheKernelsCountSplitAsSample
       ours += d.count;
       EXPECT_EQ(d.coverage.scaled_to, "Udp.RcvbufErrors");
     } else {
-      // Another namespace's drops: its own counters are not ours to scale to.
+      // Another namespace's drops, whose counters the census did not read: left as sampled.
       EXPECT_EQ(d.count, 50u);
       EXPECT_EQ(d.coverage.scaled_to, "coverage");
     }
@@ -114,6 +119,45 @@ TEST(ProbeCoverageTest, UdpReceiveBufferDropsAddUpToTheKernelsCountSplitAsSample
   ASSERT_GE(w->drops.size(), 2u);
   EXPECT_EQ(w->drops[0].socket_cookie, 77u);
   EXPECT_EQ(w->drops[0].count, 300u);
+}
+
+TEST(ProbeCoverageTest, AnotherNamespacesDropsAreScaledToItsOwnCountersAsTheCensusReadThem) {
+  constexpr uint32_t kOther = 1234;
+  constexpr uint32_t kUnsampled = 5678;
+  auto [before, after] = Readings(kSecond / 10);
+  after.bpf->drops = {SocketDrop(77, 30, kOwnNetns), SocketDrop(79, 5, kOther),
+                      SocketDrop(80, 15, kOther)};
+  before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 100}}}};
+  after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 400}}}};
+  before.netns_snmp[kOther] = {{"Udp", {{"RcvbufErrors", 1000}, {"InDatagrams", 10}}}};
+  after.netns_snmp[kOther] = {{"Udp", {{"RcvbufErrors", 1200}, {"InDatagrams", 10}}}};
+  // A namespace whose drops the sample missed altogether.
+  before.netns_snmp[kUnsampled] = {{"Udp", {{"RcvbufErrors", 0}}}};
+  after.netns_snmp[kUnsampled] = {{"Udp", {{"RcvbufErrors", 9}}}};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->netns_protocol_per_s.size(), 2u);
+  EXPECT_EQ(w->netns_protocol_per_s.at(kOther),
+            (std::map<std::string, double>{{"Udp.RcvbufErrors", 200}}))
+      << "only the counters that moved";
+  std::map<uint32_t, uint64_t> by_netns;
+  for (const DropWindow& d : w->drops) {
+    by_netns[d.netns_inode] += d.count;
+    EXPECT_EQ(d.coverage.scaled_to, "Udp.RcvbufErrors") << d.netns_inode;
+  }
+  EXPECT_EQ(by_netns,
+            (std::map<uint32_t, uint64_t>{{kOwnNetns, 300}, {kOther, 200}, {kUnsampled, 9}}));
+  for (const DropWindow& d : w->drops) {
+    if (d.socket_cookie == 79) {
+      EXPECT_EQ(d.count, 50u) << "split as sampled, 1:3";
+    }
+    if (d.netns_inode == kUnsampled) {
+      EXPECT_TRUE(d.unseen_by_sample);
+    }
+  }
+  const nlohmann::json json = WindowToJson(*w);
+  EXPECT_EQ(json["protocol_per_s"]["by_netns"]["1234"]["Udp.RcvbufErrors"], 200.0);
+  EXPECT_EQ(json["protocol_per_s"]["by_netns"]["5678"]["Udp.RcvbufErrors"], 9.0);
 }
 
 TEST(ProbeCoverageTest, DropsTheSampleMissedAreCountedUnattributed) {
