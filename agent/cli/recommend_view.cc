@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/cli/recommend_view.h"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/cli/json_text.h"
 #include "agent/cli/text_table.h"
+#include "agent/cli/time_text.h"
 
 namespace nictune::cli {
 namespace {
 
 using Json = nlohmann::json;
+
+bool Keeps(const Json& r) {
+  return NumberOrDash(NumberAt(r, "current"), 6) == NumberOrDash(NumberAt(r, "recommended"), 6);
+}
 
 // "50 -> 84 us", "212992 B (keep)"; on/off knobs without their unit.
 std::string Change(const Json& r) {
@@ -20,8 +27,34 @@ std::string Change(const Json& r) {
   std::string unit = TextAt(r, "unit");
   if (unit == "bool") unit.clear();
   const std::string spaced_unit = unit.empty() ? "" : absl::StrCat(" ", unit);
-  return current == recommended ? absl::StrCat(current, spaced_unit, " (keep)")
-                                : absl::StrCat(current, " -> ", recommended, spaced_unit);
+  return Keeps(r) ? absl::StrCat(current, spaced_unit, " (keep)")
+                  : absl::StrCat(current, " -> ", recommended, spaced_unit);
+}
+
+// "keep as they are: adaptive_rx on emu0; rmem_default, rmem_max on host": the knobs whose
+// recommendation is their current value, grouped by target in the agent's order.
+std::string KeptLine(const Json& recommendations) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_target;
+  for (const Json& r : recommendations) {
+    if (!Keeps(r)) continue;
+    const std::string target = TextAt(r, "target");
+    auto it = std::find_if(by_target.begin(), by_target.end(),
+                           [&target](const auto& group) { return group.first == target; });
+    if (it == by_target.end()) it = by_target.insert(by_target.end(), {target, {}});
+    it->second.push_back(TextAt(r, "knob"));
+  }
+  if (by_target.empty()) return "";
+  std::vector<std::string> groups;
+  for (const auto& [target, knobs] : by_target) {
+    groups.push_back(absl::StrCat(absl::StrJoin(knobs, ", "), " on ", target));
+  }
+  return absl::StrCat("keep as they are: ", absl::StrJoin(groups, "; "), "\n");
+}
+
+std::string WindowLine(const Json& window) {
+  return absl::StrCat("window ", AgentTimeText(TextAt(window, "start")), " .. ",
+                      AgentTimeText(TextAt(window, "end")), ", ", TextAt(window, "samples"),
+                      " samples\n");
 }
 
 std::string Inputs(const Json& r) {
@@ -42,9 +75,7 @@ std::string Inputs(const Json& r) {
 std::string RenderRecommendations(const Json& set, bool why, size_t width) {
   std::string out;
   if (set.contains("window") && set["window"].is_object()) {
-    const Json& window = set["window"];
-    absl::StrAppend(&out, "window ", TextAt(window, "start"), " .. ", TextAt(window, "end"), ", ",
-                    TextAt(window, "samples"), " samples\n");
+    absl::StrAppend(&out, WindowLine(set["window"]));
   }
   if (const std::string reason = TextAt(set, "reason"); !reason.empty()) {
     absl::StrAppend(&out, reason, "\n");
@@ -56,18 +87,22 @@ std::string RenderRecommendations(const Json& set, bool why, size_t width) {
     absl::StrAppend(&out, "no recommendations\n");
     return out;
   }
+  // The target names the scope ("host", "eth0", "eth0 rx 0"); --json and --why carry it too.
   TextTable table({{"KNOB"},
-                   {"SCOPE"},
                    {"TARGET"},
-                   {"CURRENT -> RECOMMENDED"},
+                   {"CHANGE"},
                    {"CONFIDENCE", Align::kRight},
-                   {"EXPECTED EFFECT"}});
+                   {"EXPECTED EFFECT"}},
+                  /*key_columns=*/2);
   for (const Json& r : recommendations) {
+    if (Keeps(r)) continue;
     const Json confidence = r.contains("confidence") ? r["confidence"] : Json();
-    table.AddRow({TextAt(r, "knob"), TextAt(r, "scope"), TextAt(r, "target"), Change(r),
+    table.AddRow({TextAt(r, "knob"), TextAt(r, "target"), Change(r),
                   NumberOrDash(NumberAt(confidence, "value"), 2), TextAt(r, "expected_effect")});
   }
-  absl::StrAppend(&out, table.Render(width));
+  absl::StrAppend(&out, table.rows() == 0 ? "no changes: every knob is as recommended\n"
+                                          : table.Render(width),
+                  KeptLine(recommendations));
   if (!why) return out;
   for (const Json& r : recommendations) {
     const Json confidence = r.contains("confidence") ? r["confidence"] : Json();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `nictune recommend`: GET /api/v1/recommendations as current -> recommended per knob and target,
-// with the expected effect and confidence; with why, each formula and its inputs, so a person can
-// check the arithmetic.
+// `nictune recommend`: GET /api/v1/recommendations as a table of the changes (current ->
+// recommended per knob and target, with the confidence and the expected effect) and one line
+// naming the knobs kept as they are, so that what to do stands out; with why, every
+// recommendation's formula and inputs, so a person can check the arithmetic.
 #pragma once
 
 #include <cstddef>

@@ -18,14 +18,6 @@ std::string Seconds(std::optional<double> seconds) {
   return absl::FormatDuration(absl::Trunc(absl::Seconds(*seconds), absl::Milliseconds(1)));
 }
 
-// The agent's RFC 3339 time to the second, as a person reads it; the text as given otherwise.
-std::string Timestamp(const std::string& rfc3339) {
-  absl::Time time;
-  std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full, rfc3339, &time, &error)) return rfc3339;
-  return TimeText(time) + " UTC";
-}
-
 std::string BpfLine(const nlohmann::json& bpf) {
   if (!bpf.is_object()) return "BPF: -\n";
   if (!bpf.value("in_use", false)) {
@@ -51,9 +43,9 @@ std::string BpfLine(const nlohmann::json& bpf) {
 std::string RenderStatus(const nlohmann::json& status, size_t width) {
   std::string out = absl::StrCat(
       "nictuned ", TextAt(status, "version"), ", mode ", TextAt(status, "mode"), ", up ",
-      Seconds(NumberAt(status, "uptime_s")), ", sampling every ",
-      Seconds(NumberAt(status, "interval_s")), ", tuner window ",
-      Seconds(NumberAt(status, "window_s")), ", on exit ", TextAt(status, "on_exit"), "\n");
+      Seconds(NumberAt(status, "uptime_s")), ", on exit ", TextAt(status, "on_exit"),
+      "\nsampling every ", Seconds(NumberAt(status, "interval_s")), ", tuner window ",
+      Seconds(NumberAt(status, "window_s")), "\n");
   if (const std::string note = TextAt(status, "mode_note"); !note.empty()) {
     absl::StrAppend(&out, "note: ", note, "\n");
   }
@@ -61,7 +53,7 @@ std::string RenderStatus(const nlohmann::json& status, size_t width) {
   absl::StrAppend(&out, "sampling: ", TextAt(sampling, "samples"), " samples (",
                   TextAt(sampling, "failed_samples"), " failed), ", TextAt(sampling, "windows"),
                   " windows, missed intervals ", TextAt(sampling, "missed_intervals"),
-                  ", last sample ", Timestamp(TextAt(sampling, "last_sample")), " (took ",
+                  ", last sample ", AgentTimeText(TextAt(sampling, "last_sample")), " (took ",
                   Seconds(NumberAt(sampling, "last_sampling_seconds")), ")\n");
   if (const std::string error = TextAt(sampling, "last_error"); !error.empty()) {
     absl::StrAppend(&out, "sampling last error: ", error, "\n");
@@ -74,7 +66,7 @@ std::string RenderStatus(const nlohmann::json& status, size_t width) {
                     store.value("healthy", false) ? "healthy" : "UNHEALTHY", ", ",
                     TextAt(store, "errors"), " errors\n");
     if (const std::string error = TextAt(store, "last_error"); !error.empty()) {
-      absl::StrAppend(&out, "store last error (", Timestamp(TextAt(store, "last_error_time")),
+      absl::StrAppend(&out, "store last error (", AgentTimeText(TextAt(store, "last_error_time")),
                       "): ", error, "\n");
     }
   }

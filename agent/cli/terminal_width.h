@@ -8,9 +8,10 @@
 
 namespace nictune::cli {
 
-// Stdout's columns when nothing says otherwise and it is not a terminal (a pipe, a file, a log):
-// no limit, so that each row stays one line for grep and awk.
-inline constexpr size_t kOffTerminalWidth = kNoWidthLimit;
+// Stdout's columns when nothing says otherwise and it is not a terminal (a pipe, a file, a log,
+// a mail): the width such text is read at. A script sets COLUMNS wider to keep each row on one
+// line, or reads --json.
+inline constexpr size_t kOffTerminalWidth = 80;
 
 // $COLUMNS when it holds a width (20 to 1000, as shells export it), else the terminal's when
 // `fd` is one, else kOffTerminalWidth.

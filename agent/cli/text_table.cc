@@ -168,7 +168,8 @@ std::vector<size_t> TextTable::NarrowestWidths() const {
   const std::vector<size_t> natural = NaturalWidths();
   std::vector<size_t> narrowest;
   for (size_t i = 0; i < columns_.size(); ++i) {
-    if (columns_[i].align == Align::kLeft) {
+    // A key column (a knob, a device) stays whole: it is what a reader looks for.
+    if (columns_[i].align == Align::kLeft && i >= key_columns_) {
       narrowest.push_back(std::min(natural[i], kNarrowestColumn));
       continue;
     }

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# What `nictune recommend` prints for a loaded host, live (docs/testing.md "The demo"). As root,
+# from the repository:
+#   tools/demo/recommend.sh [BUILD_DIR] [SAVE_JSON]     (default: build, nothing saved)
+# The same loaded host as seeds.sh, in a namespace of its own: nictune-emulated-nic taking
+# RATE pps of 1514-byte frames at an rx-usecs (8000) whose bursts overflow the sink's socket.
+# nictuned runs in recommend mode, so it changes nothing. Once its recommendations name the
+# emulated NIC's rx_usecs, this prints `nictune recommend` at 80 columns; with SAVE_JSON it also
+# writes the answer of GET /api/v1/recommendations there. The README's sample is such a file,
+# tests/unit/fixtures/cli/recommendations_loaded.json, and a unit test holds the README's block
+# to what the CLI renders from it.
+# Bounded: at most about 60 s; everything it starts is stopped on exit, also on Ctrl-C.
+set -euo pipefail
+
+BUILD=${1:-build}
+SAVE_JSON=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+NIC_BIN=$BUILD/driver/emulated/nictune-emulated-nic
+AGENT_BIN=$BUILD/agent/nictuned
+CLI_BIN=$BUILD/agent/nictune
+for bin in "$NIC_BIN" "$AGENT_BIN" "$CLI_BIN"; do
+  [[ -x $bin ]] || { echo "recommend.sh: $bin not built (cmake --build $BUILD --target nictuned nictune nictune-emulated-nic)" >&2; exit 2; }
+done
+[[ $(id -u) == 0 ]] || { echo "recommend.sh: needs root (namespaces, BPF, SCHED_FIFO)" >&2; exit 2; }
+
+RATE=${RATE:-20000}
+FRAME=1514
+PORT=9000
+START_RX_USECS=${START_RX_USECS:-8000}
+CPU=${CPU:-1}
+NETNS=nt-recommend-$$
+CONTROL=/run/nictune-recommend-$$.sock
+STATE=$(mktemp -d /tmp/nictune-recommend-XXXXXX)
+HTTP_PORT=${HTTP_PORT:-19878}
+NIC_PID= SINK_PID= AGENT_PID=
+
+cleanup() {
+  [[ -n $AGENT_PID ]] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
+  [[ -n $SINK_PID ]] && kill -TERM "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null || true
+  [[ -n $NIC_PID ]] && kill -TERM "$NIC_PID" 2>/dev/null && wait "$NIC_PID" 2>/dev/null || true
+  [[ -e /run/netns/$NETNS ]] && ip netns del "$NETNS" 2>/dev/null || true
+  rm -f "$CONTROL"
+  rm -rf "$STATE"
+}
+trap cleanup EXIT INT TERM
+
+"$NIC_BIN" --netns="$NETNS" --control_socket="$CONTROL" --device=emu0 --address=10.78.0.1/24 \
+  --flows="port=$PORT,pps=$RATE,bytes=$FRAME" --rx_usecs="$START_RX_USECS" --ring_size=4096 \
+  --cpu="$CPU" --fifo_priority=10 --duration=60s >"$STATE/nic.out" 2>"$STATE/nic.err" &
+NIC_PID=$!
+for _ in $(seq 100); do grep -q '^ready' "$STATE/nic.out" 2>/dev/null && break; sleep 0.1; done
+grep -q '^ready' "$STATE/nic.out" || { cat "$STATE/nic.err" >&2; exit 1; }
+
+chrt -f 5 taskset -c "$CPU" ip netns exec "$NETNS" python3 "$HERE/udp_sink.py" \
+  --address=10.78.0.1 --port="$PORT" --duration=60 >"$STATE/sink.out" 2>&1 &
+SINK_PID=$!
+
+"$AGENT_BIN" --mode=recommend --emulated_nic="emu0=$CONTROL" --listen="127.0.0.1:$HTTP_PORT" \
+  --state_dir="$STATE/agent" --socket= --interval=1s --window=4s \
+  >"$STATE/agent.out" 2>"$STATE/agent.err" &
+AGENT_PID=$!
+
+URL=http://127.0.0.1:$HTTP_PORT
+# Waits until a window's recommendations name emu0's rx_usecs, then two windows more, so the
+# answer comes from a whole window of traffic.
+python3 - "$URL" <<'EOF' || { tail -5 "$STATE/agent.err" >&2; exit 1; }
+import json, sys, time, urllib.request
+url, seen, deadline = sys.argv[1], 0, time.monotonic() + 45
+while time.monotonic() < deadline:
+    time.sleep(1)
+    try:
+        body = json.load(urllib.request.urlopen(f"{url}/api/v1/recommendations", timeout=5))
+    except OSError:
+        continue
+    if any(r.get("knob") == "rx_usecs" and r.get("target", "").startswith("emu0")
+           for r in body.get("recommendations", [])):
+        seen += 1
+        if seen >= 9:
+            sys.exit(0)
+print("recommend.sh: no rx_usecs recommendation for emu0 within 45 s", file=sys.stderr)
+sys.exit(1)
+EOF
+
+echo "$ nictune recommend"
+COLUMNS=80 "$CLI_BIN" --url="$URL" recommend
+if [[ -n $SAVE_JSON ]]; then
+  python3 - "$URL" "$SAVE_JSON" <<'EOF'
+import json, sys, urllib.request
+body = json.load(urllib.request.urlopen(f"{sys.argv[1]}/api/v1/recommendations", timeout=5))
+with open(sys.argv[2], "w") as out:
+    json.dump(body, out, indent=1, sort_keys=True)
+    out.write("\n")
+EOF
+  echo "(saved GET /api/v1/recommendations to $SAVE_JSON)"
+fi
