@@ -16,7 +16,6 @@ inline constexpr char kBpfProgramRunSecondsTotal[] = "nictune_bpf_program_run_se
 inline constexpr char kBpfProgramRunsTotal[] = "nictune_bpf_program_runs_total";
 inline constexpr char kChangesTotal[] = "nictune_changes_total";
 inline constexpr char kCpuSecondsTotal[] = "nictune_cpu_seconds_total";
-inline constexpr char kCurrentValue[] = "nictune_current_value";
 inline constexpr char kEmulatedNicDeliveredPacketsTotal[] =
     "nictune_emulated_nic_delivered_packets_total";
 inline constexpr char kEmulatedNicInterruptsTotal[] = "nictune_emulated_nic_interrupts_total";
@@ -26,7 +25,15 @@ inline constexpr char kHardirqSecondsTotal[] = "nictune_hardirq_seconds_total";
 inline constexpr char kInterruptsTotal[] = "nictune_interrupts_total";
 inline constexpr char kIrqHandlerCallsTotal[] = "nictune_irq_handler_calls_total";
 inline constexpr char kIrqHandlerSecondsTotal[] = "nictune_irq_handler_seconds_total";
+inline constexpr char kKnobCurrent[] = "nictune_knob_current";
+inline constexpr char kKnobCurrentBytes[] = "nictune_knob_current_bytes";
+inline constexpr char kKnobCurrentPackets[] = "nictune_knob_current_packets";
+inline constexpr char kKnobCurrentSeconds[] = "nictune_knob_current_seconds";
 inline constexpr char kKnobMode[] = "nictune_knob_mode";
+inline constexpr char kKnobRecommended[] = "nictune_knob_recommended";
+inline constexpr char kKnobRecommendedBytes[] = "nictune_knob_recommended_bytes";
+inline constexpr char kKnobRecommendedPackets[] = "nictune_knob_recommended_packets";
+inline constexpr char kKnobRecommendedSeconds[] = "nictune_knob_recommended_seconds";
 inline constexpr char kMissedIntervalsTotal[] = "nictune_missed_intervals_total";
 inline constexpr char kNapiBudgetExhaustedTotal[] = "nictune_napi_budget_exhausted_total";
 inline constexpr char kNapiBudgetPackets[] = "nictune_napi_budget_packets";
@@ -51,7 +58,6 @@ inline constexpr char kProcessResidentMemoryBytes[] = "process_resident_memory_b
 inline constexpr char kProcessStartTimeSeconds[] = "process_start_time_seconds";
 inline constexpr char kProcessVirtualMemoryBytes[] = "process_virtual_memory_bytes";
 inline constexpr char kRecommendations[] = "nictune_recommendations";
-inline constexpr char kRecommendedValue[] = "nictune_recommended_value";
 inline constexpr char kRxTruesizeBytes[] = "nictune_rx_truesize_bytes";
 // History's own: the mean of kRxTruesizeBytes' histogram, which the store keeps instead of its
 // buckets. Every other stored name is a catalog family's.

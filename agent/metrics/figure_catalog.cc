@@ -8,7 +8,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "agent/metrics/family_names.h"
+#include "agent/metrics/knob_value_unit.h"
 #include "agent/metrics/label_values.h"
 #include "agent/metrics/protocol_counters.h"
 #include "agent/metrics/series_shapes.h"
@@ -55,11 +57,6 @@ std::vector<Figure> NamedFigures() {
        {},
        SeriesCap::kNone,
        "/cpus/*/split/*"},
-      {family::kCurrentValue, FigureKind::kGauge, "",
-       "The knob's value as the agent last read it, in its unit.",
-       {{"knob", LabelBound::kKnobTargets},
-        {"target", LabelBound::kFollows},
-        {"unit", LabelBound::kFollows}}},
       {family::kEmulatedNicDeliveredPacketsTotal, FigureKind::kCounter, "packets",
        "Frames an emulated NIC's TAP accepted since its traffic started (emulated NIC counters "
        "over its control socket).",
@@ -215,11 +212,6 @@ std::vector<Figure> NamedFigures() {
       {family::kRecommendations, FigureKind::kGauge, "",
        "Recommendations of the latest tuner window.",
        {}},
-      {family::kRecommendedValue, FigureKind::kGauge, "",
-       "The tuner's recommended value of a knob in the latest window, in its unit.",
-       {{"knob", LabelBound::kKnobTargets},
-        {"target", LabelBound::kFollows},
-        {"unit", LabelBound::kFollows}}},
       {family::kRxTruesizeBytes, FigureKind::kHistogram, "bytes",
        "skb truesize of received packets per device, a sample of one packet in the probe's "
        "sample_every (bpf net:netif_receive_skb).",
@@ -487,8 +479,53 @@ void AddHooks(std::vector<Figure>& figures) {
   }
 }
 
+LabelBound KnobTargetsBound(KnobValueUnit unit) {
+  switch (unit) {
+    case KnobValueUnit::kSeconds:
+      return LabelBound::kKnobTargetsInSeconds;
+    case KnobValueUnit::kBytes:
+      return LabelBound::kKnobTargetsInBytes;
+    case KnobValueUnit::kPackets:
+      return LabelBound::kKnobTargetsInPackets;
+    case KnobValueUnit::kPlain:
+      return LabelBound::kKnobTargetsPlain;
+  }
+  return LabelBound::kKnobTargetsPlain;
+}
+
+// The knobs' current and recommended values, a pair of families per unit; each help names the
+// knobs it holds, in the family's unit.
+void AddKnobValues(std::vector<Figure>& figures) {
+  for (const KnobValueUnit unit : kKnobValueUnits) {
+    std::vector<std::string> knobs;
+    for (const tuner::Knob knob : tuner::kAllKnobs) {
+      if (knob != tuner::Knob::kSoRcvbuf && ValueUnitOf(knob) == unit) {
+        knobs.push_back(std::string(tuner::KnobName(knob)));
+      }
+    }
+    const std::string unit_name(ValueUnitName(unit));
+    const std::string of_knobs =
+        absl::StrCat(" of ", absl::StrJoin(knobs, ", "),
+                     unit_name.empty() ? " (no unit)" : absl::StrCat(", in ", unit_name), ".");
+    const std::vector<FigureLabel> labels = {{"knob", KnobTargetsBound(unit)},
+                                             {"target", LabelBound::kFollows}};
+    figures.push_back({.name = std::string(CurrentFamilyOf(unit)),
+                       .kind = FigureKind::kGauge,
+                       .unit = unit_name,
+                       .help = absl::StrCat("The value as the agent last read it", of_knobs),
+                       .labels = labels});
+    figures.push_back(
+        {.name = std::string(RecommendedFamilyOf(unit)),
+         .kind = FigureKind::kGauge,
+         .unit = unit_name,
+         .help = absl::StrCat("The tuner's recommendation in the latest window", of_knobs),
+         .labels = labels});
+  }
+}
+
 std::vector<Figure> BuildCatalog() {
   std::vector<Figure> figures = NamedFigures();
+  AddKnobValues(figures);
   AddHooks(figures);
   AddProtocolCounters(figures);
   AddDeviceStatistics(figures);

@@ -38,6 +38,12 @@ enum class LabelBound {
   // and those only the kernel counted (label_values.h DropLabels).
   kDropAttributions,
   kKnobTargets,              // a device knob on a device or NAPI instance, or a host knob
+  // Those of the knobs whose value is in seconds, bytes, packets, or has no unit
+  // (knob_value_unit.h).
+  kKnobTargetsInSeconds,
+  kKnobTargetsInBytes,
+  kKnobTargetsInPackets,
+  kKnobTargetsPlain,
   kEmulatedNics,             // --emulated_nic
 };
 
@@ -82,8 +88,6 @@ inline constexpr size_t kProbeHooks = std::size(driver::kProbeHookNames);
 inline constexpr size_t kBpfMaps = 6;             // the probes' hash maps, with map pressure
 inline constexpr size_t kBpfPrograms = 24;        // handlers of every concern, loaded
 inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and bpf sources
-inline constexpr size_t kDeviceKnobs = 5;         // coalescing and deferral, per device or queue
-inline constexpr size_t kHostKnobs = 8;           // the net.core and net.ipv4 sysctls tuned
 inline constexpr size_t kKnobs = 14;              // every tuner::Knob
 inline constexpr size_t kChangeResults = 4;       // applied, kept, rolled_back, failed
 

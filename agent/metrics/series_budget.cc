@@ -2,9 +2,24 @@
 #include "agent/metrics/series_budget.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "agent/metrics/knob_value_unit.h"
+#include "tuner/knob.h"
 
 namespace nictune::metrics {
 namespace {
+
+// The targets of the knobs (of the unit `only`, when given): a device knob on each device and
+// NAPI instance, a host knob once. Socket advice is never exported.
+size_t KnobTargets(const HostShape& shape, std::optional<KnobValueUnit> only) {
+  size_t targets = 0;
+  for (const tuner::Knob knob : tuner::kAllKnobs) {
+    if (knob == tuner::Knob::kSoRcvbuf || (only && ValueUnitOf(knob) != *only)) continue;
+    targets += tuner::ActsOnHost(knob) ? 1 : shape.devices + shape.napis;
+  }
+  return targets;
+}
 
 // How many values a label takes on a host of this shape, given the labels before it.
 size_t ValuesOf(const FigureLabel& label, const HostShape& shape, const SeriesOptions& options) {
@@ -34,7 +49,15 @@ size_t ValuesOf(const FigureLabel& label, const HostShape& shape, const SeriesOp
       // those only the kernel counted.
       return kDropProtocols * (shape.devices + 2) + 2;
     case LabelBound::kKnobTargets:
-      return kDeviceKnobs * (shape.devices + shape.napis) + kHostKnobs;
+      return KnobTargets(shape, std::nullopt);
+    case LabelBound::kKnobTargetsInSeconds:
+      return KnobTargets(shape, KnobValueUnit::kSeconds);
+    case LabelBound::kKnobTargetsInBytes:
+      return KnobTargets(shape, KnobValueUnit::kBytes);
+    case LabelBound::kKnobTargetsInPackets:
+      return KnobTargets(shape, KnobValueUnit::kPackets);
+    case LabelBound::kKnobTargetsPlain:
+      return KnobTargets(shape, KnobValueUnit::kPlain);
     case LabelBound::kEmulatedNics:
       return shape.emulated_nics;
   }

@@ -12,11 +12,12 @@ namespace {
 
 std::string KnobLabel(tuner::Knob knob) { return std::string(tuner::KnobName(knob)); }
 
-// A knob's value series: the knobs' units differ (us, bytes, packets), so each says its own.
 prometheus::Labels ValueLabels(tuner::Knob knob, const std::string& target) {
-  return {{"knob", KnobLabel(knob)},
-          {"target", target},
-          {"unit", std::string(tuner::KnobUnit(knob))}};
+  return {{"knob", KnobLabel(knob)}, {"target", target}};
+}
+
+double InFamilyUnit(tuner::Knob knob, int64_t value) {
+  return static_cast<double>(value) * ValueScaleOf(knob);
 }
 
 }  // namespace
@@ -50,31 +51,37 @@ absl::string_view KnobModeName(tuner::KnobMode mode) {
 }
 
 TuningSeries::TuningSeries(prometheus::Registry& registry)
-    : recommended_(GaugeFamily(registry, metrics::family::kRecommendedValue)),
-      current_(GaugeFamily(registry, metrics::family::kCurrentValue)),
-      changes_(CounterFamily(registry, metrics::family::kChangesTotal)),
-      mode_(GaugeFamily(registry, metrics::family::kKnobMode)) {}
+    : changes_(CounterFamily(registry, metrics::family::kChangesTotal)),
+      mode_(GaugeFamily(registry, metrics::family::kKnobMode)) {
+  for (const KnobValueUnit unit : kKnobValueUnits) {
+    recommended_[unit] = &GaugeFamily(registry, std::string(RecommendedFamilyOf(unit)));
+    current_[unit] = &GaugeFamily(registry, std::string(CurrentFamilyOf(unit)));
+  }
+}
 
 void TuningSeries::SetRecommendations(const std::vector<tuner::Recommendation>& recommendations) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::map<std::string, prometheus::Gauge*> next;
+  std::map<std::string, std::pair<prometheus::Family<prometheus::Gauge>*, prometheus::Gauge*>> next;
   for (const tuner::Recommendation& rec : recommendations) {
     if (rec.scope == tuner::Scope::kSocket) continue;
     const std::string key = absl::StrCat(KnobLabel(rec.knob), "@", rec.target);
-    prometheus::Gauge& gauge = recommended_.Add(ValueLabels(rec.knob, rec.target));
-    gauge.Set(static_cast<double>(rec.recommended));
-    next[key] = &gauge;
-    current_.Add(ValueLabels(rec.knob, rec.target)).Set(static_cast<double>(rec.current));
+    prometheus::Family<prometheus::Gauge>* family = recommended_.at(ValueUnitOf(rec.knob));
+    prometheus::Gauge& gauge = family->Add(ValueLabels(rec.knob, rec.target));
+    gauge.Set(InFamilyUnit(rec.knob, rec.recommended));
+    next[key] = {family, &gauge};
+    current_.at(ValueUnitOf(rec.knob))
+        ->Add(ValueLabels(rec.knob, rec.target))
+        .Set(InFamilyUnit(rec.knob, rec.current));
   }
-  for (const auto& [key, gauge] : recommended_by_key_) {
-    if (next.count(key) == 0) recommended_.Remove(gauge);
+  for (const auto& [key, series] : recommended_by_key_) {
+    if (next.count(key) == 0) series.first->Remove(series.second);
   }
   recommended_by_key_ = std::move(next);
 }
 
 void TuningSeries::SetCurrent(tuner::Knob knob, const std::string& target, int64_t value) {
   std::lock_guard<std::mutex> lock(mutex_);
-  current_.Add(ValueLabels(knob, target)).Set(static_cast<double>(value));
+  current_.at(ValueUnitOf(knob))->Add(ValueLabels(knob, target)).Set(InFamilyUnit(knob, value));
 }
 
 void TuningSeries::CountChange(tuner::Knob knob, ChangeResult result) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tuner's and the actuator's series on /metrics, under the names the dashboards and rules use
-// (dashboards/metrics_planned.txt): what the tuner recommends, what the knob holds, what the
+// (dashboards/metrics.txt): what the tuner recommends, what the knob holds, what the
 // actuator did, and the controller's mode of each knob it has seen.
 #pragma once
 
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "agent/metrics/knob_value_unit.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -32,12 +33,12 @@ class TuningSeries {
   // The families are registered on `registry`, which must outlive this.
   explicit TuningSeries(prometheus::Registry& registry);
 
-  // nictune_recommended_value{knob,target} of the latest window; knobs no longer recommended lose
-  // their series (a stale recommendation would read as a deviation). Socket-scoped advice is left
-  // out: its target is a socket, not a knob the agent reads.
+  // nictune_knob_recommended_<unit>{knob,target} of the latest window (knob_value_unit.h); knobs
+  // no longer recommended lose their series (a stale recommendation would read as a deviation).
+  // Socket-scoped advice is left out: its target is a socket, not a knob the agent reads.
   void SetRecommendations(const std::vector<tuner::Recommendation>& recommendations);
 
-  // nictune_current_value{knob,target}: the value as last read.
+  // nictune_knob_current_<unit>{knob,target}: the value as last read.
   void SetCurrent(tuner::Knob knob, const std::string& target, int64_t value);
 
   void CountChange(tuner::Knob knob, ChangeResult result);
@@ -49,11 +50,13 @@ class TuningSeries {
 
  private:
   std::mutex mutex_;
-  prometheus::Family<prometheus::Gauge>& recommended_;
-  prometheus::Family<prometheus::Gauge>& current_;
+  // By KnobValueUnit.
+  std::map<KnobValueUnit, prometheus::Family<prometheus::Gauge>*> recommended_;
+  std::map<KnobValueUnit, prometheus::Family<prometheus::Gauge>*> current_;
   prometheus::Family<prometheus::Counter>& changes_;
   prometheus::Family<prometheus::Gauge>& mode_;
-  std::map<std::string, prometheus::Gauge*> recommended_by_key_;
+  std::map<std::string, std::pair<prometheus::Family<prometheus::Gauge>*, prometheus::Gauge*>>
+      recommended_by_key_;
   std::map<std::string, std::pair<tuner::KnobMode, prometheus::Gauge*>> mode_by_key_;
 };
 

@@ -94,13 +94,13 @@ TEST_F(TuningTest, RecommendModeNeverWritesAndRefusesApplyNow) {
   EXPECT_TRUE(knobs_->writes().empty());
   EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
   EXPECT_TRUE(AllChanges().empty());
-  // The recommendation is still on /metrics beside the value the knob holds.
+  // The recommendation is still on /metrics beside the value the knob holds, in seconds.
   EXPECT_THAT(Exposition(),
-              HasSubstr("nictune_recommended_value{knob=\"rx_usecs\",target=\"veth1\","
-                        "unit=\"us\"} 64"));
+              HasSubstr("nictune_knob_recommended_seconds{knob=\"rx_usecs\",target=\"veth1\"} "
+                        "6.4e-05\n"));
   EXPECT_THAT(Exposition(),
-              HasSubstr("nictune_current_value{knob=\"rx_usecs\",target=\"veth1\","
-                        "unit=\"us\"} 8"));
+              HasSubstr("nictune_knob_current_seconds{knob=\"rx_usecs\",target=\"veth1\"} "
+                        "8e-06\n"));
 }
 
 TEST_F(TuningTest, ApplyModeStepsTowardTheRecommendationBoundedByTheController) {

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The unit a knob's value has on /metrics. Knobs count microseconds, nanoseconds, bytes, frames
+// and more (tuner::KnobUnit); a family holds one unit, so a knob's current and recommended values
+// go to the family of its unit, in Prometheus' base units: time in seconds.
+#pragma once
+
+#include <string_view>
+
+#include "tuner/knob.h"
+
+namespace nictune::metrics {
+
+enum class KnobValueUnit {
+  kSeconds,  // rx_usecs, netdev_budget_usecs, gro_flush_timeout
+  kBytes,    // rmem_default, rmem_max, udp_rmem_min
+  kPackets,  // rx_frames, netdev_budget, dev_weight
+  kPlain,    // a count of polls, a multiplier, on/off: no unit
+};
+
+inline constexpr KnobValueUnit kKnobValueUnits[] = {
+    KnobValueUnit::kSeconds, KnobValueUnit::kBytes, KnobValueUnit::kPackets,
+    KnobValueUnit::kPlain};
+
+KnobValueUnit ValueUnitOf(tuner::Knob knob);
+
+// What one of the knob's own units is in its family's: 1e-6 for microseconds.
+double ValueScaleOf(tuner::Knob knob);
+
+// nictune_knob_current_seconds, ... nictune_knob_current (plain).
+std::string_view CurrentFamilyOf(KnobValueUnit unit);
+std::string_view RecommendedFamilyOf(KnobValueUnit unit);
+
+// The catalog's unit word, as the family's name ends: "seconds", ...; "" for kPlain.
+std::string_view ValueUnitName(KnobValueUnit unit);
+
+}  // namespace nictune::metrics

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// A knob's current and recommended values go to the families of its unit, in base units, and the
+// unit families together hold as many series as the knob targets (the budget of knob_mode).
+#include "agent/metrics/knob_value_unit.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "agent/metrics/family_names.h"
+#include "agent/metrics/figure_catalog.h"
+#include "agent/metrics/series_budget.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace nictune::metrics {
+namespace {
+
+using tuner::Knob;
+
+TEST(KnobValueUnitTest, TimeIsInSecondsAndEveryFamilyEndsInItsUnit) {
+  EXPECT_EQ(ValueUnitOf(Knob::kRxUsecs), KnobValueUnit::kSeconds);
+  EXPECT_DOUBLE_EQ(ValueScaleOf(Knob::kRxUsecs), 1e-6);
+  EXPECT_EQ(ValueUnitOf(Knob::kGroFlushTimeout), KnobValueUnit::kSeconds);
+  EXPECT_DOUBLE_EQ(ValueScaleOf(Knob::kGroFlushTimeout), 1e-9);
+  EXPECT_EQ(ValueUnitOf(Knob::kRmemMax), KnobValueUnit::kBytes);
+  EXPECT_DOUBLE_EQ(ValueScaleOf(Knob::kRmemMax), 1);
+  EXPECT_EQ(ValueUnitOf(Knob::kRxFrames), KnobValueUnit::kPackets);
+  EXPECT_EQ(ValueUnitOf(Knob::kAdaptiveRx), KnobValueUnit::kPlain);
+  EXPECT_EQ(ValueUnitOf(Knob::kDevWeightRxBias), KnobValueUnit::kPlain);
+  EXPECT_EQ(CurrentFamilyOf(KnobValueUnit::kSeconds), family::kKnobCurrentSeconds);
+  EXPECT_EQ(RecommendedFamilyOf(KnobValueUnit::kPlain), family::kKnobRecommended);
+  for (const KnobValueUnit unit : kKnobValueUnits) {
+    for (const std::string& name :
+         {std::string(CurrentFamilyOf(unit)), std::string(RecommendedFamilyOf(unit))}) {
+      const Figure* figure = FindFigure(name);
+      ASSERT_NE(figure, nullptr) << name;
+      EXPECT_EQ(figure->unit, ValueUnitName(unit)) << name;
+      const std::string unit_name(ValueUnitName(unit));
+      EXPECT_TRUE(unit_name.empty() ? !absl::EndsWith(name, "s")
+                                    : absl::EndsWith(name, "_" + unit_name))
+          << name;
+    }
+  }
+}
+
+TEST(KnobValueUnitTest, EachFamilysHelpNamesItsKnobs) {
+  EXPECT_THAT(FindFigure(family::kKnobCurrentSeconds)->help,
+              ::testing::HasSubstr("rx_usecs, netdev_budget_usecs, gro_flush_timeout, in seconds"));
+  EXPECT_THAT(FindFigure(family::kKnobRecommendedBytes)->help,
+              ::testing::HasSubstr("rmem_default, rmem_max, udp_rmem_min, in bytes"));
+  EXPECT_THAT(FindFigure(family::kKnobCurrent)->help, ::testing::HasSubstr("(no unit)"));
+  for (const KnobValueUnit unit : kKnobValueUnits) {
+    EXPECT_THAT(FindFigure(CurrentFamilyOf(unit))->help,
+                ::testing::Not(::testing::HasSubstr("so_rcvbuf")));
+  }
+}
+
+TEST(KnobValueUnitTest, TheUnitFamiliesTogetherHoldOneSeriesPerKnobTarget) {
+  const HostShape shape{.cpus = 4, .irqs = 10, .devices = 3, .napis = 7, .drop_reasons = 1};
+  const SeriesBudget budget = BudgetFor(shape, SeriesOptions{});
+  size_t current = 0;
+  size_t recommended = 0;
+  for (const KnobValueUnit unit : kKnobValueUnits) {
+    current += budget.Of(std::string(CurrentFamilyOf(unit)));
+    recommended += budget.Of(std::string(RecommendedFamilyOf(unit)));
+  }
+  // Five device knobs on each of 3 devices and 7 NAPI instances, and eight host knobs.
+  EXPECT_EQ(budget.Of(family::kKnobMode), 5u * (3 + 7) + 8);
+  EXPECT_EQ(current, budget.Of(family::kKnobMode));
+  EXPECT_EQ(recommended, budget.Of(family::kKnobMode));
+  // rx_usecs and gro_flush_timeout per device and instance, netdev_budget_usecs once.
+  EXPECT_EQ(budget.Of(family::kKnobCurrentSeconds), 2u * (3 + 7) + 1);
+}
+
+}  // namespace
+}  // namespace nictune::metrics
