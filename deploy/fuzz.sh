@@ -33,7 +33,7 @@ cmake --build "$build_dir" -j2 --target "${targets[@]}" -- -k 0 ||
   echo "fuzz: some targets did not build; the rest run" >&2
 
 # Seeds: the fixtures of the file the target parses (snmp and netstat share one parser); the
-# whatif bodies that once went wrong.
+# whatif bodies that once went wrong; /proc/net/udp and udp6 as a kernel wrote them.
 seed_dirs() {
   case $1 in
     procfs_interrupts_fuzz) echo "$fixtures/interrupts" ;;
@@ -42,6 +42,7 @@ seed_dirs() {
     procfs_snmp_fuzz) echo "$fixtures/snmp $fixtures/netstat" ;;
     procfs_stat_fuzz) echo "$fixtures/stat" ;;
     http_whatif_fuzz) echo "$top/tests/fuzz/seeds/http_whatif" ;;
+    kernel_proc_net_udp_fuzz) echo "$top/tests/fuzz/seeds/proc_net_udp" ;;
     *) ;;
   esac
 }

@@ -215,16 +215,19 @@ void SnapshotCollector::CollectSockets(model::Snapshot& s) {
   SourceState state{.name = "sock_diag", .source = Source::kSockDiag};
   if (absl::StatusOr<driver::SocketCensus> census = sockets_->Read(); census.ok()) {
     state.in_use = true;
-    state.detail =
-        absl::StrCat(census->sockets_seen, census->sockets_seen == 1 ? " UDP socket in " : " UDP sockets in ",
-                     census->namespaces,
-                     census->namespaces == 1 ? " network namespace" : " network namespaces");
+    state.detail = absl::StrCat(
+        census->sockets_seen, census->sockets_seen == 1 ? " UDP socket in " : " UDP sockets in ",
+        census->namespaces, census->namespaces == 1 ? " network namespace" : " network namespaces");
     if (census->namespaces_unread > 0) {
       absl::StrAppend(&state.detail, ", ", census->namespaces_unread, " not read");
     }
     if (census->truncated) {
       absl::StrAppend(&state.detail, "; the ", census->sockets.size(),
                       " most dropping and fullest kept");
+    }
+    if (census->namespaces_by_fallback > 0) {
+      absl::StrAppend(&state.detail, "; ", census->namespaces_by_fallback, " read from ",
+                      census->fallback_note, " (no buffer sizes there)");
     }
     KeepNamespaceUdpCounters(*census, s);
     s.udp_sockets = *std::move(census);

@@ -7,6 +7,9 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -122,6 +125,54 @@ TEST(SocketCensus, EveryNamespacesSocketsMatchTheirOwnMemInfo) {
   ASSERT_NE(snmp, nullptr) << read->snmp.size() << " namespaces' net/snmp read";
   EXPECT_EQ(UdpRcvbufErrors(snmp->text), UdpRcvbufErrors(*inside));
   EXPECT_GE(UdpRcvbufErrors(snmp->text), static_cast<int64_t>(memory->drops));
+}
+
+// A lister that fails everywhere, as sock_diag does on a kernel without udp_diag.
+class RefusingLister : public driver::UdpSocketLister {
+ public:
+  std::string_view name() const override { return "refusing"; }
+  absl::Status List(uint32_t, absl::FunctionRef<void(const driver::SocketMemory&)>) override {
+    return absl::UnavailableError("refused (errno 93)");
+  }
+};
+
+TEST(SocketCensus, WhereTheFirstListerFailsProcNetUdpGivesTheSocketsQueueAndDrops) {
+  if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = NeverReadReceiver(**hosts);
+  ASSERT_TRUE(receiver.ok()) << receiver.status();
+  ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 2000).ok());
+  absl::StatusOr<QueuedMemory> memory = (*receiver)->ReadMemory();
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  ASSERT_GT(memory->drops, 1000u) << "the datagrams did not overflow the socket";
+  absl::StatusOr<uint32_t> inode =
+      driver::NetworkNamespaceInode("/run/netns/" + (*hosts)->b().name());
+  ASSERT_TRUE(inode.ok()) << inode.status();
+
+  std::vector<std::unique_ptr<driver::UdpSocketLister>> listers;
+  listers.push_back(std::make_unique<RefusingLister>());
+  listers.push_back(driver::ProcNetUdpLister());
+  std::unique_ptr<driver::SocketCensusSource> census =
+      driver::OpenSocketCensus({}, "/proc", std::move(listers));
+  absl::StatusOr<driver::SocketCensus> read = census->Read();
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->namespaces_by_fallback, read->namespaces);
+  EXPECT_EQ(read->fallback_note, "/proc/net/udp where refusing failed: refused (errno 93)");
+  const driver::SocketMemory* socket = nullptr;
+  for (const driver::SocketMemory& s : read->sockets) {
+    if (s.netns_inode == *inode && s.local_port == (*receiver)->port()) socket = &s;
+  }
+  ASSERT_NE(socket, nullptr) << read->sockets.size() << " sockets kept of " << read->sockets_seen;
+  // Never read, the socket owes no forward deficit: rx_queue is rmem_alloc exactly.
+  EXPECT_EQ(socket->rmem_alloc, memory->rmem_alloc);
+  EXPECT_EQ(socket->drops, memory->drops);
+  EXPECT_EQ(socket->rcvbuf, 0u);
+  EXPECT_EQ(socket->family, AF_INET);
+  EXPECT_NE(socket->cookie, (*receiver)->socket_cookie());  // the file has no cookie
+
+  // The namespace's own counters come with the fallback too.
+  EXPECT_NE(FindSnmp(*read, *inode), nullptr);
 }
 
 const nlohmann::json* SocketRow(const nlohmann::json& window, uint64_t cookie) {

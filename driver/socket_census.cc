@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// OpenSockDiagCensus (driver/socket_memory.h): at each read, a sock_diag socket opened in each
-// network namespace for its dump and closed after it. A socket kept open would keep its namespace
-// alive after `ip netns del` and the last process in it are gone, with its devices. The list of
+// OpenSocketCensus (driver/socket_memory.h): at each read, each network namespace listed from a
+// thread inside it by the first lister that answers there; the sock_diag lister opens its socket
+// for the dump and closes it after. A socket kept open would keep its namespace alive after
+// `ip netns del` and the last process in it are gone, with its devices. The list of
 // namespaces is looked for again every kRescanInterval, so that one made after the agent started
 // is read from the next rescan on.
 #include <fcntl.h>
@@ -19,7 +20,6 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "driver/file_descriptor.h"
-#include "driver/netlink/sock_diag.h"
 #include "driver/network_namespaces.h"
 #include "driver/socket_memory.h"
 
@@ -57,23 +57,24 @@ bool MoreTelling(const SocketMemory& x, const SocketMemory& y) {
   return x_fill > y_fill;
 }
 
-class SockDiagCensus : public SocketCensusSource {
+class ListedCensus : public SocketCensusSource {
  public:
-  SockDiagCensus(SocketCensusOptions options, std::string proc_root)
-      : options_(options), proc_root_(std::move(proc_root)) {}
+  ListedCensus(SocketCensusOptions options, std::string proc_root,
+               std::vector<std::unique_ptr<UdpSocketLister>> listers)
+      : options_(options), proc_root_(std::move(proc_root)), listers_(std::move(listers)) {}
 
   absl::StatusOr<SocketCensus> Read() override {
     if (absl::Now() >= next_rescan_) Rescan();
     SocketCensus census;
     census.namespaces_unread = beyond_cap_;
-    absl::Status last_error = absl::UnavailableError("sock_diag: no network namespace to read");
+    absl::Status last_error = absl::UnavailableError("socket census: no network namespace to read");
     for (const NetworkNamespaceRef& ns : namespaces_) {
-      absl::Status dumped = DumpNamespace(ns, census);
-      if (dumped.ok()) {
+      absl::Status listed = ListNamespace(ns, census);
+      if (listed.ok()) {
         ++census.namespaces;
       } else {
         ++census.namespaces_unread;
-        last_error = dumped;
+        last_error = listed;
       }
     }
     if (census.namespaces == 0) return last_error;
@@ -82,35 +83,49 @@ class SockDiagCensus : public SocketCensusSource {
   }
 
  private:
-  absl::Status DumpNamespace(const NetworkNamespaceRef& ns, SocketCensus& census) const {
-    absl::Status dumped;
-    const auto dump = [&] {
-      absl::StatusOr<netlink::SockDiagSocket> socket = netlink::SockDiagSocket::Open(ns.inode);
-      if (!socket.ok()) {
-        dumped = socket.status();
-        return;
+  // The namespace's sockets from the first lister that answers, on the calling thread (inside
+  // the namespace). Nothing of a lister that failed is kept.
+  absl::Status ListInside(uint32_t netns_inode, SocketCensus& census) const {
+    absl::Status first_failure;
+    for (const std::unique_ptr<UdpSocketLister>& lister : listers_) {
+      std::vector<SocketMemory> kept;
+      uint64_t seen = 0;
+      const absl::Status listed = lister->List(netns_inode, [&](const SocketMemory& s) {
+        ++seen;
+        if (WorthKeeping(s)) kept.push_back(s);
+      });
+      if (!listed.ok()) {
+        if (first_failure.ok()) first_failure = listed;
+        continue;
       }
-      for (uint8_t family : {uint8_t{AF_INET}, uint8_t{AF_INET6}}) {
-        dumped = socket->DumpUdp(family, [&](const SocketMemory& s) {
-          ++census.sockets_seen;
-          if (WorthKeeping(s)) census.sockets.push_back(s);
-        });
-        if (!dumped.ok()) return;
+      census.sockets_seen += seen;
+      census.sockets.insert(census.sockets.end(), kept.begin(), kept.end());
+      if (lister != listers_.front()) {
+        ++census.namespaces_by_fallback;
+        if (census.fallback_note.empty()) {
+          census.fallback_note = absl::StrCat(std::string(lister->name()), " where ",
+                                              std::string(listers_.front()->name()),
+                                              " failed: ", first_failure.message());
+        }
       }
-    };
+      return absl::OkStatus();
+    }
+    return first_failure.ok() ? absl::FailedPreconditionError("socket census: no lister")
+                              : first_failure;
+  }
+
+  absl::Status ListNamespace(const NetworkNamespaceRef& ns, SocketCensus& census) const {
     // The reader's own namespace needs no thread of its own to enter it: one interval's
     // thread fewer on a host without containers.
-    if (own_inode_.ok() && ns.inode == *own_inode_) {
-      dump();
-      return dumped;
-    }
+    if (own_inode_.ok() && ns.inode == *own_inode_) return ListInside(ns.inode, census);
+    absl::Status listed;
     std::string snmp;
     absl::Status entered = RunInNetworkNamespace(ns.path, [&] {
-      dump();
-      if (dumped.ok()) snmp = ReadOwnSnmp();
+      listed = ListInside(ns.inode, census);
+      if (listed.ok()) snmp = ReadOwnSnmp();
     });
     if (!snmp.empty()) census.snmp.push_back({.netns_inode = ns.inode, .text = std::move(snmp)});
-    return entered.ok() ? dumped : entered;
+    return entered.ok() ? listed : entered;
   }
 
   void Trim(SocketCensus& census) const {
@@ -133,6 +148,7 @@ class SockDiagCensus : public SocketCensusSource {
 
   const SocketCensusOptions options_;
   const std::string proc_root_;
+  const std::vector<std::unique_ptr<UdpSocketLister>> listers_;
   // The namespace of the thread that reads (nictuned's sampling loop), which opened this census.
   const absl::StatusOr<uint32_t> own_inode_ = NetworkNamespaceInode("/proc/thread-self/ns/net");
   absl::Time next_rescan_ = absl::InfinitePast();
@@ -142,9 +158,18 @@ class SockDiagCensus : public SocketCensusSource {
 
 }  // namespace
 
+std::unique_ptr<SocketCensusSource> OpenSocketCensus(
+    const SocketCensusOptions& options, const std::string& proc_root,
+    std::vector<std::unique_ptr<UdpSocketLister>> listers) {
+  return std::make_unique<ListedCensus>(options, proc_root, std::move(listers));
+}
+
 std::unique_ptr<SocketCensusSource> OpenSockDiagCensus(const SocketCensusOptions& options,
                                                        const std::string& proc_root) {
-  return std::make_unique<SockDiagCensus>(options, proc_root);
+  std::vector<std::unique_ptr<UdpSocketLister>> listers;
+  listers.push_back(SockDiagUdpLister());
+  listers.push_back(ProcNetUdpLister());
+  return OpenSocketCensus(options, proc_root, std::move(listers));
 }
 
 }  // namespace nictune::driver
