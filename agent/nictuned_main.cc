@@ -913,6 +913,13 @@ int main(int argc, char** argv) {
       "--flagfile=/etc/nictune/nictuned.flags   flags from a file (SIGHUP re-reads it)");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return "nictuned " + std::string(nictune::agent::Version()) + "\n"; };
+  // --help names each flag's file as the source tree does ("agent/nictuned_main.cc"), not by the
+  // build machine's path.
+  usage.normalize_filename = [](absl::string_view file) {
+    const size_t last = file.rfind('/');
+    const size_t before = last == absl::string_view::npos ? last : file.rfind('/', last - 1);
+    return std::string(before == absl::string_view::npos ? file : file.substr(before + 1));
+  };
   absl::SetFlagsUsageConfig(usage);
   const std::vector<std::string> flagfiles = nictune::service::FlagfilesFromArgs(argc, argv);
   const std::vector<std::string> emulated_nic_args =

@@ -40,7 +40,8 @@ constexpr CommandHelp kCommands[] = {
      "  recommend [--why | --as=ethtool | --as=sysctl | --as=tuned]\n"
      "                               current -> recommended per knob and target; --why: formulas;\n"
      "                               --as: the changes as commands (ethtool -C, sysctl -w, ...),\n"
-     "                               the host sysctls as a sysctl.d file, or a tuned profile\n"},
+     "                               the host sysctls as a sysctl.d file, or a tuned profile;\n"
+     "                               commands last until a reboot, the file and the profile stay\n"},
     {"whatif",
      "  whatif --rate_pps=R --truesize_bytes=T --rcvbuf_bytes=B [--drain_gap_us=G] [--margin=M]\n"
      "         [--rx_usecs=U] [--ring_size=N | --device=D]\n"

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "agent/cli/history_view.h"
 #include "agent/cli/recommend_view.h"
 #include "agent/cli/result_view.h"
@@ -322,6 +323,27 @@ TEST(CliViewsTest, WhatifSeed001ThroughTheRealRoute) {
                                  "drops/s"));
   // The recommendation is what was simulated: one simulation line.
   EXPECT_THAT(out, Not(HasSubstr("simulated the recommendation")));
+}
+
+// The README's what-if sample is the head of what the CLI prints for its command at 80 columns,
+// up to the line "...".
+TEST(CliViewsTest, TheReadmesWhatifSampleIsWhatTheCliRenders) {
+  std::ifstream in(testing_support::SourceDir() + "/README.md");
+  ASSERT_TRUE(in.good());
+  std::stringstream readme;
+  readme << in.rdbuf();
+  const std::string block = BlockAfter(
+      readme.str(),
+      "$ nictune whatif --rate_pps=812744 --truesize_bytes=2994 --rcvbuf_bytes=212992 --margin=0");
+  absl::string_view sample = block;
+  ASSERT_TRUE(absl::ConsumeSuffix(&sample, "...\n")) << block;
+  ASSERT_FALSE(sample.empty());
+  const std::string rendered = WrapLines(
+      WhatifView(R"({"rate_pps": 812744, "truesize_bytes": 2994, "rcvbuf_bytes": 212992,
+                     "margin": 0})"),
+      80);
+  EXPECT_EQ(rendered.substr(0, sample.size()), std::string(sample))
+      << "README.md's what-if sample should begin:\n" << rendered;
 }
 
 TEST(CliViewsTest, WhatifWithNoWorkingIntervalRecommendsABuffer) {

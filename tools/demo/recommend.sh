@@ -62,8 +62,8 @@ SINK_PID=$!
 AGENT_PID=$!
 
 URL=http://127.0.0.1:$HTTP_PORT
-# Waits until a window's recommendations name emu0's rx_usecs, then two windows more, so the
-# answer comes from a whole window of traffic.
+# Asks every second until nine answers have named emu0's rx_usecs: the first window that did and
+# two more (4 s windows), so the answer comes from whole windows of traffic.
 python3 - "$URL" <<'EOF' || { tail -5 "$STATE/agent.err" >&2; exit 1; }
 import json, sys, time, urllib.request
 url, seen, deadline = sys.argv[1], 0, time.monotonic() + 45
