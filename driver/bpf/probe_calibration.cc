@@ -5,6 +5,7 @@
 #include <linux/bpf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,17 @@ HookCost DefaultCost(const HookSpec& spec) {
 namespace {
 constexpr uint64_t kFewestRuns = 1000;
 }  // namespace
+
+bool LoadMovedSinceCalibration(const std::vector<std::optional<double>>& at_calibration,
+                               const std::vector<std::optional<double>>& now) {
+  for (size_t i = 0; i < at_calibration.size() && i < now.size(); ++i) {
+    if (!at_calibration[i] || !now[i]) continue;
+    const double high = std::max(*at_calibration[i], *now[i]);
+    const double low = std::min(*at_calibration[i], *now[i]);
+    if (high >= kRecalibrationMinEventsPerS && low * kRecalibrationRateFactor <= high) return true;
+  }
+  return false;
+}
 
 HookCost Calibrated(const RunStats& before, const RunStats& after, uint64_t events_before,
                     uint64_t events_after, const HookCost& previous) {

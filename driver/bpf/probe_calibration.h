@@ -8,8 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "driver/bpf/duty_hook.h"
 
 namespace nictune::driver::bpf {
@@ -57,6 +60,19 @@ struct HookCost {
     return runs_per_event * (kDispatchFloorNsPerRun + gate_body_ns_per_run);
   }
 };
+
+// A cost measured at one load need not hold at another (the caches, the share of runs that take a
+// program's longer path): a hook whose event rate moved this factor either way since the last
+// calibration, busier than the floor at one end, asks for a calibration now, at most once in the
+// gap.
+inline constexpr double kRecalibrationRateFactor = 4;
+inline constexpr double kRecalibrationMinEventsPerS = 1000;
+inline constexpr absl::Duration kRecalibrationMinGap = absl::Seconds(30);
+
+// Whether some hook's rate (nullopt: not measured) moved by kRecalibrationRateFactor between the
+// rates of the last calibration and those `now`, index by index.
+bool LoadMovedSinceCalibration(const std::vector<std::optional<double>>& at_calibration,
+                               const std::vector<std::optional<double>>& now);
 
 // A hook's cost before any calibration.
 HookCost DefaultCost(const HookSpec& spec);

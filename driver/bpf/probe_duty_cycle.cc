@@ -143,6 +143,7 @@ void ProbeDutyCycle::Run() {
       std::lock_guard<std::mutex> lock(link_mutex_);
       double spent_ns = 0;
       loads = MeasureLocked(period_start, spent_ns);
+      RecalibrateIfLoadMovedLocked(period_start);
       const BudgetOptions budget = PlanningBudgetLocked(period_start, spent_ns);
       plan = PlanProbeBudget(loads, phase(random), budget);
       ApplyWholeLocked(plan);
@@ -378,6 +379,13 @@ bool ProbeDutyCycle::CalibrationDue(uint64_t now_ns) const {
   return options_.budget.cpu_share.has_value() && !stats_ && now_ns >= next_calibration_ns_;
 }
 
+void ProbeDutyCycle::RecalibrateIfLoadMovedLocked(uint64_t now_ns) {
+  if (calibrated_at_ns_ == 0 || now_ns < calibrated_at_ns_ + ToNs(kRecalibrationMinGap)) return;
+  if (LoadMovedSinceCalibration(calibrated_rates_, rates_)) {
+    next_calibration_ns_ = std::min(next_calibration_ns_, now_ns);
+  }
+}
+
 void ProbeDutyCycle::BeginCalibrationLocked() {
   next_calibration_ns_ = MonotonicNs() + ToNs(options_.calibrate_every);
   absl::StatusOr<StatsWindow> stats = StatsWindow::Open();
@@ -410,6 +418,8 @@ void ProbeDutyCycle::EndCalibrationLocked() {
     }
   }
   stats_.reset();
+  calibrated_rates_ = rates_;
+  calibrated_at_ns_ = MonotonicNs();
   std::lock_guard<std::mutex> state(state_mutex_);
   published_costs_ = costs_;
   ++calibrations_;

@@ -5,8 +5,9 @@
 // hooks were given, so that a hook comes after those it needs), open, the slot's length, close,
 // detach the start handlers, the tail, detach the end handlers. While nothing is slotted it
 // measures again sooner (whole_recheck), so that a flood is cut down within a fraction of a
-// second. Every few minutes one slot (or window) runs with the kernel's BPF statistics on, which
-// measures each hook's cost per event on this host (probe_calibration.h).
+// second. Every few minutes, and soon after a hook's rate moved fourfold from the last
+// calibration's, one slot (or window) runs with the kernel's BPF statistics on, which measures
+// each hook's cost per event on this host at the load it has (probe_calibration.h).
 #pragma once
 
 #include <atomic>
@@ -126,6 +127,8 @@ class ProbeDutyCycle {
   void BeginCalibrationLocked();
   void EndCalibrationLocked();
   bool CalibrationDue(uint64_t now_ns) const;
+  // Brings the next calibration forward to `now_ns` when the load moved far from the last one's.
+  void RecalibrateIfLoadMovedLocked(uint64_t now_ns);
 
   const ProbeDutyOptions options_;
   std::vector<std::unique_ptr<DutyHook>> hooks_;
@@ -143,6 +146,10 @@ class ProbeDutyCycle {
   std::vector<uint64_t> calibration_events_;
   std::vector<bool> calibration_measuring_;  // attached (gate open) when the window began
   uint64_t next_calibration_ns_ = 0;
+  // The rates as of the last calibration, and when it ended (0: none yet): a load far from those
+  // rates calibrates again (LoadMovedSinceCalibration).
+  std::vector<std::optional<double>> calibrated_rates_;
+  uint64_t calibrated_at_ns_ = 0;
   // The spend account (none without a budget) and when it last recorded.
   std::optional<ProbeSpendAccount> account_;
   uint64_t spent_at_ns_ = 0;  // 0: not yet
