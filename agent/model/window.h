@@ -89,6 +89,7 @@ struct NapiWindow {
   uint64_t polls = 0;
   double polls_per_s = 0;
   double work_per_s = 0;                 // packets per second the polls reported
+  double peak_work_per_s = 0;  // a tuner window's highest interval work_per_s; 0: one interval
   double packets_per_poll = 0;           // mean work per poll
   double budget_exhausted_fraction = 0;  // polls that used their whole budget / polls
   uint32_t budget = 0;
@@ -106,6 +107,10 @@ struct DeviceWindow {
   int rx_queues = 0;
   int tx_queues = 0;
   std::map<std::string, double> per_s;  // statistics/<name> per second, e.g. rx_packets
+  // A tuner window's highest rate of rx_packets over one sampling interval
+  // (service::WindowAggregator): what a burst brings while it lasts. 0 in an interval's own
+  // window, where per_s is the only rate.
+  double peak_rx_packets_per_s = 0;
 };
 
 struct DropWindow {

@@ -132,6 +132,14 @@ void AddNapis(const model::Window& window, const std::vector<const model::NapiWi
   }
 }
 
+// The highest interval rate of the instances' work over a tuner window (their peaks need not
+// coincide, so the sum is an upper bound); 0 in an interval's window.
+double PeakWork(const std::vector<const model::NapiWindow*>& napis) {
+  double peak = 0;
+  for (const model::NapiWindow* n : napis) peak += n->peak_work_per_s;
+  return peak;
+}
+
 // softnet_stat time_squeeze and backlog drops, and the /proc/stat split, of the serving CPUs.
 // A CPU that serves several queues lends its squeezes to each: the kernel counts them per CPU.
 void AddCpus(const model::Window& window, const std::vector<int>& cpus,
@@ -241,6 +249,9 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
       // One group covers the device's packets: its counter. Several: only their NAPI work tells.
       q.rx_packets =
           groups.size() == 1 ? DeviceCount(device, "rx_packets", window.seconds) : q.rx_work;
+      q.rx_peak_rate_pps = groups.size() > 1    ? PeakWork(napis)
+                           : device != nullptr ? device->peak_rx_packets_per_s
+                                               : 0;
       // Ring overflow is counted per device; every queue of it shares the ring pressure signal.
       q.drops.ring = DeviceCount(device, "rx_missed_errors", window.seconds) +
                      DeviceCount(device, "rx_fifo_errors", window.seconds) +

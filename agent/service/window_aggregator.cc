@@ -10,13 +10,36 @@ void WindowAggregator::Start(model::Snapshot start) {
   start_ = std::move(start);
   intervals_ = 0;
   peak_fill_by_cookie_.clear();
+  peak_rx_by_device_.clear();
+  peak_work_by_napi_.clear();
 }
+
+namespace {
+
+double RxPerS(const model::DeviceWindow& device) {
+  const auto rx = device.per_s.find("rx_packets");
+  return rx == device.per_s.end() ? 0 : rx->second;
+}
+
+std::tuple<int32_t, uint32_t, uint32_t> NapiKey(const model::NapiWindow& napi) {
+  return {napi.ifindex, napi.napi_id, napi.thread_pid};
+}
+
+}  // namespace
 
 void WindowAggregator::AddInterval(const model::Window& interval) {
   ++intervals_;
   for (const model::SocketWindow& socket : interval.sockets) {
     double& peak = peak_fill_by_cookie_[socket.key.cookie];
     peak = std::max(peak, socket.peak_fill);
+  }
+  for (const model::DeviceWindow& device : interval.devices) {
+    double& peak = peak_rx_by_device_[device.name];
+    peak = std::max(peak, RxPerS(device));
+  }
+  for (const model::NapiWindow& napi : interval.napis) {
+    double& peak = peak_work_by_napi_[NapiKey(napi)];
+    peak = std::max(peak, napi.work_per_s);
   }
 }
 
@@ -29,6 +52,17 @@ absl::StatusOr<model::Window> WindowAggregator::Close(const model::Snapshot& end
       if (peak != peak_fill_by_cookie_.end()) {
         socket.peak_fill = std::max(socket.peak_fill, peak->second);
       }
+    }
+    // At least the window's mean: an interval that failed to compute left no rate.
+    for (model::DeviceWindow& device : window->devices) {
+      const auto peak = peak_rx_by_device_.find(device.name);
+      device.peak_rx_packets_per_s =
+          std::max(RxPerS(device), peak == peak_rx_by_device_.end() ? 0 : peak->second);
+    }
+    for (model::NapiWindow& napi : window->napis) {
+      const auto peak = peak_work_by_napi_.find(NapiKey(napi));
+      napi.peak_work_per_s =
+          std::max(napi.work_per_s, peak == peak_work_by_napi_.end() ? 0 : peak->second);
     }
   }
   Start(end);

@@ -2,12 +2,15 @@
 // Joins sampling intervals into a tuner window: the window's counts are one Window computed from
 // the snapshot at its start to the latest one (counters are cumulative, so this equals the sum of
 // the intervals), and its socket peaks are the highest of its intervals (the probes reset peaks at
-// every read, so the end snapshot alone would hold only the last interval's).
+// every read, so the end snapshot alone would hold only the last interval's). So are its peak
+// receive rates, per device and per NAPI instance: a window's mean hides its bursts.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 
 #include "absl/status/statusor.h"
 #include "agent/model/snapshot.h"
@@ -33,6 +36,9 @@ class WindowAggregator {
   std::optional<model::Snapshot> start_;
   uint32_t intervals_ = 0;
   std::map<uint64_t, double> peak_fill_by_cookie_;
+  std::map<std::string, double> peak_rx_by_device_;
+  // By (ifindex, napi id, poller thread): NapiWindow's identity.
+  std::map<std::tuple<int32_t, uint32_t, uint32_t>, double> peak_work_by_napi_;
 };
 
 }  // namespace nictune::service

@@ -291,6 +291,33 @@ TEST(BuildObservationTest, SingleQueueVethWithoutIrqIsTheWholeDeviceOnEveryCpu) 
   EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
 }
 
+// A tuner window's peak receive rates (WindowAggregator) reach the tuner as the queue's peak: the
+// device's for a whole-device queue, its NAPI instance's for one of several queues.
+TEST(BuildObservationTest, AQueuesPeakRateIsItsBusiestIntervals) {
+  const TwoQueueHost h = TwoQueueIxgbe(/*bpf=*/true);
+  absl::StatusOr<model::Window> window = model::ComputeWindow(h.before, h.after);
+  ASSERT_TRUE(window.ok()) << window.status();
+  for (model::NapiWindow& napi : window->napis) napi.peak_work_per_s = 3 * napi.work_per_s;
+  const tuner::Observation per_queue =
+      BuildObservation(*window, h.topology, tuner::HostKnobs{}, {});
+  ASSERT_EQ(per_queue.queues.size(), 2u);
+  EXPECT_DOUBLE_EQ(per_queue.queues[0].rx_peak_rate_pps, 3 * 200000 / 2.0);
+  EXPECT_DOUBLE_EQ(per_queue.queues[1].rx_peak_rate_pps, 3 * 100000 / 2.0);
+
+  absl::StatusOr<model::Window> procfs_only =
+      model::ComputeWindow(TwoQueueIxgbe(/*bpf=*/false).before, TwoQueueIxgbe(false).after);
+  ASSERT_TRUE(procfs_only.ok()) << procfs_only.status();
+  procfs_only->devices.at(0).peak_rx_packets_per_s = 400000;
+  const tuner::Observation whole =
+      BuildObservation(*procfs_only, h.topology, tuner::HostKnobs{}, {});
+  ASSERT_EQ(whole.queues.size(), 1u);
+  EXPECT_DOUBLE_EQ(whole.queues[0].rx_peak_rate_pps, 400000);
+  EXPECT_TRUE(tuner::CheckObservation(whole).ok()) << tuner::CheckObservation(whole);
+
+  // An interval's own window has no peak: the tuner takes the mean.
+  EXPECT_EQ(Build(h.before, h.after, h.topology).queues[0].rx_peak_rate_pps, 0);
+}
+
 // The serving CPUs' steal and an emulated NIC's stalled lateness are the time the queue's
 // delivery was held off; the longer of the two counts.
 TEST(BuildObservationTest, AQueuesStallIsItsCpusStealOrItsEmulatedNicsLateness) {

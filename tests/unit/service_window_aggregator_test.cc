@@ -2,6 +2,9 @@
 // Joining intervals into a tuner window: counts over the whole window from its first snapshot to
 // its last, socket peaks the highest of its intervals (the probes reset peaks at every read).
 #include "agent/service/window_aggregator.h"
+
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace nictune::service {
@@ -59,6 +62,48 @@ TEST(WindowAggregatorTest, CountsSpanTheWindowAndPeaksAreTheHighestInterval) {
   ASSERT_EQ(next->sockets.size(), 1u);
   EXPECT_DOUBLE_EQ(next->sockets[0].peak_fill, 0.2);
   EXPECT_DOUBLE_EQ(next->sockets[0].enqueues_per_s, 100.0);
+}
+
+// A device and its NAPI instance with cumulative receive counts `rx` at `second`.
+model::Snapshot WithRx(int second, uint64_t rx) {
+  model::Snapshot s = At(second, 0, 0);
+  s.devices = std::vector<procfs::NetDevice>{
+      {.name = "eth1", .ifindex = 3, .statistics = {{"rx_packets", rx}}}};
+  s.bpf->napis = {{.napi_id = 8193, .ifindex = 3, .device = "eth1", .polls = rx / 10,
+                   .work = rx}};
+  return s;
+}
+
+TEST(WindowAggregatorTest, ReceiveRatesPeakAtTheBusiestInterval) {
+  // 1,000 packets in the first second, a burst of 7,000 in the second, 1,000 in the third.
+  const std::vector<model::Snapshot> snapshots = {WithRx(10, 0), WithRx(11, 1000),
+                                                  WithRx(12, 8000), WithRx(13, 9000)};
+  WindowAggregator aggregator;
+  aggregator.Start(snapshots[0]);
+  for (size_t i = 1; i < snapshots.size(); ++i) {
+    auto interval = model::ComputeWindow(snapshots[i - 1], snapshots[i]);
+    ASSERT_TRUE(interval.ok()) << interval.status();
+    ASSERT_EQ(interval->devices.size(), 1u);
+    EXPECT_EQ(interval->devices[0].peak_rx_packets_per_s, 0);  // an interval's own: none
+    aggregator.AddInterval(*interval);
+  }
+  auto window = aggregator.Close(snapshots.back());
+  ASSERT_TRUE(window.ok()) << window.status();
+  ASSERT_EQ(window->devices.size(), 1u);
+  EXPECT_DOUBLE_EQ(window->devices[0].per_s.at("rx_packets"), 3000);  // the mean
+  EXPECT_DOUBLE_EQ(window->devices[0].peak_rx_packets_per_s, 7000);
+  ASSERT_EQ(window->napis.size(), 1u);
+  EXPECT_DOUBLE_EQ(window->napis[0].work_per_s, 3000);
+  EXPECT_DOUBLE_EQ(window->napis[0].peak_work_per_s, 7000);
+
+  // A window of one interval: its peak is its mean.
+  const model::Snapshot later = WithRx(14, 9500);
+  auto interval = model::ComputeWindow(snapshots.back(), later);
+  ASSERT_TRUE(interval.ok());
+  aggregator.AddInterval(*interval);
+  auto next = aggregator.Close(later);
+  ASSERT_TRUE(next.ok());
+  EXPECT_DOUBLE_EQ(next->devices[0].peak_rx_packets_per_s, 500);
 }
 
 TEST(WindowAggregatorTest, ClosingBeforeStartingIsAnError) {
