@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <set>
@@ -82,6 +83,27 @@ absl::Status RunInNetworkNamespace(const std::string& path, absl::FunctionRef<vo
   });
   inside.join();
   return status;
+}
+
+absl::StatusOr<std::string> ReadThreadProcNet(const std::string& file, size_t max_bytes) {
+  const std::string path = absl::StrCat("/proc/thread-self/net/", file);
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    return absl::UnavailableError(absl::StrCat(path, ": open: ", ErrnoText(errno)));
+  }
+  std::string text;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return absl::UnavailableError(absl::StrCat(path, ": read: ", ErrnoText(errno)));
+    if (got == 0) return text;
+    text.append(chunk, static_cast<size_t>(got));
+    if (text.size() > max_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": larger than ", max_bytes, " bytes, not read"));
+    }
+  }
 }
 
 }  // namespace nictune::driver

@@ -4,6 +4,7 @@
 // the socket the agent then reads that namespace through.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ absl::StatusOr<uint32_t> NetworkNamespaceInode(const std::string& path);
 // names that vanish while they are read are skipped; so is a directory that does not exist.
 std::vector<NetworkNamespaceRef> ListNetworkNamespaces(const std::string& proc_root,
                                                        const std::string& run_netns);
+
+// The calling thread's network namespace's /proc/net/`file` ("snmp", "udp"), whole, at most
+// `max_bytes` of it: a larger file is an error, not a truncated text. The error names the path and
+// the errno.
+absl::StatusOr<std::string> ReadThreadProcNet(const std::string& file, size_t max_bytes);
 
 // Runs `fn` on a thread of its own that has joined the namespace `path` names; the caller's
 // threads stay where they are. The error names the path and the errno of open or setns.

@@ -5,13 +5,8 @@
 // `ip netns del` and the last process in it are gone, with its devices. The list of
 // namespaces is looked for again every kRescanInterval, so that one made after the agent started
 // is read from the next rescan on.
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "driver/file_descriptor.h"
 #include "driver/network_namespaces.h"
 #include "driver/socket_memory.h"
 
@@ -30,22 +24,6 @@ constexpr absl::Duration kRescanInterval = absl::Seconds(10);
 
 // /proc/net/snmp is about 1.5 KB; a file larger than this is not the one expected.
 constexpr size_t kMaxSnmpBytes = 64 << 10;
-
-// The calling thread's namespace's /proc/net/snmp, or empty when it cannot be read whole.
-std::string ReadOwnSnmp() {
-  FileDescriptor fd(::open("/proc/thread-self/net/snmp", O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return "";
-  std::string text;
-  char chunk[4096];
-  while (text.size() <= kMaxSnmpBytes) {
-    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return "";
-    if (got == 0) return text;
-    text.append(chunk, static_cast<size_t>(got));
-  }
-  return "";
-}
 
 // A socket is worth keeping when it dropped or holds data; the most dropping and fullest first.
 bool WorthKeeping(const SocketMemory& s) { return s.drops > 0 || s.rmem_alloc > 0; }
@@ -122,7 +100,9 @@ class ListedCensus : public SocketCensusSource {
     std::string snmp;
     absl::Status entered = RunInNetworkNamespace(ns.path, [&] {
       listed = ListInside(ns.inode, census);
-      if (listed.ok()) snmp = ReadOwnSnmp();
+      if (!listed.ok()) return;
+      // A namespace whose file cannot be read whole is left out of the snmp list.
+      snmp = ReadThreadProcNet("snmp", kMaxSnmpBytes).value_or("");
     });
     if (!snmp.empty()) census.snmp.push_back({.netns_inode = ns.inode, .text = std::move(snmp)});
     return entered.ok() ? listed : entered;

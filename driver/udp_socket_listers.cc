@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The census' two ways of listing a namespace's UDP sockets (driver/socket_memory.h): sock_diag,
 // and /proc/net/udp where sock_diag cannot answer.
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "driver/errno_text.h"
-#include "driver/file_descriptor.h"
 #include "driver/netlink/sock_diag.h"
+#include "driver/network_namespaces.h"
 #include "driver/proc_net_udp.h"
 #include "driver/socket_memory.h"
 
@@ -38,28 +34,6 @@ class SockDiagListing : public UdpSocketLister {
   }
 };
 
-// The calling thread's namespace's /proc/net/`file`, whole.
-absl::StatusOr<std::string> ReadThreadProcNet(const std::string& file) {
-  const std::string path = absl::StrCat("/proc/thread-self/net/", file);
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    return absl::UnavailableError(absl::StrCat(path, ": open: ", ErrnoText(errno)));
-  }
-  std::string text;
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return absl::UnavailableError(absl::StrCat(path, ": read: ", ErrnoText(errno)));
-    if (got == 0) return text;
-    text.append(chunk, static_cast<size_t>(got));
-    if (text.size() > kMaxProcNetUdpBytes) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(path, ": larger than ", kMaxProcNetUdpBytes >> 20, " MiB, not read"));
-    }
-  }
-}
-
 class ProcNetUdpListing : public UdpSocketLister {
  public:
   std::string_view name() const override { return "/proc/net/udp"; }
@@ -68,7 +42,7 @@ class ProcNetUdpListing : public UdpSocketLister {
                     absl::FunctionRef<void(const SocketMemory&)> on_socket) override {
     for (const auto& [file, family] :
          {std::pair<const char*, uint16_t>{"udp", AF_INET}, {"udp6", AF_INET6}}) {
-      absl::StatusOr<std::string> text = ReadThreadProcNet(file);
+      absl::StatusOr<std::string> text = ReadThreadProcNet(file, kMaxProcNetUdpBytes);
       // A kernel without IPv6 has no udp6.
       if (!text.ok() && family == AF_INET6 && absl::IsUnavailable(text.status())) continue;
       if (!text.ok()) return text.status();

@@ -479,20 +479,6 @@ void AddHooks(std::vector<Figure>& figures) {
   }
 }
 
-LabelBound KnobTargetsBound(KnobValueUnit unit) {
-  switch (unit) {
-    case KnobValueUnit::kSeconds:
-      return LabelBound::kKnobTargetsInSeconds;
-    case KnobValueUnit::kBytes:
-      return LabelBound::kKnobTargetsInBytes;
-    case KnobValueUnit::kPackets:
-      return LabelBound::kKnobTargetsInPackets;
-    case KnobValueUnit::kPlain:
-      return LabelBound::kKnobTargetsPlain;
-  }
-  return LabelBound::kKnobTargetsPlain;
-}
-
 // The knobs' current and recommended values, a pair of families per unit; each help names the
 // knobs it holds, in the family's unit.
 void AddKnobValues(std::vector<Figure>& figures) {
@@ -507,8 +493,9 @@ void AddKnobValues(std::vector<Figure>& figures) {
     const std::string of_knobs =
         absl::StrCat(" of ", absl::StrJoin(knobs, ", "),
                      unit_name.empty() ? " (no unit)" : absl::StrCat(", in ", unit_name), ".");
-    const std::vector<FigureLabel> labels = {{"knob", KnobTargetsBound(unit)},
-                                             {"target", LabelBound::kFollows}};
+    const std::vector<FigureLabel> labels = {
+        {.name = "knob", .bound = LabelBound::kKnobTargets, .knob_unit = unit},
+        {.name = "target", .bound = LabelBound::kFollows}};
     figures.push_back({.name = std::string(CurrentFamilyOf(unit)),
                        .kind = FigureKind::kGauge,
                        .unit = unit_name,

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "agent/metrics/knob_value_unit.h"
 #include "driver/probe_source.h"
 
 namespace nictune::metrics {
@@ -37,13 +39,9 @@ enum class LabelBound {
   // With the reason: a protocol on an own device, none or other_namespaces, the map-full drops
   // and those only the kernel counted (label_values.h DropLabels).
   kDropAttributions,
-  kKnobTargets,              // a device knob on a device or NAPI instance, or a host knob
-  // Those of the knobs whose value is in seconds, bytes, packets, or has no unit
-  // (knob_value_unit.h).
-  kKnobTargetsInSeconds,
-  kKnobTargetsInBytes,
-  kKnobTargetsInPackets,
-  kKnobTargetsPlain,
+  // A device knob on a device or NAPI instance, or a host knob; of FigureLabel::knob_unit's
+  // knobs alone when it is set.
+  kKnobTargets,
   kEmulatedNics,             // --emulated_nic
 };
 
@@ -58,6 +56,7 @@ struct FigureLabel {
   std::string name;
   LabelBound bound = LabelBound::kFollows;
   size_t fixed_values = 0;  // kFixedSet's count
+  std::optional<KnobValueUnit> knob_unit;  // kKnobTargets of the knobs of this unit
 };
 
 struct Figure {

@@ -4,6 +4,28 @@
 #include "agent/metrics/family_names.h"
 
 namespace nictune::metrics {
+namespace {
+
+struct UnitFamilies {
+  std::string_view unit_name;
+  std::string_view current;
+  std::string_view recommended;
+};
+
+// Indexed by KnobValueUnit.
+constexpr UnitFamilies kFamilies[] = {
+    {"seconds", family::kKnobCurrentSeconds, family::kKnobRecommendedSeconds},
+    {"bytes", family::kKnobCurrentBytes, family::kKnobRecommendedBytes},
+    {"packets", family::kKnobCurrentPackets, family::kKnobRecommendedPackets},
+    {"", family::kKnobCurrent, family::kKnobRecommended},
+};
+static_assert(std::size(kFamilies) == std::size(kKnobValueUnits));
+
+const UnitFamilies& FamiliesOf(KnobValueUnit unit) {
+  return kFamilies[static_cast<size_t>(unit)];
+}
+
+}  // namespace
 
 // From the knob's own unit, so that a knob added with a unit lands in its family.
 KnobValueUnit ValueUnitOf(tuner::Knob knob) {
@@ -21,46 +43,10 @@ double ValueScaleOf(tuner::Knob knob) {
   return 1;
 }
 
-std::string_view CurrentFamilyOf(KnobValueUnit unit) {
-  switch (unit) {
-    case KnobValueUnit::kSeconds:
-      return family::kKnobCurrentSeconds;
-    case KnobValueUnit::kBytes:
-      return family::kKnobCurrentBytes;
-    case KnobValueUnit::kPackets:
-      return family::kKnobCurrentPackets;
-    case KnobValueUnit::kPlain:
-      return family::kKnobCurrent;
-  }
-  return family::kKnobCurrent;
-}
+std::string_view CurrentFamilyOf(KnobValueUnit unit) { return FamiliesOf(unit).current; }
 
-std::string_view RecommendedFamilyOf(KnobValueUnit unit) {
-  switch (unit) {
-    case KnobValueUnit::kSeconds:
-      return family::kKnobRecommendedSeconds;
-    case KnobValueUnit::kBytes:
-      return family::kKnobRecommendedBytes;
-    case KnobValueUnit::kPackets:
-      return family::kKnobRecommendedPackets;
-    case KnobValueUnit::kPlain:
-      return family::kKnobRecommended;
-  }
-  return family::kKnobRecommended;
-}
+std::string_view RecommendedFamilyOf(KnobValueUnit unit) { return FamiliesOf(unit).recommended; }
 
-std::string_view ValueUnitName(KnobValueUnit unit) {
-  switch (unit) {
-    case KnobValueUnit::kSeconds:
-      return "seconds";
-    case KnobValueUnit::kBytes:
-      return "bytes";
-    case KnobValueUnit::kPackets:
-      return "packets";
-    case KnobValueUnit::kPlain:
-      return "";
-  }
-  return "";
-}
+std::string_view ValueUnitName(KnobValueUnit unit) { return FamiliesOf(unit).unit_name; }
 
 }  // namespace nictune::metrics

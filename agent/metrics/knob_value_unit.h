@@ -4,13 +4,16 @@
 // go to the family of its unit, in Prometheus' base units: time in seconds.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <string_view>
 
 #include "tuner/knob.h"
 
 namespace nictune::metrics {
 
-enum class KnobValueUnit {
+// Each unit's index in kKnobValueUnits is its value.
+enum class KnobValueUnit : size_t {
   kSeconds,  // rx_usecs, netdev_budget_usecs, gro_flush_timeout
   kBytes,    // rmem_default, rmem_max, udp_rmem_min
   kPackets,  // rx_frames, netdev_budget, dev_weight

@@ -49,15 +49,7 @@ size_t ValuesOf(const FigureLabel& label, const HostShape& shape, const SeriesOp
       // those only the kernel counted.
       return kDropProtocols * (shape.devices + 2) + 2;
     case LabelBound::kKnobTargets:
-      return KnobTargets(shape, std::nullopt);
-    case LabelBound::kKnobTargetsInSeconds:
-      return KnobTargets(shape, KnobValueUnit::kSeconds);
-    case LabelBound::kKnobTargetsInBytes:
-      return KnobTargets(shape, KnobValueUnit::kBytes);
-    case LabelBound::kKnobTargetsInPackets:
-      return KnobTargets(shape, KnobValueUnit::kPackets);
-    case LabelBound::kKnobTargetsPlain:
-      return KnobTargets(shape, KnobValueUnit::kPlain);
+      return KnobTargets(shape, label.knob_unit);
     case LabelBound::kEmulatedNics:
       return shape.emulated_nics;
   }

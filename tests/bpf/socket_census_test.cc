@@ -89,42 +89,65 @@ int64_t UdpRcvbufErrors(const std::string& text) {
   return errors == udp->second.end() ? -1 : errors->second;
 }
 
+// A receiver in b that never reads, flooded with 2000 datagrams from a: its hosts, the socket, what
+// SO_MEMINFO says of it after, and b's namespace inode. The receiver goes before its hosts.
+struct FloodedSocket {
+  std::unique_ptr<VethHosts> hosts;
+  std::unique_ptr<UdpReceiver> receiver;
+  QueuedMemory memory;
+  uint32_t netns_inode = 0;
+};
+
+absl::StatusOr<FloodedSocket> FloodNeverReadSocket() {
+  FloodedSocket out;
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  if (!hosts.ok()) return hosts.status();
+  out.hosts = *std::move(hosts);
+  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = NeverReadReceiver(*out.hosts);
+  if (!receiver.ok()) return receiver.status();
+  out.receiver = *std::move(receiver);
+  if (absl::Status sent = Send(*out.hosts, out.receiver->port(), 2000); !sent.ok()) return sent;
+  absl::StatusOr<QueuedMemory> memory = out.receiver->ReadMemory();
+  if (!memory.ok()) return memory.status();
+  out.memory = *memory;
+  absl::StatusOr<uint32_t> inode =
+      driver::NetworkNamespaceInode("/run/netns/" + out.hosts->b().name());
+  if (!inode.ok()) return inode.status();
+  out.netns_inode = *inode;
+  return out;
+}
+
 TEST(SocketCensus, EveryNamespacesSocketsMatchTheirOwnMemInfo) {
   if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
-  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
-  ASSERT_TRUE(hosts.ok()) << hosts.status();
-  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = NeverReadReceiver(**hosts);
-  ASSERT_TRUE(receiver.ok()) << receiver.status();
-  ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 2000).ok());
-  absl::StatusOr<QueuedMemory> memory = (*receiver)->ReadMemory();
-  ASSERT_TRUE(memory.ok()) << memory.status();
-  absl::StatusOr<uint32_t> inode =
-      driver::NetworkNamespaceInode("/run/netns/" + (*hosts)->b().name());
-  ASSERT_TRUE(inode.ok()) << inode.status();
+  absl::StatusOr<FloodedSocket> flooded = FloodNeverReadSocket();
+  ASSERT_TRUE(flooded.ok()) << flooded.status();
+  const std::unique_ptr<UdpReceiver>& receiver = flooded->receiver;
+  const QueuedMemory& memory = flooded->memory;
+  const uint32_t inode = flooded->netns_inode;
 
   // Opened after the socket filled, from the test's own (host) namespace.
   std::unique_ptr<driver::SocketCensusSource> census = driver::OpenSockDiagCensus({}, "/proc");
   absl::StatusOr<driver::SocketCensus> read = census->Read();
   ASSERT_TRUE(read.ok()) << read.status();
-  const driver::SocketMemory* socket = Find(*read, (*receiver)->socket_cookie());
+  const driver::SocketMemory* socket = Find(*read, receiver->socket_cookie());
   ASSERT_NE(socket, nullptr) << read->sockets.size() << " sockets kept of " << read->sockets_seen
                              << " in " << read->namespaces << " namespaces";
-  ASSERT_GT(memory->drops, 1000u) << "the datagrams did not overflow the socket";
-  EXPECT_EQ(socket->rmem_alloc, memory->rmem_alloc);
-  EXPECT_EQ(socket->rcvbuf, memory->rcvbuf);
-  EXPECT_EQ(socket->drops, memory->drops);
-  EXPECT_EQ(socket->local_port, (*receiver)->port());
-  EXPECT_EQ(socket->netns_inode, *inode);
+  ASSERT_GT(memory.drops, 1000u) << "the datagrams did not overflow the socket";
+  EXPECT_EQ(socket->rmem_alloc, memory.rmem_alloc);
+  EXPECT_EQ(socket->rcvbuf, memory.rcvbuf);
+  EXPECT_EQ(socket->drops, memory.drops);
+  EXPECT_EQ(socket->local_port, receiver->port());
+  EXPECT_EQ(socket->netns_inode, inode);
   EXPECT_EQ(socket->family, AF_INET);
 
   // The namespace's own protocol counters, read by the census from inside it, are those a thread
   // in it reads (nothing was sent in between), and count at least this socket's drops.
-  absl::StatusOr<std::string> inside = (*hosts)->b().ReadProcNet("snmp");
+  absl::StatusOr<std::string> inside = flooded->hosts->b().ReadProcNet("snmp");
   ASSERT_TRUE(inside.ok()) << inside.status();
-  const driver::NamespaceSnmpText* snmp = FindSnmp(*read, *inode);
+  const driver::NamespaceSnmpText* snmp = FindSnmp(*read, inode);
   ASSERT_NE(snmp, nullptr) << read->snmp.size() << " namespaces' net/snmp read";
   EXPECT_EQ(UdpRcvbufErrors(snmp->text), UdpRcvbufErrors(*inside));
-  EXPECT_GE(UdpRcvbufErrors(snmp->text), static_cast<int64_t>(memory->drops));
+  EXPECT_GE(UdpRcvbufErrors(snmp->text), static_cast<int64_t>(memory.drops));
 }
 
 // A lister that fails everywhere, as sock_diag does on a kernel without udp_diag.
@@ -138,17 +161,12 @@ class RefusingLister : public driver::UdpSocketLister {
 
 TEST(SocketCensus, WhereTheFirstListerFailsProcNetUdpGivesTheSocketsQueueAndDrops) {
   if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
-  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
-  ASSERT_TRUE(hosts.ok()) << hosts.status();
-  absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = NeverReadReceiver(**hosts);
-  ASSERT_TRUE(receiver.ok()) << receiver.status();
-  ASSERT_TRUE(Send(**hosts, (*receiver)->port(), 2000).ok());
-  absl::StatusOr<QueuedMemory> memory = (*receiver)->ReadMemory();
-  ASSERT_TRUE(memory.ok()) << memory.status();
-  ASSERT_GT(memory->drops, 1000u) << "the datagrams did not overflow the socket";
-  absl::StatusOr<uint32_t> inode =
-      driver::NetworkNamespaceInode("/run/netns/" + (*hosts)->b().name());
-  ASSERT_TRUE(inode.ok()) << inode.status();
+  absl::StatusOr<FloodedSocket> flooded = FloodNeverReadSocket();
+  ASSERT_TRUE(flooded.ok()) << flooded.status();
+  const std::unique_ptr<UdpReceiver>& receiver = flooded->receiver;
+  const QueuedMemory& memory = flooded->memory;
+  const uint32_t inode = flooded->netns_inode;
+  ASSERT_GT(memory.drops, 1000u) << "the datagrams did not overflow the socket";
 
   std::vector<std::unique_ptr<driver::UdpSocketLister>> listers;
   listers.push_back(std::make_unique<RefusingLister>());
@@ -161,18 +179,18 @@ TEST(SocketCensus, WhereTheFirstListerFailsProcNetUdpGivesTheSocketsQueueAndDrop
   EXPECT_EQ(read->fallback_note, "/proc/net/udp where refusing failed: refused (errno 93)");
   const driver::SocketMemory* socket = nullptr;
   for (const driver::SocketMemory& s : read->sockets) {
-    if (s.netns_inode == *inode && s.local_port == (*receiver)->port()) socket = &s;
+    if (s.netns_inode == inode && s.local_port == receiver->port()) socket = &s;
   }
   ASSERT_NE(socket, nullptr) << read->sockets.size() << " sockets kept of " << read->sockets_seen;
   // Never read, the socket owes no forward deficit: rx_queue is rmem_alloc exactly.
-  EXPECT_EQ(socket->rmem_alloc, memory->rmem_alloc);
-  EXPECT_EQ(socket->drops, memory->drops);
+  EXPECT_EQ(socket->rmem_alloc, memory.rmem_alloc);
+  EXPECT_EQ(socket->drops, memory.drops);
   EXPECT_EQ(socket->rcvbuf, 0u);
   EXPECT_EQ(socket->family, AF_INET);
-  EXPECT_NE(socket->cookie, (*receiver)->socket_cookie());  // the file has no cookie
+  EXPECT_NE(socket->cookie, receiver->socket_cookie());  // the file has no cookie
 
   // The namespace's own counters come with the fallback too.
-  EXPECT_NE(FindSnmp(*read, *inode), nullptr);
+  EXPECT_NE(FindSnmp(*read, inode), nullptr);
 }
 
 const nlohmann::json* SocketRow(const nlohmann::json& window, uint64_t cookie) {

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/checkout_files.h"
 
 namespace nictune {
 namespace {
@@ -23,13 +24,6 @@ namespace fs = std::filesystem;
 
 constexpr size_t kReadmeMaxLines = 250;
 
-// .git, node_modules and build folders (any folder holding a CMakeCache.txt) wherever they are.
-bool SkippedFolder(const fs::path& path) {
-  std::error_code error;
-  return path.filename() == ".git" || path.filename() == "node_modules" ||
-         fs::exists(path / "CMakeCache.txt", error);
-}
-
 bool IsText(const fs::path& path) {
   const std::string ext = path.extension().string();
   return path.filename() == "CMakeLists.txt" || ext == ".md" || ext == ".cc" || ext == ".h" ||
@@ -37,19 +31,10 @@ bool IsText(const fs::path& path) {
          ext == ".service" || ext == ".txt";
 }
 
-std::vector<fs::path> CheckoutFiles(const fs::path& root) {
-  std::vector<fs::path> files;
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(root, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_directory(error) && SkippedFolder(it->path())) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(error) && IsText(it->path())) files.push_back(it->path());
-  }
-  EXPECT_FALSE(error) << root << ": " << error.message();
-  return files;
+std::vector<fs::path> CheckoutTexts(const fs::path& root) {
+  absl::StatusOr<std::vector<fs::path>> files = testing_support::CheckoutFiles(root, IsText);
+  EXPECT_TRUE(files.ok()) << files.status();
+  return files.ok() ? *files : std::vector<fs::path>{};
 }
 
 std::string Contents(const fs::path& path) {
@@ -84,7 +69,7 @@ TEST(DocsRulesTest, NothingCitesAFileOutsideTheRepositoryOrAnIssue) {
   const fs::path root = testing_support::SourceDir();
   const std::regex outside(R"(DESIGN\.md|\.\./shared\b|\bseeds/[0-9]|[Ii]ssues? #?[0-9]+)");
   std::vector<std::string> found;
-  const std::vector<fs::path> files = CheckoutFiles(root);
+  const std::vector<fs::path> files = CheckoutTexts(root);
   EXPECT_GT(files.size(), 500u) << root;
   for (const fs::path& path : files) {
     if (path.filename() == "docs_rules_test.cc") continue;  // its own patterns
@@ -98,7 +83,7 @@ TEST(DocsRulesTest, DocumentsQuoteNoCommitsOutsideTheBenchmarkTables) {
   // Seven or more hex digits holding a digit and a letter: how a commit is quoted.
   const std::regex commit(R"(\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b)");
   std::vector<std::string> found;
-  for (const fs::path& path : CheckoutFiles(root)) {
+  for (const fs::path& path : CheckoutTexts(root)) {
     if (path.extension() != ".md" || path == root / "docs" / "benchmarks.md") continue;
     CollectMatches(root, path, commit, found);
   }
@@ -110,7 +95,7 @@ TEST(DocsRulesTest, EveryRelativeLinkReachesAFileOfTheCheckout) {
   const std::regex link(R"(\]\(([^)#\s]+)(#[^)\s]*)?\))");
   std::vector<std::string> broken;
   int links = 0;
-  for (const fs::path& path : CheckoutFiles(root)) {
+  for (const fs::path& path : CheckoutTexts(root)) {
     if (path.extension() != ".md") continue;
     const std::string text = Contents(path);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), link);

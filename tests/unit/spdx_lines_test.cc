@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/checkout_files.h"
 
 namespace nictune {
 namespace {
@@ -25,12 +25,6 @@ bool IsSource(const fs::path& path) {
          ext == ".py" || ext == ".cmake";
 }
 
-// .git, and build folders (any folder holding a CMakeCache.txt) wherever they are.
-bool SkippedFolder(const fs::path& path) {
-  std::error_code error;
-  return path.filename() == ".git" || fs::exists(path / "CMakeCache.txt", error);
-}
-
 bool HasSpdxLine(const fs::path& path) {
   std::ifstream in(path);
   std::string line;
@@ -43,22 +37,14 @@ bool HasSpdxLine(const fs::path& path) {
 TEST(SpdxLinesTest, EverySourceFileHasOneInItsFirstLines) {
   const fs::path root = testing_support::SourceDir();
   ASSERT_FALSE(root.empty());
-  std::vector<std::string> missing;
-  int checked = 0;
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(root, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_directory(error) && SkippedFolder(it->path())) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file(error) || !IsSource(it->path())) continue;
-    ++checked;
-    if (!HasSpdxLine(it->path())) missing.push_back(fs::relative(it->path(), root).string());
-  }
-  ASSERT_FALSE(error) << root << ": " << error.message();
+  absl::StatusOr<std::vector<fs::path>> sources = testing_support::CheckoutFiles(root, IsSource);
+  ASSERT_TRUE(sources.ok()) << sources.status();
   // The checkout has hundreds: a walk that found few did not walk it.
-  EXPECT_GT(checked, 500) << root;
+  EXPECT_GT(sources->size(), 500u) << root;
+  std::vector<std::string> missing;
+  for (const fs::path& path : *sources) {
+    if (!HasSpdxLine(path)) missing.push_back(fs::relative(path, root).string());
+  }
   EXPECT_THAT(missing, ::testing::IsEmpty());
 }
 
