@@ -3,8 +3,8 @@
 # What `nictune recommend` prints for a loaded host, live (docs/testing.md "The demo"). As root,
 # from the repository:
 #   tools/demo/recommend.sh [BUILD_DIR] [SAVE_JSON]     (default: build, nothing saved)
-# The same loaded host as seeds.sh, in a namespace of its own: nictune-emulated-nic taking
-# RATE pps of 1514-byte frames at an rx-usecs (8000) whose bursts overflow the sink's socket.
+# The same loaded host as seeds.sh (loaded_host.sh): nictune-emulated-nic taking RATE pps of
+# 1514-byte frames at an rx-usecs (8000) whose bursts overflow the sink's socket.
 # nictuned runs in recommend mode, so it changes nothing. Once its recommendations name the
 # emulated NIC's rx_usecs, this prints `nictune recommend` at 80 columns; with SAVE_JSON it also
 # writes the answer of GET /api/v1/recommendations there. The README's sample is such a file,
@@ -15,46 +15,14 @@ set -euo pipefail
 
 BUILD=${1:-build}
 SAVE_JSON=${2:-}
-HERE=$(cd "$(dirname "$0")" && pwd)
-NIC_BIN=$BUILD/driver/emulated/nictune-emulated-nic
-AGENT_BIN=$BUILD/agent/nictuned
-CLI_BIN=$BUILD/agent/nictune
-for bin in "$NIC_BIN" "$AGENT_BIN" "$CLI_BIN"; do
-  [[ -x $bin ]] || { echo "recommend.sh: $bin not built (cmake --build $BUILD --target nictuned nictune nictune-emulated-nic)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "recommend.sh: needs root (namespaces, BPF, SCHED_FIFO)" >&2; exit 2; }
-
-RATE=${RATE:-20000}
-FRAME=1514
-PORT=9000
-START_RX_USECS=${START_RX_USECS:-8000}
-CPU=${CPU:-1}
-NETNS=nt-recommend-$$
-CONTROL=/run/nictune-recommend-$$.sock
-STATE=$(mktemp -d /tmp/nictune-recommend-XXXXXX)
+DEMO=recommend
+. "$(dirname "$0")/loaded_host.sh"
+demo_require "$NIC_BIN" "$AGENT_BIN" "$CLI_BIN"
+demo_setup
 HTTP_PORT=${HTTP_PORT:-19878}
-NIC_PID= SINK_PID= AGENT_PID=
 
-cleanup() {
-  [[ -n $AGENT_PID ]] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
-  [[ -n $SINK_PID ]] && kill -TERM "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null || true
-  [[ -n $NIC_PID ]] && kill -TERM "$NIC_PID" 2>/dev/null && wait "$NIC_PID" 2>/dev/null || true
-  [[ -e /run/netns/$NETNS ]] && ip netns del "$NETNS" 2>/dev/null || true
-  rm -f "$CONTROL"
-  rm -rf "$STATE"
-}
-trap cleanup EXIT INT TERM
-
-"$NIC_BIN" --netns="$NETNS" --control_socket="$CONTROL" --device=emu0 --address=10.78.0.1/24 \
-  --flows="port=$PORT,pps=$RATE,bytes=$FRAME" --rx_usecs="$START_RX_USECS" --ring_size=4096 \
-  --cpu="$CPU" --fifo_priority=10 --duration=60s >"$STATE/nic.out" 2>"$STATE/nic.err" &
-NIC_PID=$!
-for _ in $(seq 100); do grep -q '^ready' "$STATE/nic.out" 2>/dev/null && break; sleep 0.1; done
-grep -q '^ready' "$STATE/nic.out" || { cat "$STATE/nic.err" >&2; exit 1; }
-
-chrt -f 5 taskset -c "$CPU" ip netns exec "$NETNS" python3 "$HERE/udp_sink.py" \
-  --address=10.78.0.1 --port="$PORT" --duration=60 >"$STATE/sink.out" 2>&1 &
-SINK_PID=$!
+demo_start_nic 10.78.0.1/24 60
+demo_start_sink 10.78.0.1 60
 
 "$AGENT_BIN" --mode=recommend --emulated_nic="emu0=$CONTROL" --listen="127.0.0.1:$HTTP_PORT" \
   --state_dir="$STATE/agent" --socket= --interval=1s --window=4s \

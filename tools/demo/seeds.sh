@@ -18,36 +18,14 @@ set -euo pipefail
 
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
-NIC_BIN=$BUILD/driver/emulated/nictune-emulated-nic
-AGENT_BIN=$BUILD/agent/nictuned
-for bin in "$NIC_BIN" "$AGENT_BIN"; do
-  [[ -x $bin ]] || { echo "seeds.sh: $bin not built (cmake --build $BUILD --target nictuned nictune-emulated-nic)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "seeds.sh: needs root (namespaces, BPF, SCHED_FIFO)" >&2; exit 2; }
-
+DEMO=seeds
+. "$HERE/loaded_host.sh"
+demo_require "$NIC_BIN" "$AGENT_BIN"
 # Seed 001's numbers scaled to what a TAP takes on a small VM: 1514-byte frames into a socket of
 # rmem_default 212992 at RATE pps, starting at an rx-usecs whose burst overflows it.
-RATE=${RATE:-20000}
-FRAME=1514
-PORT=9000
-START_RX_USECS=${START_RX_USECS:-8000}
+demo_setup
 PHASE_S=${PHASE_S:-10}
-CPU=${CPU:-1}
-NETNS=nt-demo-$$
-CONTROL=/run/nictune-demo-$$.sock
-STATE=$(mktemp -d /tmp/nictune-demo-XXXXXX)
 HTTP_PORT=${HTTP_PORT:-19877}
-NIC_PID= SINK_PID= AGENT_PID=
-
-cleanup() {
-  [[ -n $AGENT_PID ]] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
-  [[ -n $SINK_PID ]] && kill -TERM "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null || true
-  [[ -n $NIC_PID ]] && kill -TERM "$NIC_PID" 2>/dev/null && wait "$NIC_PID" 2>/dev/null || true
-  [[ -e /run/netns/$NETNS ]] && ip netns del "$NETNS" 2>/dev/null || true
-  rm -f "$CONTROL"
-  rm -rf "$STATE"
-}
-trap cleanup EXIT INT TERM
 
 control() {  # control 'GET counters' -> the value of the OK line
   python3 "$HERE/nic_control.py" "$CONTROL" "$1"
@@ -59,20 +37,8 @@ snmp_udp() {  # snmp_udp FIELD: the namespace's Udp counter
   ip netns exec "$NETNS" awk -v f="$1" '/^Udp:/ { if (!n) { for (i = 1; i <= NF; i++) if ($i == f) c = i; n = 1 } else print $c }' /proc/net/snmp
 }
 
-"$NIC_BIN" --netns="$NETNS" --control_socket="$CONTROL" --device=emu0 --address=10.77.0.1/24 \
-  --flows="port=$PORT,pps=$RATE,bytes=$FRAME" --rx_usecs="$START_RX_USECS" --ring_size=4096 \
-  --cpu="$CPU" --fifo_priority=10 --duration=240s >"$STATE/nic.out" 2>"$STATE/nic.err" &
-NIC_PID=$!
-for _ in $(seq 100); do grep -q '^ready' "$STATE/nic.out" 2>/dev/null && break; sleep 0.1; done
-grep -q '^ready' "$STATE/nic.out" || { cat "$STATE/nic.err" >&2; exit 1; }
-
-# The reader shares the NIC's CPU below its priority: it drains between bursts, as a reader on
-# the CPU that runs the softirq does.
-chrt -f 5 taskset -c "$CPU" ip netns exec "$NETNS" python3 "$HERE/udp_sink.py" \
-  --address=10.77.0.1 --port="$PORT" --duration=240 >"$STATE/sink.out" 2>&1 &
-SINK_PID=$!
-for _ in $(seq 50); do grep -q '^rcvbuf' "$STATE/sink.out" 2>/dev/null && break; sleep 0.1; done
-RCVBUF=$(awk '/^rcvbuf/ {print $2}' "$STATE/sink.out")
+demo_start_nic 10.77.0.1/24 240
+demo_start_sink 10.77.0.1 240
 
 netperf_phase() {  # netperf_phase TITLE: PHASE_S seconds of the stream, in UDP_STREAM's format
   local c0 c1 ok0 ok1 err0 err1 t0 t1
