@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "agent/model/snapshot.h"
 #include "agent/model/source.h"
 
@@ -113,6 +114,10 @@ struct DeviceWindow {
   double peak_rx_packets_per_s = 0;
 };
 
+// The drop reason of a full receive buffer, as DropWindow::reason_name holds it (the kernel's
+// SKB_DROP_REASON_ prefix stripped).
+inline constexpr absl::string_view kSocketRcvbuffReason = "SOCKET_RCVBUFF";
+
 struct DropWindow {
   uint32_t reason = 0;
   std::string reason_name;
@@ -155,6 +160,9 @@ struct SocketWindow {
   std::optional<uint64_t> kernel_drops;  // sk_drops moved in the window
   std::optional<double> fill;            // rmem_alloc / rcvbuf at the window's end
   uint32_t rmem_alloc = 0;               // bytes queued at the window's end
+  // A tuner window's highest arrivals (agent/model/socket_arrivals.h) over one of its sampling
+  // intervals that measured them; 0 = none did, or one interval.
+  double peak_arrivals_per_s = 0;
 };
 
 struct TruesizeWindow {

@@ -325,7 +325,7 @@ void ScaleNapisToDevices(Window& out) {
 bool ScaleNamespaceSocketDrops(uint32_t netns, bool own, double errors_per_s, Window& out) {
   const double exact = errors_per_s * out.seconds;
   const auto ours = [netns, own](const DropWindow& d) {
-    return d.reason_name == "SOCKET_RCVBUFF" && d.l4_protocol == 17 && d.protocol == 0x0800 &&
+    return d.reason_name == kSocketRcvbuffReason && d.l4_protocol == 17 && d.protocol == 0x0800 &&
            (d.netns_inode == netns || (own && d.netns_inode == 0));
   };
   double sampled = 0;
@@ -337,7 +337,7 @@ bool ScaleNamespaceSocketDrops(uint32_t netns, bool own, double errors_per_s, Wi
   }
   if (!(exact > 0) || (!partial && sampled > 0)) return false;
   if (!(sampled > 0)) {
-    out.drops.push_back(DropWindow{.reason_name = "SOCKET_RCVBUFF",
+    out.drops.push_back(DropWindow{.reason_name = std::string(kSocketRcvbuffReason),
                                    .protocol = 0x0800,
                                    .l4_protocol = 17,
                                    .count = static_cast<uint64_t>(std::llround(exact)),

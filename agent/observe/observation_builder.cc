@@ -12,7 +12,6 @@
 namespace nictune::observe {
 namespace {
 
-constexpr char kSocketRcvbuffReason[] = "SOCKET_RCVBUFF";
 constexpr char kProtoMemReason[] = "PROTO_MEM";
 constexpr char kBacklogNapiDevice[] = "backlog";
 
@@ -39,7 +38,8 @@ uint64_t ProtocolCount(const model::Window& window, const char* counter) {
   return it == window.protocol_per_s.end() ? 0 : CountOver(it->second, window.seconds);
 }
 
-uint64_t DropsOnDevice(const model::Window& window, const std::string& device, const char* reason) {
+uint64_t DropsOnDevice(const model::Window& window, const std::string& device,
+                      absl::string_view reason) {
   uint64_t count = 0;
   for (const model::DropWindow& d : window.drops) {
     if (d.device == device && d.reason_name == reason) count += d.count;
@@ -188,7 +188,7 @@ double StallSeconds(const model::Window& window, const std::string& device,
 void AddProtocolDrops(const model::Window& window, const std::string& device,
                       tuner::QueueObservation& q) {
   if (!window.drops.empty()) {
-    q.drops.socket = DropsOnDevice(window, device, kSocketRcvbuffReason);
+    q.drops.socket = DropsOnDevice(window, device, model::kSocketRcvbuffReason);
     q.drops.proto_mem = DropsOnDevice(window, device, kProtoMemReason);
   } else {
     q.drops.socket = ProtocolCount(window, "Udp.RcvbufErrors");

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/model/socket_arrivals.h"
 #include "agent/observe/window_counts.h"
 
 namespace nictune::observe {
@@ -16,7 +17,6 @@ namespace {
 constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint16_t kAfInet6 = 10;
-constexpr char kSocketRcvbuffReason[] = "SOCKET_RCVBUFF";
 
 std::string SocketName(const driver::SocketKey& key) {
   std::string proto = key.protocol == kIpProtoUdp   ? "udp"
@@ -33,13 +33,11 @@ struct DropIndex {
   using PerDevice = std::map<std::string, uint64_t>;  // device -> drops, records naming one
   std::unordered_map<uint64_t, PerDevice> by_cookie;
   std::map<std::pair<uint16_t, uint8_t>, PerDevice> by_port;  // (local port, l4 protocol)
-  std::unordered_map<uint64_t, uint64_t> rcvbuff_by_cookie;   // SOCKET_RCVBUFF, device or not
 };
 
 DropIndex IndexDrops(const std::vector<model::DropWindow>& drops) {
   DropIndex index;
   for (const model::DropWindow& d : drops) {
-    if (d.reason_name == kSocketRcvbuffReason) index.rcvbuff_by_cookie[d.socket_cookie] += d.count;
     if (d.device.empty()) continue;
     index.by_cookie[d.socket_cookie][d.device] += d.count;
     index.by_port[{d.local_port, d.l4_protocol}][d.device] += d.count;
@@ -86,16 +84,6 @@ const model::TruesizeWindow* TruesizeOf(const model::Window& window, const std::
   return nullptr;
 }
 
-// The kernel's own count of the socket's drops (sock_diag) where it has one. Else two probes see
-// a full receive buffer: kfree_skb with SOCKET_RCVBUFF and the socket's own rcvqueue_full /
-// udp_fail_queue_rcv_skb events. They count the same drops, so the larger wins.
-uint64_t DropsOf(const model::SocketWindow& s, const DropIndex& drops) {
-  if (s.kernel_drops) return *s.kernel_drops;
-  const auto by_reason = drops.rcvbuff_by_cookie.find(s.key.cookie);
-  return std::max(by_reason == drops.rcvbuff_by_cookie.end() ? uint64_t{0} : by_reason->second,
-                  s.rcvqueue_full + s.udp_queue_failures);
-}
-
 }  // namespace
 
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
@@ -103,6 +91,7 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
                              const std::map<uint64_t, std::string>& remembered) {
   SocketPlacement out;
   const DropIndex drops = IndexDrops(window.drops);
+  const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(window.drops);
   for (const model::SocketWindow& s : window.sockets) {
     tuner::SocketObservation o{.name = SocketName(s.key)};
     const std::string device = DeviceOf(s, drops, port_devices, remembered);
@@ -110,14 +99,14 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
       out.unplaced.push_back(o.name);
       continue;
     }
-    o.drops = DropsOf(s, drops);
-    // What arrived for the socket: what it took and what its full buffer refused. Counting only
-    // the taken packets would read an overflowing socket's rate as its buffer's drain rate.
+    o.drops = model::SocketDrops(s, rcvbuff);
+    // What arrived for the socket (agent/model/socket_arrivals.h).
     const uint64_t enqueued = CountOver(s.enqueues_per_s, window.seconds);
     o.packets = enqueued > UINT64_MAX - o.drops ? UINT64_MAX : enqueued + o.drops;
     // Coverage 0: no probe counted its enqueues in the window (only the kernel's counters listed
     // it, or its hook's slots missed the window), so the 0 above is not a count.
     o.arrivals_measured = s.coverage.share > 0;
+    o.peak_rate_pps = s.peak_arrivals_per_s;
     const model::TruesizeWindow* histogram = TruesizeOf(window, device);
     if (s.mean_truesize) {
       o.truesize_mean_bytes = *s.mean_truesize;

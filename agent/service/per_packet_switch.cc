@@ -10,7 +10,6 @@ namespace {
 
 // /proc/net/snmp's count of UDP datagrams a full receive buffer refused.
 constexpr char kUdpRcvbufErrors[] = "Udp.RcvbufErrors";
-constexpr char kSocketRcvbuffReason[] = "SOCKET_RCVBUFF";
 
 }  // namespace
 
@@ -27,8 +26,8 @@ std::string SocketPressure(const model::Window& window, double fill_pressure) {
     }
   }
   for (const model::DropWindow& drop : window.drops) {
-    if (drop.reason_name == kSocketRcvbuffReason && drop.count > 0) {
-      return absl::StrCat(drop.count, " ", kSocketRcvbuffReason, " drops",
+    if (drop.reason_name == model::kSocketRcvbuffReason && drop.count > 0) {
+      return absl::StrCat(drop.count, " ", model::kSocketRcvbuffReason, " drops",
                           drop.device.empty() ? "" : " on ", drop.device);
     }
   }

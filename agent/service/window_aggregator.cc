@@ -2,7 +2,10 @@
 #include "agent/service/window_aggregator.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
+
+#include "agent/model/socket_arrivals.h"
 
 namespace nictune::service {
 
@@ -10,6 +13,7 @@ void WindowAggregator::Start(model::Snapshot start) {
   start_ = std::move(start);
   intervals_ = 0;
   peak_fill_by_cookie_.clear();
+  peak_arrivals_by_cookie_.clear();
   peak_rx_by_device_.clear();
   peak_work_by_napi_.clear();
 }
@@ -29,9 +33,15 @@ std::tuple<int32_t, uint32_t, uint32_t> NapiKey(const model::NapiWindow& napi) {
 
 void WindowAggregator::AddInterval(const model::Window& interval) {
   ++intervals_;
+  const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(interval.drops);
   for (const model::SocketWindow& socket : interval.sockets) {
     double& peak = peak_fill_by_cookie_[socket.key.cookie];
     peak = std::max(peak, socket.peak_fill);
+    if (std::optional<double> arrivals =
+            model::SocketArrivalsPerS(socket, rcvbuff, interval.seconds)) {
+      double& most = peak_arrivals_by_cookie_[socket.key.cookie];
+      most = std::max(most, *arrivals);
+    }
   }
   for (const model::DeviceWindow& device : interval.devices) {
     double& peak = peak_rx_by_device_[device.name];
@@ -47,10 +57,17 @@ absl::StatusOr<model::Window> WindowAggregator::Close(const model::Snapshot& end
   if (!start_) return absl::FailedPreconditionError("tuner window: closed before it was started");
   absl::StatusOr<model::Window> window = model::ComputeWindow(*start_, end);
   if (window.ok()) {
+    const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(window->drops);
     for (model::SocketWindow& socket : window->sockets) {
       const auto peak = peak_fill_by_cookie_.find(socket.key.cookie);
       if (peak != peak_fill_by_cookie_.end()) {
         socket.peak_fill = std::max(socket.peak_fill, peak->second);
+      }
+      const auto arrivals = peak_arrivals_by_cookie_.find(socket.key.cookie);
+      if (arrivals != peak_arrivals_by_cookie_.end()) {
+        socket.peak_arrivals_per_s =
+            std::max(arrivals->second,
+                     model::SocketArrivalsPerS(socket, rcvbuff, window->seconds).value_or(0));
       }
     }
     // At least the window's mean: an interval that failed to compute left no rate.

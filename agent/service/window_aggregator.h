@@ -3,7 +3,8 @@
 // the snapshot at its start to the latest one (counters are cumulative, so this equals the sum of
 // the intervals), and its socket peaks are the highest of its intervals (the probes reset peaks at
 // every read, so the end snapshot alone would hold only the last interval's). So are its peak
-// receive rates, per device and per NAPI instance: a window's mean hides its bursts.
+// receive rates, per device and per NAPI instance, and its peak arrivals per socket: a window's
+// mean hides its bursts.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,7 @@ class WindowAggregator {
   std::optional<model::Snapshot> start_;
   uint32_t intervals_ = 0;
   std::map<uint64_t, double> peak_fill_by_cookie_;
+  std::map<uint64_t, double> peak_arrivals_by_cookie_;  // intervals that measured them only
   std::map<std::string, double> peak_rx_by_device_;
   // By (ifindex, napi id, poller thread): NapiWindow's identity.
   std::map<std::tuple<int32_t, uint32_t, uint32_t>, double> peak_work_by_napi_;

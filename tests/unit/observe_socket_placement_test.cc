@@ -129,6 +129,18 @@ TEST(PlaceSocketsTest, ASocketNoProbeCountedInTheWindowHasItsArrivalsUnmeasured)
   EXPECT_EQ(placement.placed[1].socket.packets, 17u);  // its drops: a floor, not its arrivals
 }
 
+TEST(PlaceSocketsTest, ASocketsPeakRateIsItsWindowsBusiestIntervalOrUnknown) {
+  model::Window window{.seconds = 1};
+  window.sockets = {Socket(1, 7000), Socket(2, 7001)};
+  window.sockets[0].peak_arrivals_per_s = 9000;  // the tuner window's aggregator set it
+  window.drops = {Drop("SOCKET_RCVBUFF", "eth0", 7000, 1, 3),
+                  Drop("SOCKET_RCVBUFF", "eth0", 7001, 2, 17)};
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
+  ASSERT_EQ(placement.placed.size(), 2u);
+  EXPECT_EQ(placement.placed[0].socket.peak_rate_pps, 9000);
+  EXPECT_EQ(placement.placed[1].socket.peak_rate_pps, 0);  // unknown: the tuner takes the mean
+}
+
 TEST(PlaceSocketsTest, TheKernelsOwnDropCountWinsOverTheProbesSample) {
   model::Window window{.seconds = 1};
   window.sockets = {Socket(1, 7000)};

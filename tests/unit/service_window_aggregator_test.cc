@@ -106,6 +106,53 @@ TEST(WindowAggregatorTest, ReceiveRatesPeakAtTheBusiestInterval) {
   EXPECT_DOUBLE_EQ(next->devices[0].peak_rx_packets_per_s, 500);
 }
 
+// `At` with the kernel's own count of the socket's drops (sock_diag), cumulative.
+model::Snapshot WithKernelDrops(int second, uint64_t enqueues, uint32_t drops) {
+  model::Snapshot s = At(second, enqueues, 0.5);
+  s.udp_sockets = driver::SocketCensus{
+      .sockets = {{.cookie = kCookie, .family = 2, .protocol = 17, .local_port = 5001,
+                   .rmem_alloc = 106496, .rcvbuf = 212992, .drops = drops}}};
+  return s;
+}
+
+TEST(WindowAggregatorTest, SocketArrivalsPeakAtTheBusiestIntervalCountingWhatTheBufferRefused) {
+  // Per second: 1,000 queued; then 2,000 queued and 5,000 refused (a burst of 7,000); then 1,000.
+  const std::vector<model::Snapshot> snapshots = {
+      WithKernelDrops(10, 0, 0), WithKernelDrops(11, 1000, 0), WithKernelDrops(12, 3000, 5000),
+      WithKernelDrops(13, 4000, 5000)};
+  WindowAggregator aggregator;
+  aggregator.Start(snapshots[0]);
+  for (size_t i = 1; i < snapshots.size(); ++i) {
+    auto interval = model::ComputeWindow(snapshots[i - 1], snapshots[i]);
+    ASSERT_TRUE(interval.ok()) << interval.status();
+    aggregator.AddInterval(*interval);
+  }
+  auto window = aggregator.Close(snapshots.back());
+  ASSERT_TRUE(window.ok()) << window.status();
+  ASSERT_EQ(window->sockets.size(), 1u);
+  EXPECT_DOUBLE_EQ(window->sockets[0].enqueues_per_s, 4000.0 / 3);
+  EXPECT_EQ(window->sockets[0].kernel_drops, 5000u);
+  EXPECT_DOUBLE_EQ(window->sockets[0].peak_arrivals_per_s, 7000);  // not the mean, 3,000
+}
+
+TEST(WindowAggregatorTest, ASocketWhoseArrivalsNoIntervalMeasuredHasNoPeak) {
+  // Only the kernel's census lists the socket: its drops are known, its arrivals are not.
+  model::Snapshot before = WithKernelDrops(10, 0, 0);
+  model::Snapshot after = WithKernelDrops(11, 0, 900);
+  before.bpf->sockets.clear();
+  after.bpf->sockets.clear();
+  WindowAggregator aggregator;
+  aggregator.Start(before);
+  auto interval = model::ComputeWindow(before, after);
+  ASSERT_TRUE(interval.ok()) << interval.status();
+  aggregator.AddInterval(*interval);
+  auto window = aggregator.Close(after);
+  ASSERT_TRUE(window.ok()) << window.status();
+  ASSERT_EQ(window->sockets.size(), 1u);
+  EXPECT_EQ(window->sockets[0].kernel_drops, 900u);
+  EXPECT_EQ(window->sockets[0].peak_arrivals_per_s, 0);
+}
+
 TEST(WindowAggregatorTest, ClosingBeforeStartingIsAnError) {
   WindowAggregator aggregator;
   auto window = aggregator.Close(At(1, 0, 0));
