@@ -56,6 +56,7 @@
 #include "agent/service/apply_self_test.h"
 #include "agent/service/deadline_wait.h"
 #include "agent/service/emulated_nic_spec.h"
+#include "agent/service/help_request.h"
 #include "agent/service/emulated_observations.h"
 #include "agent/service/emulated_snapshots.h"
 #include "agent/service/flagfile_reload.h"
@@ -903,7 +904,7 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
 }  // namespace nictune::agent
 
 int main(int argc, char** argv) {
-  // absl's --help puts the program's name and a colon in front of this.
+  // --help (agent/service/help_request.h) puts the program's name and a colon in front of this.
   absl::SetProgramUsageMessage(
       "measures NIC interrupt mitigation (interrupts, NAPI polls, softirq time, socket "
       "fill and drops) per queue and CPU, and recommends coalescing, budget and buffer "
@@ -913,14 +914,19 @@ int main(int argc, char** argv) {
       "--flagfile=/etc/nictune/nictuned.flags   flags from a file (SIGHUP re-reads it)");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return "nictuned " + std::string(nictune::agent::Version()) + "\n"; };
-  // --help names each flag's file as the source tree does ("agent/nictuned_main.cc"), not by the
-  // build machine's path.
+  // abseil's --helpfull names each flag's file as the source tree does ("agent/nictuned_main.cc"),
+  // not by the build machine's path.
   usage.normalize_filename = [](absl::string_view file) {
     const size_t last = file.rfind('/');
     const size_t before = last == absl::string_view::npos ? last : file.rfind('/', last - 1);
     return std::string(before == absl::string_view::npos ? file : file.substr(before + 1));
   };
   absl::SetFlagsUsageConfig(usage);
+  if (const std::optional<std::string> filter = nictune::service::HelpRequest(argc, argv)) {
+    std::cout << nictune::service::HelpText("nictuned", absl::ProgramUsageMessage(),
+                                            "agent/nictuned_main.cc", *filter);
+    return 0;
+  }
   const std::vector<std::string> flagfiles = nictune::service::FlagfilesFromArgs(argc, argv);
   const std::vector<std::string> emulated_nic_args =
       nictune::service::RepeatedFlagValues(argc, argv, "emulated_nic");

@@ -89,6 +89,15 @@ TEST(DeployUnit, BuiltNictunedParsesTheDefaultFlagfile) {
   EXPECT_FALSE(run.out.empty());
 }
 
+TEST(DeployUnit, BuiltNictunedsHelpListsItsFlagsAndExitsZero) {
+  ASSERT_EQ(access(BuiltNictuned().c_str(), X_OK), 0) << BuiltNictuned() << ": build nictuned";
+  const testing_support::ProgramOutput run = RunOrFail({BuiltNictuned(), "--help"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, ::testing::StartsWith("nictuned: measures NIC interrupt mitigation"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("\n    --probe_budget ("));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("\n    --check ("));
+}
+
 TEST(DeployUnit, BuiltNictunedRefusesAFlagfileWithAnUnknownFlag) {
   ASSERT_EQ(access(BuiltNictuned().c_str(), X_OK), 0) << BuiltNictuned() << ": build nictuned";
   absl::StatusOr<testing_support::TempDir> dir =
