@@ -276,7 +276,8 @@ absl::StatusOr<service::SamplerSettings> SamplerSettingsFromFlags() {
 }
 
 service::ServiceConfig ConfigFromFlags(const service::SamplerSettings& settings,
-                                       absl::Time started) {
+                                       absl::Time started,
+                                       std::vector<service::EmulatedNicSpec> emulated_nics) {
   return {.version = std::string(Version()),
           .mode = settings.mode,
           .on_exit = *service::ParseOnExit(absl::GetFlag(FLAGS_on_exit)),
@@ -284,7 +285,8 @@ service::ServiceConfig ConfigFromFlags(const service::SamplerSettings& settings,
           .window = settings.window,
           .started = started,
           .listen = absl::GetFlag(FLAGS_listen),
-          .socket_path = absl::GetFlag(FLAGS_socket)};
+          .socket_path = absl::GetFlag(FLAGS_socket),
+          .emulated_nics = std::move(emulated_nics)};
 }
 
 std::optional<int> CheckProbeBudgetFlag() {
@@ -398,7 +400,8 @@ void Reload(const std::vector<std::string>& flagfiles, service::Sampler& sampler
     settings = *next;
     sampler.Reconfigure(settings);
     if (tuning != nullptr) tuning->SetMode(settings.mode, PendingPolicyFromFlags());
-    state.SetConfig(ConfigFromFlags(settings, state.Status().config.started));
+    const service::ServiceConfig config = state.Status().config;
+    state.SetConfig(ConfigFromFlags(settings, config.started, config.emulated_nics));
     NoteOtherTuners(state);
   }
   notifier.Ready().IgnoreError();
@@ -825,7 +828,7 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   std::vector<service::EmulatedNicSpec> emulated_nics;
   if (std::optional<int> bad = CheckStartFlags(emulated_nic_args, emulated_nics)) return *bad;
 
-  service::ServiceState state(ConfigFromFlags(settings, absl::Now()));
+  service::ServiceState state(ConfigFromFlags(settings, absl::Now(), emulated_nics));
   Held held;
   if (std::optional<int> refused = HoldStateDir(held, state)) return *refused;
   if (absl::Status listening = OpenListeners(held); !listening.ok()) {

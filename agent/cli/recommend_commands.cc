@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "agent/actuate/knob_key.h"
 #include "agent/cli/json_text.h"
+#include "driver/emulated/control_commands.h"
 #include "driver/knobs/knob_commands.h"
 #include "nlohmann/json.hpp"
 
@@ -48,6 +49,27 @@ std::vector<Change> Changes(const Json& set) {
   return out;
 }
 
+// The emulated NICs the agent listed, device -> control socket: their moderation is set over
+// the socket, where the kernel's command for the same knob fails.
+std::map<std::string, std::string> EmulatedNics(const Json& set) {
+  std::map<std::string, std::string> out;
+  if (!set.contains("emulated_nics") || !set["emulated_nics"].is_array()) return out;
+  for (const Json& nic : set["emulated_nics"]) {
+    const std::string device = TextAt(nic, "device");
+    const std::string socket = TextAt(nic, "control_socket");
+    if (!device.empty() && !socket.empty()) out[device] = socket;
+  }
+  return out;
+}
+
+// The emulated NIC's control command when the change is to one of the knobs it holds.
+std::optional<std::string> EmulatedCommand(const Change& c,
+                                           const std::map<std::string, std::string>& emulated) {
+  const auto nic = emulated.find(c.target);
+  if (nic == emulated.end()) return std::nullopt;
+  return driver::emulated::ControlShellCommand(c.knob, c.recommended, nic->second);
+}
+
 std::string Heading(const Change& c) {
   return absl::StrCat("# ", ShellCommentText(c.knob_name), " on ", ShellCommentText(c.target), ": ",
                       c.current, " -> ", c.recommended, "\n");
@@ -58,8 +80,13 @@ std::string Heading(const Change& c) {
 std::string RenderRecommendationsAsShell(const Json& set) {
   const std::vector<Change> changes = Changes(set);
   if (changes.empty()) return "# nothing to change\n";
+  const std::map<std::string, std::string> emulated = EmulatedNics(set);
   std::string out;
   for (const Change& c : changes) {
+    if (std::optional<std::string> by_socket = EmulatedCommand(c, emulated)) {
+      absl::StrAppend(&out, Heading(c), *by_socket, "\n");
+      continue;
+    }
     absl::StatusOr<std::string> command =
         driver::knobs::ShellCommandFor({.knob = c.knob, .target = c.target}, c.recommended);
     absl::StrAppend(
@@ -91,7 +118,16 @@ std::string RenderRecommendationsAsTunedProfile(const Json& set) {
   std::map<std::string, std::vector<std::string>> coalesce_by_device;  // sorted: a stable profile
   std::vector<std::string> sysfs;
   std::string left_out;
+  const std::map<std::string, std::string> emulated = EmulatedNics(set);
   for (const Change& c : Changes(set)) {
+    if (EmulatedCommand(c, emulated)) {
+      absl::StrAppend(&left_out, "# not in the profile: ", ShellCommentText(c.knob_name), " on ",
+                      ShellCommentText(c.target),
+                      ": an emulated NIC, set over its control socket (nictune recommend "
+                      "--as=ethtool) -> ",
+                      c.recommended, "\n");
+      continue;
+    }
     absl::StatusOr<driver::knobs::TunedSetting> setting =
         driver::knobs::TunedSettingFor({.knob = c.knob, .target = c.target}, c.recommended);
     if (!setting.ok()) {

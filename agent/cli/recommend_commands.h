@@ -11,7 +11,8 @@
 namespace nictune::cli {
 
 // One shell line per change (knobs already at their recommendation are left out), each after a
-// comment naming the knob, target and change.
+// comment naming the knob, target and change. A device the agent lists in `emulated_nics` gets
+// its control socket's command for the knobs the emulated NIC holds (a TAP refuses ethtool -C).
 std::string RenderRecommendationsAsShell(const nlohmann::json& recommendations);
 
 // The host sysctls among the changes as a sysctl.d file; the other knobs as comments saying why

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "agent/model/source.h"
 #include "agent/observe/other_tuners.h"
+#include "agent/service/emulated_nic_spec.h"
 #include "agent/service/mode.h"
 #include "driver/probe_source.h"
 #include "tuner/recommendation.h"
@@ -28,6 +29,8 @@ struct ServiceConfig {
   absl::Time started;
   std::string listen;       // "" when TCP is disabled
   std::string socket_path;  // the CLI's unix socket, "" when disabled
+  // --emulated_nic: devices whose moderation is set over a control socket, not with ethtool.
+  std::vector<EmulatedNicSpec> emulated_nics;
 };
 
 struct BpfHealth {

@@ -5,22 +5,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "driver/emulated/control_commands.h"
 
 namespace nictune::driver::emulated {
 namespace {
-
-std::optional<absl::string_view> ControlKey(tuner::Knob knob) {
-  switch (knob) {
-    case tuner::Knob::kRxUsecs:
-      return kKeyRxUsecs;
-    case tuner::Knob::kRxFrames:
-      return kKeyRxFrames;
-    case tuner::Knob::kAdaptiveRx:
-      return kKeyAdaptiveRx;
-    default:
-      return std::nullopt;
-  }
-}
 
 class EmulatedNicKnob : public knobs::KnobAccess {
  public:
@@ -71,7 +59,7 @@ absl::StatusOr<std::unique_ptr<knobs::KnobAccess>> EmulatedNicKnobProvider::Open
     return absl::NotFoundError(
         absl::StrCat("emulated NIC ", device_, " does not own target '", address.target, "'"));
   }
-  const std::optional<absl::string_view> key = ControlKey(address.knob);
+  const std::optional<absl::string_view> key = ControlKeyFor(address.knob);
   if (!key.has_value()) {
     return absl::UnimplementedError(absl::StrCat(std::string(tuner::KnobName(address.knob)),
                                                  " is not supported by emulated NIC ", device_));

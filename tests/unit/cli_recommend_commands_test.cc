@@ -84,5 +84,47 @@ TEST(RecommendCommandsTest, TunedProfilePutsEachKnobInItsPluginAndNamesWhatItCan
             "setsockopt(SO_RCVBUF), not the host's -> 425984\n");
 }
 
+// An emulated NIC's device is a TAP, which refuses ethtool -C: its coalescing is set over its
+// control socket; its other knobs are the kernel's own.
+const Json kEmulatedSet = {
+    {"recommendations",
+     Json::array({{{"knob", "rx_usecs"}, {"target", "emu0"}, {"current", 8000}, {"recommended", 50}},
+                  {{"knob", "adaptive_rx"}, {"target", "emu0"}, {"current", 1}, {"recommended", 0}},
+                  {{"knob", "gro_flush_timeout"},
+                   {"target", "emu0"},
+                   {"current", 0},
+                   {"recommended", 20000}},
+                  {{"knob", "rx_usecs"}, {"target", "eth0"}, {"current", 8}, {"recommended", 50}}})},
+    {"emulated_nics",
+     Json::array({{{"device", "emu0"}, {"control_socket", "/run/nictune-demo/emu0.sock"}},
+                  {{"device", "emu1"}, {"control_socket", "/tmp/a dir/emu1.sock"}}})}};
+
+TEST(RecommendCommandsTest, AnEmulatedNicsCoalescingIsSetOverItsControlSocket) {
+  EXPECT_EQ(RenderRecommendationsAsShell(kEmulatedSet),
+            "# rx_usecs on emu0: 8000 -> 50\n"
+            "printf 'SET rx_usecs 50\\n' | socat - UNIX-CONNECT:/run/nictune-demo/emu0.sock\n"
+            "# adaptive_rx on emu0: 1 -> 0\n"
+            "printf 'SET adaptive_rx 0\\n' | socat - UNIX-CONNECT:/run/nictune-demo/emu0.sock\n"
+            "# gro_flush_timeout on emu0: 0 -> 20000\n"
+            "echo 20000 > /sys/class/net/emu0/gro_flush_timeout\n"
+            "# rx_usecs on eth0: 8 -> 50\n"
+            "ethtool -C eth0 rx-usecs 50\n");
+  Json quoted = kEmulatedSet;
+  quoted["recommendations"][0]["target"] = "emu1";
+  EXPECT_THAT(RenderRecommendationsAsShell(quoted),
+              ::testing::HasSubstr("printf 'SET rx_usecs 50\\n' | socat - "
+                                   "UNIX-CONNECT:'/tmp/a dir/emu1.sock'\n"));
+}
+
+TEST(RecommendCommandsTest, ATunedProfileNamesAnEmulatedNicsCoalescingAsLeftOut) {
+  const std::string profile = RenderRecommendationsAsTunedProfile(kEmulatedSet);
+  EXPECT_THAT(profile, ::testing::HasSubstr("\n[nictune_eth0]\ntype=net\ndevices=eth0\n"));
+  EXPECT_THAT(profile, ::testing::Not(::testing::HasSubstr("devices=emu0")));
+  EXPECT_THAT(profile, ::testing::HasSubstr("/sys/class/net/emu0/gro_flush_timeout=20000\n"));
+  EXPECT_THAT(profile,
+              ::testing::HasSubstr("# not in the profile: rx_usecs on emu0: an emulated NIC, set "
+                                   "over its control socket (nictune recommend --as=ethtool) -> 50\n"));
+}
+
 }  // namespace
 }  // namespace nictune::cli
