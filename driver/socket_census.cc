@@ -22,8 +22,9 @@ namespace {
 
 constexpr absl::Duration kRescanInterval = absl::Seconds(10);
 
-// /proc/net/snmp is about 1.5 KB; a file larger than this is not the one expected.
-constexpr size_t kMaxSnmpBytes = 64 << 10;
+// /proc/net/snmp is about 1.5 KB and netstat 4 KB; a file larger than this is not the one
+// expected.
+constexpr size_t kMaxCountersFileBytes = 64 << 10;
 
 // A socket is worth keeping when it dropped or holds data; the most dropping and fullest first.
 bool WorthKeeping(const SocketMemory& s) { return s.drops > 0 || s.rmem_alloc > 0; }
@@ -97,14 +98,16 @@ class ListedCensus : public SocketCensusSource {
     // thread fewer on a host without containers.
     if (own_inode_.ok() && ns.inode == *own_inode_) return ListInside(ns.inode, census);
     absl::Status listed;
-    std::string snmp;
+    NamespaceCountersText counters{.netns_inode = ns.inode};
     absl::Status entered = RunInNetworkNamespace(ns.path, [&] {
       listed = ListInside(ns.inode, census);
       if (!listed.ok()) return;
-      // A namespace whose file cannot be read whole is left out of the snmp list.
-      snmp = ReadThreadProcNet("snmp", kMaxSnmpBytes).value_or("");
+      counters.snmp = ReadThreadProcNet("snmp", kMaxCountersFileBytes).value_or("");
+      counters.netstat = ReadThreadProcNet("netstat", kMaxCountersFileBytes).value_or("");
     });
-    if (!snmp.empty()) census.snmp.push_back({.netns_inode = ns.inode, .text = std::move(snmp)});
+    if (!counters.snmp.empty() || !counters.netstat.empty()) {
+      census.counters.push_back(std::move(counters));
+    }
     return entered.ok() ? listed : entered;
   }
 

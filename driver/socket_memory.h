@@ -30,11 +30,14 @@ struct SocketMemory {
   uint32_t drops = 0;       // sk_drops since the socket was created (SK_MEMINFO_DROPS)
 };
 
-// A network namespace's /proc/net/snmp as the thread that dumped its sockets read it from inside
-// it: the namespace's own protocol counters (Udp.RcvbufErrors, exact), at one file read more.
-struct NamespaceSnmpText {
+// A network namespace's /proc/net/snmp and /proc/net/netstat as the thread that dumped its
+// sockets read them from inside it: the namespace's own protocol counters (Udp.RcvbufErrors,
+// TcpExt's receive-queue and backlog drops: exact), at two file reads more. A file that could
+// not be read whole is "".
+struct NamespaceCountersText {
   uint32_t netns_inode = 0;
-  std::string text;
+  std::string snmp;
+  std::string netstat;
 };
 
 struct SocketCensus {
@@ -50,9 +53,9 @@ struct SocketCensus {
   // failure ("/proc/net/udp where sock_diag failed: ...").
   uint32_t namespaces_by_fallback = 0;
   std::string fallback_note;
-  // Of each namespace read but the reader's own, whose file the agent reads with the rest of
-  // procfs; a namespace whose file could not be read is left out.
-  std::vector<NamespaceSnmpText> snmp;
+  // Of each namespace read but the reader's own, whose files the agent reads with the rest of
+  // procfs; a namespace whose files could not be read is left out.
+  std::vector<NamespaceCountersText> counters;
 };
 
 struct SocketCensusOptions {

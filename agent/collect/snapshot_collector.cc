@@ -195,18 +195,28 @@ std::string SnapshotCollector::OtherNamespacesDevice(
 
 namespace {
 
-// Each other namespace's Udp counters, parsed; its text is not kept. A file that does not parse
-// leaves its namespace out, as an unreadable one is.
-void KeepNamespaceUdpCounters(driver::SocketCensus& census, model::Snapshot& s) {
-  for (const driver::NamespaceSnmpText& snmp : census.snmp) {
-    absl::StatusOr<procfs::SnmpCounters> counters =
-        procfs::ParseSnmp(snmp.text, absl::StrCat("netns ", snmp.netns_inode, " net/snmp"));
-    if (!counters.ok()) continue;
-    const auto udp = counters->find("Udp");
-    if (udp == counters->end()) continue;
-    s.netns_snmp[snmp.netns_inode] = procfs::SnmpCounters{{"Udp", udp->second}};
+// One section of a namespace's counters file, parsed, into `kept`; a file that is empty (not
+// read) or does not parse adds nothing, as an unreadable one.
+void KeepSection(const std::string& text, uint32_t netns, absl::string_view file,
+                 absl::string_view section, procfs::SnmpCounters& kept) {
+  if (text.empty()) return;
+  absl::StatusOr<procfs::SnmpCounters> counters =
+      procfs::ParseSnmp(text, absl::StrCat("netns ", netns, " net/", file));
+  if (!counters.ok()) return;
+  const auto found = counters->find(std::string(section));
+  if (found != counters->end()) kept.insert(*found);
+}
+
+// Each other namespace's Udp (snmp) and TcpExt (netstat) counters, parsed; the texts are not
+// kept.
+void KeepNamespaceProtocolCounters(driver::SocketCensus& census, model::Snapshot& s) {
+  for (const driver::NamespaceCountersText& text : census.counters) {
+    procfs::SnmpCounters kept;
+    KeepSection(text.snmp, text.netns_inode, "snmp", "Udp", kept);
+    KeepSection(text.netstat, text.netns_inode, "netstat", "TcpExt", kept);
+    if (!kept.empty()) s.netns_protocols[text.netns_inode] = std::move(kept);
   }
-  census.snmp.clear();
+  census.counters.clear();
 }
 
 }  // namespace
@@ -229,7 +239,7 @@ void SnapshotCollector::CollectSockets(model::Snapshot& s) {
       absl::StrAppend(&state.detail, "; ", census->namespaces_by_fallback, " read from ",
                       census->fallback_note, " (no buffer sizes there)");
     }
-    KeepNamespaceUdpCounters(*census, s);
+    KeepNamespaceProtocolCounters(*census, s);
     s.udp_sockets = *std::move(census);
   } else {
     state.detail = std::string(census.status().message());

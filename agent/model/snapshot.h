@@ -45,8 +45,9 @@ struct Snapshot {
   std::optional<std::vector<procfs::NetDevice>> devices;
   std::optional<driver::BpfCounters> bpf;
   std::optional<driver::SocketCensus> udp_sockets;  // sock_diag, every namespace
-  // The Udp counters of each other network namespace the census entered, by namespace inode.
-  std::map<uint32_t, procfs::SnmpCounters> netns_snmp;
+  // The Udp (snmp) and TcpExt (netstat) counters of each other network namespace the census
+  // entered, by namespace inode.
+  std::map<uint32_t, procfs::SnmpCounters> netns_protocols;
   std::vector<EmulatedNicReading> emulated_nics;  // those that answered (--emulated_nic)
 
   std::vector<SourceState> sources;

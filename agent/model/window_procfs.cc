@@ -168,9 +168,9 @@ void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds,
   }
   // Another namespace is read in both snapshots or not at all: one that came or went in the
   // window has no delta to take.
-  for (const auto& [netns, counters] : after.netns_snmp) {
-    const auto earlier = before.netns_snmp.find(netns);
-    if (earlier == before.netns_snmp.end()) continue;
+  for (const auto& [netns, counters] : after.netns_protocols) {
+    const auto earlier = before.netns_protocols.find(netns);
+    if (earlier == before.netns_protocols.end()) continue;
     std::map<std::string, double> rates;
     AddCounterRates(earlier->second, counters, seconds, rates);
     if (!rates.empty()) out.netns_protocol_per_s[netns] = std::move(rates);

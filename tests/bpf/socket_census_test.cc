@@ -5,6 +5,7 @@
 // nictuned counts exactly the drops the socket took within it.
 #include <sys/socket.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,11 +73,21 @@ const driver::SocketMemory* Find(const driver::SocketCensus& census, uint64_t co
   return nullptr;
 }
 
-const driver::NamespaceSnmpText* FindSnmp(const driver::SocketCensus& census, uint32_t netns) {
-  for (const driver::NamespaceSnmpText& snmp : census.snmp) {
-    if (snmp.netns_inode == netns) return &snmp;
+const driver::NamespaceCountersText* FindCounters(const driver::SocketCensus& census,
+                                                  uint32_t netns) {
+  for (const driver::NamespaceCountersText& counters : census.counters) {
+    if (counters.netns_inode == netns) return &counters;
   }
   return nullptr;
+}
+
+// A section of a counters file ("TcpExt" of netstat), parsed; empty when it has none.
+std::map<std::string, int64_t> Section(const std::string& text, const std::string& section) {
+  absl::StatusOr<procfs::SnmpCounters> counters = procfs::ParseSnmp(text, "net counters");
+  if (!counters.ok()) return {};
+  const auto found = counters->find(section);
+  if (found == counters->end()) return {};
+  return std::map<std::string, int64_t>(found->second.begin(), found->second.end());
 }
 
 // Udp.RcvbufErrors of a /proc/net/snmp text; -1 when it does not parse or lacks the counter.
@@ -141,13 +152,19 @@ TEST(SocketCensus, EveryNamespacesSocketsMatchTheirOwnMemInfo) {
   EXPECT_EQ(socket->family, AF_INET);
 
   // The namespace's own protocol counters, read by the census from inside it, are those a thread
-  // in it reads (nothing was sent in between), and count at least this socket's drops.
+  // in it reads (nothing was sent in between), and count at least this socket's drops; its
+  // TcpExt counters (no TCP in it) are the same too.
   absl::StatusOr<std::string> inside = flooded->hosts->b().ReadProcNet("snmp");
   ASSERT_TRUE(inside.ok()) << inside.status();
-  const driver::NamespaceSnmpText* snmp = FindSnmp(*read, inode);
-  ASSERT_NE(snmp, nullptr) << read->snmp.size() << " namespaces' net/snmp read";
-  EXPECT_EQ(UdpRcvbufErrors(snmp->text), UdpRcvbufErrors(*inside));
-  EXPECT_GE(UdpRcvbufErrors(snmp->text), static_cast<int64_t>(memory.drops));
+  absl::StatusOr<std::string> inside_netstat = flooded->hosts->b().ReadProcNet("netstat");
+  ASSERT_TRUE(inside_netstat.ok()) << inside_netstat.status();
+  const driver::NamespaceCountersText* counters = FindCounters(*read, inode);
+  ASSERT_NE(counters, nullptr) << read->counters.size() << " namespaces' counters read";
+  EXPECT_EQ(UdpRcvbufErrors(counters->snmp), UdpRcvbufErrors(*inside));
+  EXPECT_GE(UdpRcvbufErrors(counters->snmp), static_cast<int64_t>(memory.drops));
+  const std::map<std::string, int64_t> tcp_ext = Section(counters->netstat, "TcpExt");
+  EXPECT_GT(tcp_ext.size(), 50u) << counters->netstat;
+  EXPECT_EQ(tcp_ext, Section(*inside_netstat, "TcpExt"));
 }
 
 // A lister that fails everywhere, as sock_diag does on a kernel without udp_diag.
@@ -190,7 +207,7 @@ TEST(SocketCensus, WhereTheFirstListerFailsProcNetUdpGivesTheSocketsQueueAndDrop
   EXPECT_NE(socket->cookie, receiver->socket_cookie());  // the file has no cookie
 
   // The namespace's own counters come with the fallback too.
-  EXPECT_NE(FindSnmp(*read, inode), nullptr);
+  EXPECT_NE(FindCounters(*read, inode), nullptr);
 }
 
 const nlohmann::json* SocketRow(const nlohmann::json& window, uint64_t cookie) {

@@ -129,11 +129,11 @@ TEST(ProbeCoverageTest, AnotherNamespacesDropsAreScaledToItsOwnCountersAsTheCens
                       SocketDrop(80, 15, kOther)};
   before.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 100}}}};
   after.snmp = procfs::SnmpCounters{{"Udp", {{"RcvbufErrors", 400}}}};
-  before.netns_snmp[kOther] = {{"Udp", {{"RcvbufErrors", 1000}, {"InDatagrams", 10}}}};
-  after.netns_snmp[kOther] = {{"Udp", {{"RcvbufErrors", 1200}, {"InDatagrams", 10}}}};
+  before.netns_protocols[kOther] = {{"Udp", {{"RcvbufErrors", 1000}, {"InDatagrams", 10}}}};
+  after.netns_protocols[kOther] = {{"Udp", {{"RcvbufErrors", 1200}, {"InDatagrams", 10}}}};
   // A namespace whose drops the sample missed altogether.
-  before.netns_snmp[kUnsampled] = {{"Udp", {{"RcvbufErrors", 0}}}};
-  after.netns_snmp[kUnsampled] = {{"Udp", {{"RcvbufErrors", 9}}}};
+  before.netns_protocols[kUnsampled] = {{"Udp", {{"RcvbufErrors", 0}}}};
+  after.netns_protocols[kUnsampled] = {{"Udp", {{"RcvbufErrors", 9}}}};
   absl::StatusOr<Window> w = ComputeWindow(before, after);
   ASSERT_TRUE(w.ok()) << w.status();
   ASSERT_EQ(w->netns_protocol_per_s.size(), 2u);
