@@ -161,7 +161,7 @@ struct SocketWindow {
   std::optional<double> fill;            // rmem_alloc / rcvbuf at the window's end
   uint32_t rmem_alloc = 0;               // bytes queued at the window's end
   // A tuner window's highest arrivals (agent/model/socket_arrivals.h) over one of its sampling
-  // intervals that measured them; 0 = none did, or one interval.
+  // intervals whose probe saw at least half of it; 0 = none did, or an interval's own window.
   double peak_arrivals_per_s = 0;
 };
 

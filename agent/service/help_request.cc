@@ -76,12 +76,16 @@ std::string HelpText(absl::string_view program, absl::string_view usage,
   });
   std::string out = absl::StrCat(program, ": ", usage, "\n\n");
   if (flags.empty()) {
-    absl::StrAppend(&out, "  No flag's name or help holds \"", filter, "\".\n");
-    return out;
+    absl::StrAppend(&out, filter.empty() ? absl::StrCat("  No flags in ", main_file, ".\n")
+                                         : absl::StrCat("  No flag's name or help holds \"",
+                                                        filter, "\".\n"));
+  } else {
+    absl::StrAppend(&out, "  Flags from ", main_file, ":\n");
+    for (const absl::CommandLineFlag* flag : flags) absl::StrAppend(&out, FlagEntry(*flag), "\n");
   }
-  absl::StrAppend(&out, "  Flags from ", main_file, ":\n");
-  for (const absl::CommandLineFlag* flag : flags) absl::StrAppend(&out, FlagEntry(*flag), "\n");
-  absl::StrAppend(&out, "Try --help=SUBSTRING for the flags whose name or help holds SUBSTRING.\n");
+  absl::StrAppend(&out,
+                  "Try --help=SUBSTRING for the flags whose name or help holds SUBSTRING, or\n"
+                  "--helpfull for abseil's own flags too (--flagfile, --version, ...).\n");
   return out;
 }
 

@@ -25,6 +25,11 @@ double RxPerS(const model::DeviceWindow& device) {
   return rx == device.per_s.end() ? 0 : rx->second;
 }
 
+// An interval's socket arrivals count towards the peak only when the probe saw at least this
+// share of it: a short slot's few enqueues, scaled up by its small share, would read as a burst
+// that never was, and the tuner sizes buffers for the peak.
+constexpr double kMinPeakCoverage = 0.5;
+
 std::tuple<int32_t, uint32_t, uint32_t> NapiKey(const model::NapiWindow& napi) {
   return {napi.ifindex, napi.napi_id, napi.thread_pid};
 }
@@ -37,6 +42,7 @@ void WindowAggregator::AddInterval(const model::Window& interval) {
   for (const model::SocketWindow& socket : interval.sockets) {
     double& peak = peak_fill_by_cookie_[socket.key.cookie];
     peak = std::max(peak, socket.peak_fill);
+    if (socket.coverage.share < kMinPeakCoverage) continue;
     if (std::optional<double> arrivals =
             model::SocketArrivalsPerS(socket, rcvbuff, interval.seconds)) {
       double& most = peak_arrivals_by_cookie_[socket.key.cookie];

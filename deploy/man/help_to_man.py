@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes a section-8 manual page from a nictune binary's own help text, so that the page says
-what the binary says: nictuned's absl --help (usage lines and every flag with its default) or the
-nictune CLI's `help` (usage, commands, exit codes). The prose the help text has no place for
-(files, signals, see also) comes from a frame file whose @GENERATED@ line the help replaces.
+what the binary says: nictuned's --help (agent/service/help_request.h: usage lines and every flag
+with its default, in abseil's layout) or the nictune CLI's `help` (usage, commands, exit codes).
+The prose the help text has no place for (files, signals, see also) comes from a frame file whose
+@GENERATED@ line the help replaces.
 
     help_to_man.py agent|cli BINARY FRAME VERSION > PAGE
 """

@@ -5,21 +5,18 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "driver/emulated/control_protocol.h"
 
 namespace nictune::driver::emulated {
 namespace {
 
-// The path as one shell word: as it is when nothing in it is special to the shell or to socat's
-// address syntax (',' and ':' separate its options), else single-quoted.
-std::string ShellPath(absl::string_view path) {
-  const bool plain = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
+// A path that is one word to the shell and to socat's address syntax as it is (socat reads ',',
+// ':', quotes and brackets in an address as its own syntax, after the shell's quotes are gone).
+bool PlainPath(absl::string_view path) {
+  return !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
     return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' ||
            c == '_' || c == '-';
   });
-  if (plain) return std::string(path);
-  return absl::StrCat("'", absl::StrReplaceAll(path, {{"'", "'\\''"}}), "'");
 }
 
 }  // namespace
@@ -43,8 +40,11 @@ std::optional<std::string> ControlShellCommand(tuner::Knob knob, int64_t value,
   if (!key) return std::nullopt;
   const std::string line = FormatControlRequest(
       ControlRequest{.verb = ControlVerb::kSet, .key = std::string(*key), .value = value});
-  return absl::StrCat("printf '", line, "\\n' | socat - UNIX-CONNECT:",
-                      ShellPath(control_socket_path));
+  if (!PlainPath(control_socket_path)) {
+    return absl::StrCat("# send \"", line, "\" to the emulated NIC's control socket by hand: its "
+                        "path has characters a shell or socat would read as syntax");
+  }
+  return absl::StrCat("printf '", line, "\\n' | socat - UNIX-CONNECT:", control_socket_path);
 }
 
 }  // namespace nictune::driver::emulated

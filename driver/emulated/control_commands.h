@@ -17,8 +17,9 @@ namespace nictune::driver::emulated {
 // the others, which are the kernel's own on its device.
 std::optional<absl::string_view> ControlKeyFor(tuner::Knob knob);
 
-// "printf 'SET rx_usecs 50\n' | socat - UNIX-CONNECT:/run/emu0.sock"; none for a knob the
-// emulated NIC does not hold.
+// "printf 'SET rx_usecs 50\n' | socat - UNIX-CONNECT:/run/emu0.sock"; a "# ..." line naming the
+// request where the path has characters a shell or socat's address syntax would read; none for a
+// knob the emulated NIC does not hold.
 std::optional<std::string> ControlShellCommand(tuner::Knob knob, int64_t value,
                                                absl::string_view control_socket_path);
 

@@ -97,7 +97,7 @@ const Json kEmulatedSet = {
                   {{"knob", "rx_usecs"}, {"target", "eth0"}, {"current", 8}, {"recommended", 50}}})},
     {"emulated_nics",
      Json::array({{{"device", "emu0"}, {"control_socket", "/run/nictune-demo/emu0.sock"}},
-                  {{"device", "emu1"}, {"control_socket", "/tmp/a dir/emu1.sock"}}})}};
+                  {{"device", "emu1"}, {"control_socket", "/tmp/a,dir/emu1.sock"}}})}};
 
 TEST(RecommendCommandsTest, AnEmulatedNicsCoalescingIsSetOverItsControlSocket) {
   EXPECT_EQ(RenderRecommendationsAsShell(kEmulatedSet),
@@ -109,11 +109,14 @@ TEST(RecommendCommandsTest, AnEmulatedNicsCoalescingIsSetOverItsControlSocket) {
             "echo 20000 > /sys/class/net/emu0/gro_flush_timeout\n"
             "# rx_usecs on eth0: 8 -> 50\n"
             "ethtool -C eth0 rx-usecs 50\n");
-  Json quoted = kEmulatedSet;
-  quoted["recommendations"][0]["target"] = "emu1";
-  EXPECT_THAT(RenderRecommendationsAsShell(quoted),
-              ::testing::HasSubstr("printf 'SET rx_usecs 50\\n' | socat - "
-                                   "UNIX-CONNECT:'/tmp/a dir/emu1.sock'\n"));
+  // socat reads ',' and ':' in an address as its own syntax, whatever the shell's quotes.
+  Json odd_path = kEmulatedSet;
+  odd_path["recommendations"][0]["target"] = "emu1";
+  EXPECT_THAT(RenderRecommendationsAsShell(odd_path),
+              ::testing::HasSubstr("# rx_usecs on emu1: 8000 -> 50\n"
+                                   "# send \"SET rx_usecs 50\" to the emulated NIC's control socket "
+                                   "by hand: its path has characters a shell or socat would read "
+                                   "as syntax\n"));
 }
 
 TEST(RecommendCommandsTest, ATunedProfileNamesAnEmulatedNicsCoalescingAsLeftOut) {

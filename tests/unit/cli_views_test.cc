@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "agent/cli/history_view.h"
+#include "agent/cli/recommend_commands.h"
 #include "agent/cli/recommend_view.h"
 #include "agent/cli/result_view.h"
 #include "agent/cli/status_view.h"
@@ -169,6 +170,15 @@ TEST(CliViewsTest, TheReadmesRecommendSampleIsWhatTheCliRenders) {
   const std::string rendered = WrapLines(RenderRecommendations(loaded, false, 80), 80);
   EXPECT_EQ(BlockAfter(readme.str(), "$ nictune recommend"), rendered)
       << "README.md's block after \"$ nictune recommend\" should read:\n" << rendered;
+}
+
+// The same host's changes as commands: its emulated NIC's coalescing goes over the control
+// socket the agent listed, since the NIC's TAP refuses ethtool -C.
+TEST(CliViewsTest, TheLoadedHostsCommandsSetItsEmulatedNicOverItsControlSocket) {
+  const std::string shell = RenderRecommendationsAsShell(Fixture("recommendations_loaded.json"));
+  EXPECT_THAT(shell, HasSubstr("# rx_usecs on emu0: 8000 -> "));
+  EXPECT_THAT(shell, HasSubstr("' | socat - UNIX-CONNECT:/run/nictune-recommend-41877.sock\n"));
+  EXPECT_THAT(shell, Not(HasSubstr("ethtool -C emu0")));
 }
 
 TEST(CliViewsTest, StatusFromARecordedAgent) {

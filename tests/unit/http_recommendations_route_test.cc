@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // GET /api/v1/recommendations through the router: an empty list with the reason before the first
 // tuner window and in observe mode, then the tuner's own recommendations on seed 001's numbers
-// with inputs, formula, expected effect and confidence.
+// with inputs, formula, expected effect and confidence; the emulated NICs with their control
+// sockets.
 #include <memory>
 
 #include "agent/http/recommendations_route.h"
@@ -41,6 +42,21 @@ TEST(RecommendationsRouteTest, ObserveModeSaysTheTunerDoesNotRun) {
   const nlohmann::json body = Get(router);
   EXPECT_TRUE(body["recommendations"].empty());
   EXPECT_THAT(body["reason"].get<std::string>(), HasSubstr("observe mode"));
+}
+
+TEST(RecommendationsRouteTest, ListsTheEmulatedNicsWithTheirControlSockets) {
+  service::ServiceState none(service::ServiceConfig{});
+  Router plain;
+  ASSERT_TRUE(AddRecommendationsRoute(plain, none).ok());
+  EXPECT_EQ(Get(plain)["emulated_nics"], nlohmann::json::array());
+
+  service::ServiceState state(service::ServiceConfig{
+      .emulated_nics = {{.device = "emu0", .socket_path = "/run/nictune-demo/emu0.sock"}}});
+  Router router;
+  ASSERT_TRUE(AddRecommendationsRoute(router, state).ok());
+  EXPECT_EQ(Get(router)["emulated_nics"],
+            nlohmann::json::parse(
+                R"([{"device": "emu0", "control_socket": "/run/nictune-demo/emu0.sock"}])"));
 }
 
 TEST(RecommendationsRouteTest, CarriesTheTunersArithmetic) {

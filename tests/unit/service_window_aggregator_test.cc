@@ -135,6 +135,26 @@ TEST(WindowAggregatorTest, SocketArrivalsPeakAtTheBusiestIntervalCountingWhatThe
   EXPECT_DOUBLE_EQ(window->sockets[0].peak_arrivals_per_s, 7000);  // not the mean, 3,000
 }
 
+TEST(WindowAggregatorTest, AnIntervalTheSocketsProbeSawLittleOfSetsNoPeak) {
+  // A slot that saw a tenth of one interval, scaled tenfold, against a whole one.
+  const auto interval = [](double share, double enqueues_per_s) {
+    model::Window w{.seconds = 1};
+    w.sockets.push_back({.key = {.cookie = kCookie, .family = 2, .protocol = 17},
+                         .enqueues_per_s = enqueues_per_s,
+                         .coverage = {.share = share}});
+    return w;
+  };
+  WindowAggregator aggregator;
+  aggregator.Start(At(10, 0, 0));
+  aggregator.AddInterval(interval(0.1, 50000));
+  aggregator.AddInterval(interval(1.0, 2500));
+  auto window = aggregator.Close(At(12, 3000, 0));
+  ASSERT_TRUE(window.ok()) << window.status();
+  ASSERT_EQ(window->sockets.size(), 1u);
+  EXPECT_DOUBLE_EQ(window->sockets[0].enqueues_per_s, 1500);
+  EXPECT_DOUBLE_EQ(window->sockets[0].peak_arrivals_per_s, 2500);
+}
+
 TEST(WindowAggregatorTest, ASocketWhoseArrivalsNoIntervalMeasuredHasNoPeak) {
   // Only the kernel's census lists the socket: its drops are known, its arrivals are not.
   model::Snapshot before = WithKernelDrops(10, 0, 0);
