@@ -56,11 +56,11 @@
 #include "agent/service/apply_self_test.h"
 #include "agent/service/deadline_wait.h"
 #include "agent/service/emulated_nic_spec.h"
-#include "agent/service/help_request.h"
 #include "agent/service/emulated_observations.h"
 #include "agent/service/emulated_snapshots.h"
 #include "agent/service/flagfile_reload.h"
 #include "agent/service/health_metrics.h"
+#include "agent/service/help_request.h"
 #include "agent/service/probe_budget_flag.h"
 #include "agent/service/real_ports.h"
 #include "agent/service/sampler.h"
@@ -275,8 +275,7 @@ absl::StatusOr<service::SamplerSettings> SamplerSettingsFromFlags() {
   return settings;
 }
 
-service::ServiceConfig ConfigFromFlags(const service::SamplerSettings& settings,
-                                       absl::Time started,
+service::ServiceConfig ConfigFromFlags(const service::SamplerSettings& settings, absl::Time started,
                                        std::vector<service::EmulatedNicSpec> emulated_nics) {
   return {.version = std::string(Version()),
           .mode = settings.mode,

@@ -39,7 +39,7 @@ uint64_t ProtocolCount(const model::Window& window, const char* counter) {
 }
 
 uint64_t DropsOnDevice(const model::Window& window, const std::string& device,
-                      absl::string_view reason) {
+                       absl::string_view reason) {
   uint64_t count = 0;
   for (const model::DropWindow& d : window.drops) {
     if (d.device == device && d.reason_name == reason) count += d.count;

@@ -71,14 +71,13 @@ std::string HelpText(absl::string_view program, absl::string_view usage,
     }
     flags.push_back(flag);
   }
-  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
-    return a->Name() < b->Name();
-  });
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
   std::string out = absl::StrCat(program, ": ", usage, "\n\n");
   if (flags.empty()) {
-    absl::StrAppend(&out, filter.empty() ? absl::StrCat("  No flags in ", main_file, ".\n")
-                                         : absl::StrCat("  No flag's name or help holds \"",
-                                                        filter, "\".\n"));
+    absl::StrAppend(&out, filter.empty()
+                              ? absl::StrCat("  No flags in ", main_file, ".\n")
+                              : absl::StrCat("  No flag's name or help holds \"", filter, "\".\n"));
   } else {
     absl::StrAppend(&out, "  Flags from ", main_file, ":\n");
     for (const absl::CommandLineFlag* flag : flags) absl::StrAppend(&out, FlagEntry(*flag), "\n");

@@ -14,8 +14,8 @@ namespace {
 // ':', quotes and brackets in an address as its own syntax, after the shell's quotes are gone).
 bool PlainPath(absl::string_view path) {
   return !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' ||
-           c == '_' || c == '-';
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' ||
+           c == '-';
   });
 }
 
@@ -41,7 +41,8 @@ std::optional<std::string> ControlShellCommand(tuner::Knob knob, int64_t value,
   const std::string line = FormatControlRequest(
       ControlRequest{.verb = ControlVerb::kSet, .key = std::string(*key), .value = value});
   if (!PlainPath(control_socket_path)) {
-    return absl::StrCat("# send \"", line, "\" to the emulated NIC's control socket by hand: its "
+    return absl::StrCat("# send \"", line,
+                        "\" to the emulated NIC's control socket by hand: its "
                         "path has characters a shell or socat would read as syntax");
   }
   return absl::StrCat("printf '", line, "\\n' | socat - UNIX-CONNECT:", control_socket_path);

@@ -88,13 +88,14 @@ TEST(RecommendCommandsTest, TunedProfilePutsEachKnobInItsPluginAndNamesWhatItCan
 // control socket; its other knobs are the kernel's own.
 const Json kEmulatedSet = {
     {"recommendations",
-     Json::array({{{"knob", "rx_usecs"}, {"target", "emu0"}, {"current", 8000}, {"recommended", 50}},
-                  {{"knob", "adaptive_rx"}, {"target", "emu0"}, {"current", 1}, {"recommended", 0}},
-                  {{"knob", "gro_flush_timeout"},
-                   {"target", "emu0"},
-                   {"current", 0},
-                   {"recommended", 20000}},
-                  {{"knob", "rx_usecs"}, {"target", "eth0"}, {"current", 8}, {"recommended", 50}}})},
+     Json::array(
+         {{{"knob", "rx_usecs"}, {"target", "emu0"}, {"current", 8000}, {"recommended", 50}},
+          {{"knob", "adaptive_rx"}, {"target", "emu0"}, {"current", 1}, {"recommended", 0}},
+          {{"knob", "gro_flush_timeout"},
+           {"target", "emu0"},
+           {"current", 0},
+           {"recommended", 20000}},
+          {{"knob", "rx_usecs"}, {"target", "eth0"}, {"current", 8}, {"recommended", 50}}})},
     {"emulated_nics",
      Json::array({{{"device", "emu0"}, {"control_socket", "/run/nictune-demo/emu0.sock"}},
                   {{"device", "emu1"}, {"control_socket", "/tmp/a,dir/emu1.sock"}}})}};
@@ -112,11 +113,12 @@ TEST(RecommendCommandsTest, AnEmulatedNicsCoalescingIsSetOverItsControlSocket) {
   // socat reads ',' and ':' in an address as its own syntax, whatever the shell's quotes.
   Json odd_path = kEmulatedSet;
   odd_path["recommendations"][0]["target"] = "emu1";
-  EXPECT_THAT(RenderRecommendationsAsShell(odd_path),
-              ::testing::HasSubstr("# rx_usecs on emu1: 8000 -> 50\n"
-                                   "# send \"SET rx_usecs 50\" to the emulated NIC's control socket "
-                                   "by hand: its path has characters a shell or socat would read "
-                                   "as syntax\n"));
+  EXPECT_THAT(
+      RenderRecommendationsAsShell(odd_path),
+      ::testing::HasSubstr("# rx_usecs on emu1: 8000 -> 50\n"
+                           "# send \"SET rx_usecs 50\" to the emulated NIC's control socket "
+                           "by hand: its path has characters a shell or socat would read "
+                           "as syntax\n"));
 }
 
 TEST(RecommendCommandsTest, ATunedProfileNamesAnEmulatedNicsCoalescingAsLeftOut) {
@@ -124,9 +126,9 @@ TEST(RecommendCommandsTest, ATunedProfileNamesAnEmulatedNicsCoalescingAsLeftOut)
   EXPECT_THAT(profile, ::testing::HasSubstr("\n[nictune_eth0]\ntype=net\ndevices=eth0\n"));
   EXPECT_THAT(profile, ::testing::Not(::testing::HasSubstr("devices=emu0")));
   EXPECT_THAT(profile, ::testing::HasSubstr("/sys/class/net/emu0/gro_flush_timeout=20000\n"));
-  EXPECT_THAT(profile,
-              ::testing::HasSubstr("# not in the profile: rx_usecs on emu0: an emulated NIC, set "
-                                   "over its control socket (nictune recommend --as=ethtool) -> 50\n"));
+  EXPECT_THAT(profile, ::testing::HasSubstr(
+                           "# not in the profile: rx_usecs on emu0: an emulated NIC, set "
+                           "over its control socket (nictune recommend --as=ethtool) -> 50\n"));
 }
 
 }  // namespace

@@ -27,9 +27,8 @@ std::string Snmp(int64_t rcvbuf_errors) {
 }
 
 std::string Netstat(int64_t rcvq_drops) {
-  return absl::StrCat(
-      "TcpExt: SyncookiesSent TCPRcvQDrop TCPBacklogDrop\nTcpExt: 0 ", rcvq_drops,
-      " 3\nIpExt: InNoRoutes InOctets\nIpExt: 0 1000\n");
+  return absl::StrCat("TcpExt: SyncookiesSent TCPRcvQDrop TCPBacklogDrop\nTcpExt: 0 ", rcvq_drops,
+                      " 3\nIpExt: InNoRoutes InOctets\nIpExt: 0 1000\n");
 }
 
 class FakeCensus final : public driver::SocketCensusSource {
@@ -61,7 +60,7 @@ TEST(NamespaceCountersTest, EachNamespaceKeepsItsUdpAndTcpExtCountersAndTheWindo
   const procfs::SnmpCounters& pod = before.netns_protocols.at(kPod);
   EXPECT_EQ(pod.count("Udp"), 1u);
   EXPECT_EQ(pod.count("TcpExt"), 1u);
-  EXPECT_EQ(pod.count("Ip"), 0u);     // the sections the agent has no use for are not kept
+  EXPECT_EQ(pod.count("Ip"), 0u);  // the sections the agent has no use for are not kept
   EXPECT_EQ(pod.count("IpExt"), 0u);
   ASSERT_EQ(before.netns_protocols.count(kDamaged), 1u);
   EXPECT_EQ(before.netns_protocols.at(kDamaged).count("Udp"), 1u);

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // nictuned's --help: which arguments ask for it, and the text in abseil's layout, which the
 // manual page writer and the bash completion read.
-#include "agent/service/help_request.h"
-
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_split.h"
+#include "agent/service/help_request.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -47,8 +46,11 @@ TEST(HelpRequestTest, TextListsThisFilesFlagsInAbseilsLayout) {
   EXPECT_THAT(text, HasSubstr(std::string("\n  Flags from ") + kThisFile + ":\n"));
   EXPECT_THAT(text, HasSubstr("\n    --help_test_name (A device); default: \"eth0\";\n\n"));
   // Wrapped at 80 columns, the continuation indented six spaces, sorted by name.
-  EXPECT_THAT(text, HasSubstr("\n    --help_test_window (A flag of this test's own, with a help text long enough\n"
-                              "      that it has to wrap onto a second line at eighty columns); default: 5;\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "\n    --help_test_window (A flag of this test's own, with a help text long enough\n"
+          "      that it has to wrap onto a second line at eighty columns); default: 5;\n"));
   EXPECT_LT(text.find("--help_test_name"), text.find("--help_test_window"));
   for (absl::string_view line : absl::StrSplit(text, '\n')) EXPECT_LE(line.size(), 80u) << line;
   EXPECT_THAT(text, Not(HasSubstr("--flagfile (")));  // abseil's own flags are --helpfull's

@@ -109,9 +109,13 @@ TEST(WindowAggregatorTest, ReceiveRatesPeakAtTheBusiestInterval) {
 // `At` with the kernel's own count of the socket's drops (sock_diag), cumulative.
 model::Snapshot WithKernelDrops(int second, uint64_t enqueues, uint32_t drops) {
   model::Snapshot s = At(second, enqueues, 0.5);
-  s.udp_sockets = driver::SocketCensus{
-      .sockets = {{.cookie = kCookie, .family = 2, .protocol = 17, .local_port = 5001,
-                   .rmem_alloc = 106496, .rcvbuf = 212992, .drops = drops}}};
+  s.udp_sockets = driver::SocketCensus{.sockets = {{.cookie = kCookie,
+                                                    .family = 2,
+                                                    .protocol = 17,
+                                                    .local_port = 5001,
+                                                    .rmem_alloc = 106496,
+                                                    .rcvbuf = 212992,
+                                                    .drops = drops}}};
   return s;
 }
 
