@@ -198,7 +198,8 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
     const double own_rate = PerSecond(s.packets, window);
     // A floor made of drops alone would read a socket that keeps up with a flood as a trickle.
     const double rate = s.arrivals_measured ? own_rate : std::max(own_rate, p.plan.rx_rate_pps);
-    if (rate <= 0 || truesize <= 0) continue;
+    // An unknown buffer (0: the /proc/net/udp fallback has no size) is no capacity to plan at.
+    if (rate <= 0 || truesize <= 0 || s.rcvbuf_bytes == 0) continue;
     SocketModel m;
     m.socket = &s;
     m.fill_inputs = {.rate_pps = rate,
@@ -277,6 +278,22 @@ bool AllFit(const Planning& p, double interval_s) {
                      [&](const SocketModel& m) { return SocketFits(m, interval_s); });
 }
 
+// Below the cost floor, sockets that dropped at the current static interval keep the choice
+// below that interval (IntervalPlan::held_for_drops): the longest drop-free interval where there
+// is one, else the backed-off current one.
+void HoldForDrops(Planning& p, int64_t longest_drop_free_us) {
+  IntervalPlan& plan = p.plan;
+  if (!p.dropped_at_current) return;
+  const int64_t held_us = longest_drop_free_us >= 0
+                              ? longest_drop_free_us
+                              : FloorToStep(Us(p.observed_cap_s), plan.granularity_us, plan.cap_us);
+  if (held_us >= plan.interval_us) return;
+  plan.interval_us = held_us;
+  plan.near_floor_buffer_interval_us = 0;
+  plan.held_for_drops = true;
+  plan.drop_free = AllFit(p, static_cast<double>(held_us) * 1e-6);
+}
+
 // The longest drop-free interval, and the choice: it when not below the cost floor; else the
 // floor, or the longest interval whose buffer is about the floor's (the buffer must grow).
 void ChooseInterval(Planning& p) {
@@ -316,14 +333,33 @@ void ChooseInterval(Planning& p) {
           plan.granularity_us, p.config.grown_buffer_slack);
       plan.interval_us = std::max(plan.interval_us, plan.near_floor_buffer_interval_us);
     }
+    HoldForDrops(p, longest_us);
   }
   plan.predicted_interrupt_rate =
       plan.interval_us > 0 ? std::min(1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
                            : plan.rx_rate_pps;
 }
 
+// The buffer that holds what the socket must hold at the interval.
+SocketNeed NeedOf(const Planning& p, const SocketModel& m, double interval_s) {
+  const Burst b = BurstAt(m.burst, interval_s);
+  SocketNeed need{
+      .socket = m.socket->name,
+      .rcvbuf_locked = m.socket->rcvbuf_locked,
+      .rcvbuf_bytes = m.fill_inputs.rcvbuf_bytes,
+      .needed_bytes = b.saturated ? kInf
+                                  : RcvbufForPackets(b.packets_held, m.fill_inputs.truesize_bytes,
+                                                     p.config.margin)};
+  need.formula = absl::StrFormat(
+      "rcvbuf_needed = %s / (1 - %.2f) * %.0f B = %.0f B (socket %s, now %.0f B)",
+      PacketsText(b.packets_held, 0), p.config.margin,
+      // Bytes are whole: the least that holds the packets.
+      m.fill_inputs.truesize_bytes, std::ceil(need.needed_bytes), need.socket, need.rcvbuf_bytes);
+  return need;
+}
+
 // The worst socket (the one that fills furthest at the chosen interval) and the buffer that makes
-// the interval drop-free for it.
+// the interval drop-free for it; every socket's need.
 void DescribeWorst(Planning& p) {
   IntervalPlan& plan = p.plan;
   const double interval_s = static_cast<double>(plan.interval_us) * 1e-6;
@@ -337,6 +373,7 @@ void DescribeWorst(Planning& p) {
     }
   }
   if (p.worst == nullptr) return;
+  for (const SocketModel& m : p.models) plan.socket_needs.push_back(NeedOf(p, m, interval_s));
   const SocketModel& w = *p.worst;
   plan.worst_socket = w.socket->name;
   plan.worst_socket_rcvbuf_locked = w.socket->rcvbuf_locked;
@@ -346,17 +383,9 @@ void DescribeWorst(Planning& p) {
   plan.worst_burst = BurstAt(w.burst, interval_s);
   plan.worst_usable_packets = w.usable_packets;
   plan.reader_softirq_load = w.burst.reader_waits_for_napi ? plan.worst_burst.softirq_load : 0;
-  plan.rcvbuf_needed_bytes =
-      plan.worst_burst.saturated
-          ? kInf
-          : RcvbufForPackets(plan.worst_burst.packets_held, w.fill_inputs.truesize_bytes,
-                             p.config.margin);
-  plan.rcvbuf_formula = absl::StrFormat(
-      "rcvbuf_needed = %s / (1 - %.2f) * %.0f B = %.0f B (socket %s, now %.0f B)",
-      PacketsText(plan.worst_burst.packets_held, 0), p.config.margin,
-      // Bytes are whole: the least that holds the packets.
-      w.fill_inputs.truesize_bytes, std::ceil(plan.rcvbuf_needed_bytes), plan.worst_socket,
-      w.fill_inputs.rcvbuf_bytes);
+  const SocketNeed& worst_need = plan.socket_needs[static_cast<size_t>(p.worst - p.models.data())];
+  plan.rcvbuf_needed_bytes = worst_need.needed_bytes;
+  plan.rcvbuf_formula = worst_need.formula;
 }
 
 // Why no interval and no buffer makes the queue drop-free, when that is so.
@@ -471,6 +500,15 @@ void GrowthFormula(Planning& p) {
   std::string& f = plan.formula;
   if (!plan.unresolved.empty()) {
     absl::StrAppend(&f, "; ", plan.unresolved);
+    return;
+  }
+  if (plan.held_for_drops) {
+    absl::StrAppend(
+        &f, absl::StrFormat("; held at %d us, below the cost floor %.2f us, while the sockets that "
+                            "dropped keep their buffers (rmem_default reaches new sockets, "
+                            "SO_RCVBUF is the application's): a longer interval would add to "
+                            "their drops; interrupts take more than %g of a CPU meanwhile",
+                            plan.interval_us, p.floor_us, p.config.interrupt_cpu_share));
     return;
   }
   if (!plan.constrained || plan.drop_free) return;

@@ -20,6 +20,15 @@
 
 namespace nictune::tuner {
 
+// What one modelled socket must hold at the plan's interval, and the buffer that holds it.
+struct SocketNeed {
+  std::string socket;
+  bool rcvbuf_locked = false;
+  double rcvbuf_bytes = 0;  // sk_rcvbuf now
+  double needed_bytes = 0;  // RcvbufForPackets of its hold; +inf when the CPU is saturated
+  std::string formula;      // "rcvbuf_needed = ... (socket S, now N B)"
+};
+
 struct IntervalPlan {
   // False when neither a socket with traffic nor a ring limit constrains the interval.
   bool constrained = false;
@@ -53,6 +62,10 @@ struct IntervalPlan {
   // interrupts); chosen when > 0.
   int64_t near_floor_buffer_interval_us = 0;
   bool drop_free = false;      // no socket or ring overflow predicted at interval_us
+  // interval_us is below the cost floor because sockets dropped at the current static interval:
+  // a longer one would add to their drops until their buffers grow, and none of the knobs grows
+  // a live socket's buffer (rmem_default reaches new sockets; SO_RCVBUF is the application's).
+  bool held_for_drops = false;
   // Sockets dropped at the current static interval, but no more than arrived while the queue's
   // delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
   bool drops_within_stalls = false;
@@ -61,6 +74,9 @@ struct IntervalPlan {
   // hold); +inf when the CPU is saturated. rcvbuf_formula shows the arithmetic.
   double rcvbuf_needed_bytes = 0;
   std::string rcvbuf_formula;
+  // Every modelled socket's need at interval_us, the worst's included: each socket on the
+  // default buffer must fit rmem_default, and each that set SO_RCVBUF gets its own advice.
+  std::vector<SocketNeed> socket_needs;
   // Non-empty when no interval is drop-free and a bigger socket buffer cannot help either (CPU
   // saturation, ring overrun at the cost floor): why, in words a person can act on.
   std::string unresolved;

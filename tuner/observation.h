@@ -32,7 +32,7 @@ struct SocketObservation {
   bool arrivals_measured = true;
   double truesize_mean_bytes = 0;  // mean skb->truesize charged per packet
   double truesize_p99_bytes = 0;
-  uint64_t rcvbuf_bytes = 0;  // sk_rcvbuf
+  uint64_t rcvbuf_bytes = 0;  // sk_rcvbuf; 0 = unknown (left out of the fill math)
   double peak_fill = 0;       // highest rmem_alloc / sk_rcvbuf seen, 0..1
   uint64_t drops = 0;         // dropped because the receive buffer was full
   double drain_gap_s = 0;     // longest time the application left the socket undrained

@@ -39,18 +39,18 @@ int64_t PageUp(double bytes, KnobRange range) {
 
 struct Need {
   const QueuePlan* source = nullptr;
+  std::string socket;
   double bytes = 0;
   std::string arithmetic;
 };
 
 // Advice for a socket that set SO_RCVBUF: ceil(need / 2), since the kernel doubles the value;
 // never below what the socket has (a need past the cap is advised the cap at most).
-Recommendation SoRcvbufAdvice(const IntervalPlan& plan, const Need& need,
+Recommendation SoRcvbufAdvice(const IntervalPlan& plan, const SocketNeed& socket, const Need& need,
                               const Confidence& confidence) {
   const KnobRange range = TunerRange(Knob::kSoRcvbuf);
-  Recommendation advice =
-      Base(Knob::kSoRcvbuf, Scope::kSocket, plan.worst_socket,
-           static_cast<int64_t>(plan.worst_inputs.rcvbuf_bytes / 2), confidence);
+  Recommendation advice = Base(Knob::kSoRcvbuf, Scope::kSocket, socket.socket,
+                               static_cast<int64_t>(socket.rcvbuf_bytes / 2), confidence);
   const double half = std::ceil(need.bytes / 2);
   advice.recommended = std::max(
       advice.current, static_cast<int64_t>(std::clamp(half, static_cast<double>(range.min),
@@ -68,7 +68,7 @@ Recommendation SoRcvbufAdvice(const IntervalPlan& plan, const Need& need,
     advice.unresolved = absl::StrFormat(
         "socket %s needs %.0f B, above twice the SO_RCVBUF cap %d: lower the rate or the drain "
         "gap",
-        plan.worst_socket, need.bytes, range.max);
+        socket.socket, need.bytes, range.max);
   }
   advice.expected_gain = 1.0;
   return advice;
@@ -98,7 +98,7 @@ Recommendation RmemDefault(const HostKnobs& host, const Need& need,
     r.expected_effect = "capped: overflow still predicted";
     r.unresolved = absl::StrFormat(
         "socket %s needs %.0f B, above the rmem cap %d: lower the rate or the drain gap",
-        need.source->plan.worst_socket, need.bytes, range.max);
+        need.socket, need.bytes, range.max);
   }
   r.expected_gain = 1.0;
   return r;
@@ -167,24 +167,28 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
   }
   const Confidence confidence = ConfidenceFrom(obs, packets, config);
 
-  Need default_need;  // worst socket that uses rmem_default
-  Need any_need;      // worst socket overall (udp_rmem_min)
+  Need default_need;  // the largest need of a socket on rmem_default
+  Need any_need;      // the largest need of any socket (udp_rmem_min)
   int64_t so_rcvbuf_max = 0;
   for (const QueuePlan& p : plans) {
     const IntervalPlan& plan = p.plan;
-    if (plan.worst_socket.empty()) continue;
     // A saturated CPU falls behind whatever the buffer; the coalescing policy says so.
-    if (plan.cpu_saturated || !std::isfinite(plan.rcvbuf_needed_bytes)) continue;
-    Need need{&p, plan.rcvbuf_needed_bytes, plan.rcvbuf_formula};
-    if (need.bytes > any_need.bytes) any_need = need;
-    if (need.bytes <= plan.worst_inputs.rcvbuf_bytes) continue;  // fits at its interval
-    if (plan.worst_socket_rcvbuf_locked) {
-      // The application owns its buffer: advice only, and rmem_max must let the value through.
-      Recommendation advice = SoRcvbufAdvice(plan, need, confidence);
-      so_rcvbuf_max = std::max(so_rcvbuf_max, advice.recommended);
-      out.push_back(std::move(advice));
-    } else if (need.bytes > default_need.bytes) {
-      default_need = need;
+    if (plan.cpu_saturated) continue;
+    // Every socket, not the worst alone: a busier socket on the default buffer can need more
+    // than a locked one that fills further.
+    for (const SocketNeed& socket : plan.socket_needs) {
+      if (!std::isfinite(socket.needed_bytes)) continue;
+      Need need{&p, socket.socket, socket.needed_bytes, socket.formula};
+      if (need.bytes > any_need.bytes) any_need = need;
+      if (need.bytes <= socket.rcvbuf_bytes) continue;  // fits at its interval
+      if (socket.rcvbuf_locked) {
+        // The application owns its buffer: advice only, and rmem_max must let the value through.
+        Recommendation advice = SoRcvbufAdvice(plan, socket, need, confidence);
+        so_rcvbuf_max = std::max(so_rcvbuf_max, advice.recommended);
+        out.push_back(std::move(advice));
+      } else if (need.bytes > default_need.bytes) {
+        default_need = need;
+      }
     }
   }
   Recommendation rmem_default = RmemDefault(obs.host, default_need, confidence);

@@ -17,6 +17,7 @@ namespace nictune::tuner {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr uint64_t kRate = 812744;
 
@@ -395,6 +396,49 @@ TEST(CoalescePolicyTest, SoRcvbufAdviceIsNeverBelowTheSocketsOwn) {
   EXPECT_THAT(advice.unresolved, HasSubstr("above twice the SO_RCVBUF cap 33554432"));
 }
 
+// Two sockets on one queue at a 100 us cost floor (10 us an interrupt): one that set SO_RCVBUF
+// (65536 B, 27 usable packets) at 400,000 pps fills furthest, while a busier one on the default
+// buffer (212992 B) at 1,000,000 pps holds about 102 packets an interval, more than its 88 usable.
+// Each gets its own remedy: advice for the first, rmem_default for the second.
+TEST(CoalescePolicyTest, EverySocketOnTheQueueIsSizedNotOnlyTheOneThatFillsFurthest) {
+  Observation obs;
+  obs.window = absl::Seconds(10);
+  obs.samples = 10;
+  QueueObservation q;
+  q.device = "eth0";
+  q.queue = 0;
+  SocketObservation locked;
+  locked.name = "udp port 9000 (SO_RCVBUF)";
+  locked.packets = 400'000 * 10;
+  locked.truesize_mean_bytes = 2304;
+  locked.rcvbuf_bytes = 65536;
+  locked.rcvbuf_locked = true;
+  SocketObservation busier = locked;
+  busier.name = "udp port 9001 (default buffer)";
+  busier.packets = 1'000'000 * 10;
+  busier.rcvbuf_bytes = 212992;
+  busier.rcvbuf_locked = false;
+  q.sockets = {locked, busier};
+  q.rx_packets = 1'400'000 * 10;
+  q.interrupts = 20'000 * 10;
+  q.interrupt_cost_s = 10e-6;
+  q.coalesce.rx_usecs_supported = true;
+  q.coalesce.rx_usecs = 50;
+  q.coalesce.rx_usecs_granularity = 1;
+  q.coalesce.rx_usecs_max = 1022;
+  q.coalesce.rx_ring_size = 4096;
+  obs.queues.push_back(q);
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& advice = Find(*recs, Knob::kSoRcvbuf);
+  EXPECT_EQ(advice.target, locked.name);
+  EXPECT_GT(advice.recommended, 65536 / 2) << advice.formula;
+  const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
+  EXPECT_GT(rmem_default.recommended, 212992) << rmem_default.formula;
+  EXPECT_THAT(rmem_default.formula, HasSubstr("(socket udp port 9001 (default buffer), now "
+                                              "212992 B) -> rmem_default"));
+}
+
 // The closed loop's socket on the emulated NIC over a 2 s window: 10,000 pps, truesize 768,
 // 24000 bytes (31.25 packets), at a static `rx_usecs`, with `drops` and `stall_s` of stalled
 // delivery.
@@ -443,6 +487,30 @@ TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
   }
 }
 
+// The same socket dropping at a static 2111 us, with an interrupt cost whose floor (300 us / 0.10
+// = 3000 us) is above what the drops allow (0.9 * 2111 us). No knob grows a live socket's buffer
+// (rmem_default reaches new sockets), so a longer interval would only add to its drops: the plan
+// stays below the current interval, and says why. Without the drops the floor wins, and the
+// buffer must grow for it.
+TEST(CoalescePolicyTest, DropsAtTheCurrentIntervalHoldItBelowTheCostFloor) {
+  Observation dropping = EmulatedNicWindow(2111, 12, 0);
+  dropping.queues[0].interrupt_cost_s = 300e-6;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(dropping, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& held = Find(*recs, Knob::kRxUsecs);
+  EXPECT_LE(held.recommended, 1899) << held.formula;
+  EXPECT_THAT(held.formula, HasSubstr("us, below the cost floor 3000.00 us, while the sockets "
+                                      "that dropped keep their buffers"));
+
+  Observation quiet = EmulatedNicWindow(2111, 0, 0);
+  quiet.queues[0].interrupt_cost_s = 300e-6;
+  recs = Recommend(quiet, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& floor = Find(*recs, Knob::kRxUsecs);
+  EXPECT_GE(floor.recommended, 3000) << floor.formula;
+  EXPECT_THAT(floor.formula, HasSubstr("the buffer must grow"));
+}
+
 // The emulated NIC at the fill math's interval, 10,000 pps into a socket of 31 datagrams: 109
 // drops in a 2 s window whose 11.7 ms of stalled delivery brought 117 packets late. The drops are
 // the stall's, so they promise no gain: the interval moved by a few us is worth less than the
@@ -488,6 +556,26 @@ TEST(CoalescePolicyTest, ASocketWhoseArrivalsWereNotCountedIsPlannedAtTheQueuesR
       EXPECT_LE(usecs.recommended, 1981) << usecs.formula;
     }
   }
+}
+
+// A socket whose buffer size is unknown (rcvbuf 0: listed by /proc/net/udp, which has no size)
+// is no zero-byte buffer that nothing fits: it leaves the plan as it was.
+TEST(CoalescePolicyTest, ASocketOfUnknownBufferSizeIsLeftOutOfTheFillMath) {
+  const Observation alone = Seed001();
+  Observation with_unknown = Seed001();
+  SocketObservation unknown = with_unknown.queues[0].sockets[0];
+  unknown.name = "udp port 9000 (buffer size unknown)";
+  unknown.rcvbuf_bytes = 0;
+  with_unknown.queues[0].sockets.push_back(unknown);
+  absl::StatusOr<std::vector<Recommendation>> expected = Recommend(alone, TenPercentMargin());
+  absl::StatusOr<std::vector<Recommendation>> got = Recommend(with_unknown, TenPercentMargin());
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(got.ok()) << got.status();
+  const Recommendation& usecs = Find(*got, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, Find(*expected, Knob::kRxUsecs).recommended) << usecs.formula;
+  EXPECT_EQ(Find(*got, Knob::kRmemDefault).recommended,
+            Find(*expected, Knob::kRmemDefault).recommended);
+  EXPECT_THAT(usecs.formula, Not(HasSubstr("buffer size unknown")));
 }
 
 TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
