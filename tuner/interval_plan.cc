@@ -148,11 +148,12 @@ struct Planning {
   std::vector<SocketModel> models;
   double floor_us = 0;    // the cost floor
   double queue_peak = 0;  // the queue's peak rate, the sockets' included
+  double ring_peak = 0;   // one ring's share of it
   bool dropped_at_current = false;
   // Sockets dropped at the current interval, but no more than the queue's stalls brought them.
   bool dropped_within_stalls = false;
   double observed_cap_s = kInf;  // (1 - dropped_backoff) * current when sockets dropped at it
-  const char* cost_source = "measured";
+  std::string cost_source = "measured";
   const char* packet_cost_source = "measured";
   const SocketModel* worst = nullptr;
 };
@@ -167,9 +168,12 @@ absl::Status SetCosts(Planning& p, absl::Duration window) {
     plan.interrupt_cost_s = q.interrupt_cost_s;
     plan.interrupt_cost_measured = true;
   } else if (interrupt_rate > 0 && q.cpu.hardirq > 0) {
-    plan.interrupt_cost_s = q.cpu.hardirq / interrupt_rate;
+    // The split is the serving CPUs' mean; the interrupts are every vector's on all of them.
+    const double cpus = std::max<uint32_t>(1, q.serving_cpus);
+    plan.interrupt_cost_s = q.cpu.hardirq * cpus / interrupt_rate;
     plan.interrupt_cost_measured = true;
-    p.cost_source = "hardirq share / interrupt rate";
+    p.cost_source = cpus > 1 ? absl::StrFormat("hardirq share * %.0f CPUs / interrupt rate", cpus)
+                             : std::string("hardirq share / interrupt rate");
   } else {
     plan.interrupt_cost_s = kDefaultInterruptCostSeconds;
     p.cost_source = "assumed, not measured";
@@ -250,9 +254,11 @@ void SetLimits(Planning& p, absl::Duration window) {
   // takes them, an interrupt's cost later; NAPI then drains faster than packets come (load < 1).
   const CoalesceState& c = p.queue.coalesce;
   plan.ring_limit_s = kInf;
-  if (c.rx_ring_size > 0 && p.queue_peak > 0) {
+  // Each ring takes its share of a whole-device observation's packets (RSS spreads them).
+  p.ring_peak = p.queue_peak / std::max<uint32_t>(1, p.queue.rx_rings);
+  if (c.rx_ring_size > 0 && p.ring_peak > 0) {
     plan.ring_limit_s =
-        (1 - p.config.margin) * c.rx_ring_size / p.queue_peak - plan.interrupt_cost_s;
+        (1 - p.config.margin) * c.rx_ring_size / p.ring_peak - plan.interrupt_cost_s;
   }
   plan.constrained = !p.models.empty() || plan.ring_limit_s < kInf;
   // Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose
@@ -465,10 +471,14 @@ void QueueFormula(Planning& p) {
   std::string& f = plan.formula;
   const CoalesceState& c = p.queue.coalesce;
   if (plan.ring_limit_s < kInf) {
-    absl::StrAppend(&f, f.empty() ? "" : "; ",
-                    absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps - %.2f us = %.2f us",
-                                    p.config.margin, c.rx_ring_size, p.queue_peak,
-                                    Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
+    absl::StrAppend(
+        &f, f.empty() ? "" : "; ",
+        absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps%s - %.2f us = %.2f us",
+                        p.config.margin, c.rx_ring_size, p.ring_peak,
+                        p.queue.rx_rings > 1 ? absl::StrFormat(" (%.0f pps over %u rings)",
+                                                               p.queue_peak, p.queue.rx_rings)
+                                             : std::string(),
+                        Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
     plan.inputs.push_back({"rx_ring_size", static_cast<double>(c.rx_ring_size), "descriptors"});
   }
   if (p.dropped_at_current) {

@@ -96,6 +96,11 @@ struct QueueObservation {
   uint64_t time_squeeze = 0;            // softirq runs cut short by netdev_budget(_usecs)
   DropCounts drops;
   CpuSplit cpu;
+  // The CPUs `cpu` is the mean of, and the rx rings the observation spans: a whole-device
+  // observation of a multi-queue NIC (queue -1) counts every ring's packets and every vector's
+  // interrupts together, on all their CPUs, while each ring holds rx_ring_size descriptors.
+  uint32_t serving_cpus = 1;
+  uint32_t rx_rings = 1;
   double interrupt_cost_s = 0;  // measured hard IRQ + fixed poll time per interrupt; 0 = unknown
   // Measured softirq time per received packet; 0 = unknown (cpu.softirq / rx rate is used).
   double packet_cost_s = 0;

@@ -163,6 +163,7 @@ void AddCpus(const model::Window& window, const std::vector<int>& cpus,
   // Without /proc/stat the split stays zero: no idle measured is not "no idle".
   if (split_cpus == 0) return;
   const double n = split_cpus;
+  q.serving_cpus = static_cast<uint32_t>(split_cpus);
   q.cpu = {.hardirq = sum.hardirq / n,
            .softirq = sum.softirq / n,
            .user = sum.user / n,
@@ -241,7 +242,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
     }
 
     for (const QueueGroup& g : groups) {
-      tuner::QueueObservation q{.device = name, .queue = g.queue};
+      tuner::QueueObservation q{.device = name, .queue = g.queue, .rx_rings = g.rx_queues};
       const std::vector<const model::NapiWindow*> napis = NapisOf(window, g, device);
       AddIrqs(window, g, q);
       AddNapis(window, napis, q);

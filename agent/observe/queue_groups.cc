@@ -41,7 +41,8 @@ std::vector<QueueGroup> GroupQueues(const std::vector<collect::QueueBinding>& bi
     for (const collect::QueueBinding* b : rx) groups.push_back(GroupOf(*b, b->queue));
     return groups;
   }
-  QueueGroup whole{.device = device};
+  QueueGroup whole{.device = device,
+                   .rx_queues = static_cast<uint32_t>(std::max<size_t>(1, rx.size()))};
   for (const collect::QueueBinding* b : rx) {
     if (b->irq) AddUnique(whole.irqs, *b->irq);
     if (b->napi_id) AddUnique(whole.napi_ids, *b->napi_id);

@@ -18,6 +18,7 @@ struct QueueGroup {
   std::vector<int> cpus;           // where those irqs are delivered; empty = unknown
   std::vector<uint32_t> napi_ids;  // empty = every NAPI instance of the device but these:
   std::vector<uint32_t> tx_only_napi_ids;  // instances the map ties to tx queues alone
+  uint32_t rx_queues = 1;  // the rx (or combined) queues, each with its ring, the group covers
 };
 
 // The rx (and combined) queues of `device` in the bindings. A device with one rx queue gets that

@@ -197,6 +197,8 @@ TEST(BuildObservationTest, MultiQueueDeviceWithBpfNapiCountsIsObservedPerQueue) 
   EXPECT_DOUBLE_EQ(q0.cpu.softirq, 0.3);
   EXPECT_DOUBLE_EQ(q0.cpu.user, 0.2);
   EXPECT_DOUBLE_EQ(q0.cpu.idle, 0.4);
+  EXPECT_EQ(q0.serving_cpus, 1u);
+  EXPECT_EQ(q0.rx_rings, 1u);
   EXPECT_TRUE(q0.coalesce.rx_usecs_supported);
   EXPECT_FALSE(q0.coalesce.rx_frames_supported);  // not reported by the driver
   EXPECT_TRUE(q0.coalesce.adaptive_rx);
@@ -247,6 +249,8 @@ TEST(BuildObservationTest, ProcfsOnlyMultiQueueDeviceIsOneWholeDeviceQueueWithou
   EXPECT_EQ(q.drops.proto_mem, 4u);
   EXPECT_DOUBLE_EQ(q.cpu.user, 0.4);  // mean of cpu 0 (0.2) and cpu 1 (0.6)
   EXPECT_DOUBLE_EQ(q.cpu.softirq, 0.2);
+  EXPECT_EQ(q.serving_cpus, 2u);  // the mean's
+  EXPECT_EQ(q.rx_rings, 2u);      // both queues' packets, each ring its share
   EXPECT_DOUBLE_EQ(q.interrupt_cost_s, 0);
   // No per-socket detail: no pseudo-socket is invented; the tuner says what it lacks.
   EXPECT_THAT(q.sockets, IsEmpty());

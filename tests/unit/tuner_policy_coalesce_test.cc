@@ -589,6 +589,43 @@ TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 281);
 }
 
+// A whole-device observation of four queues (procfs only) at four times the rate: each ring takes
+// a quarter of the packets, so the limit is the one ring's above, not a quarter of it.
+TEST(CoalescePolicyTest, AWholeDeviceObservationsRingLimitIsOneRingsShare) {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.queue = -1;
+  q.rx_rings = 4;
+  q.sockets.clear();
+  q.rx_packets *= 4;
+  q.interrupts *= 4;
+  q.coalesce.adaptive_rx = false;
+  q.coalesce.rx_ring_size = 256;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, 281) << usecs.formula;
+  EXPECT_THAT(usecs.formula, HasSubstr("/ 812744 pps (3250976 pps over 4 rings)"));
+}
+
+// Without a handler time, an interrupt's cost is the hard IRQ time over the interrupts: the split
+// is the mean of the serving CPUs, so their hard IRQ time together is the mean times their count.
+TEST(CoalescePolicyTest, TheHardIrqShareFallbackCountsEveryServingCpu) {
+  for (const uint32_t cpus : {1u, 4u}) {
+    Observation obs = Seed001();
+    QueueObservation& q = obs.queues[0];
+    q.interrupt_cost_s = 0;
+    q.serving_cpus = cpus;
+    q.cpu.hardirq = 0.02;             // 2% of each CPU
+    q.interrupts = 8000 * cpus * 10;  // 8000/s on each
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    // 0.02 * cpus / (8000 * cpus) = 2.5 us either way; floor 2.5 us / 0.1 = 25 us.
+    EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.50 us / 0.1 = 25.00 us")) << cpus;
+  }
+}
+
 TEST(DeferPolicyTest, WithoutHardwareModerationDeferralTakesOver) {
   Observation obs = Seed001();
   QueueObservation& q = obs.queues[0];
