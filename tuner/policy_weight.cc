@@ -29,12 +29,6 @@ Recommendation Base(Knob knob, int64_t current, const Confidence& confidence) {
 // Saturating sum: counts near 2^64 must not wrap.
 uint64_t Add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
-int64_t Bias(double ratio) {
-  const KnobRange range = TunerRange(Knob::kDevWeightRxBias);
-  return static_cast<int64_t>(std::clamp(std::round(ratio), static_cast<double>(range.min),
-                                         static_cast<double>(range.max)));
-}
-
 }  // namespace
 
 std::vector<Recommendation> RecommendWeight(const Observation& obs, const PolicyConfig& config) {
@@ -69,42 +63,15 @@ std::vector<Recommendation> RecommendWeight(const Observation& obs, const Policy
                  {"user_share", p.cpu.user, "fraction"}};
   }
 
-  // Biases.
-  const bool quota_hit =
-      p.time_squeeze_per_s >= config.min_time_squeeze_per_s || exhausted_fraction >= 0.5;
-  if (work < config.min_poll_work) {
-    rx_bias.formula = tx_bias.formula = absl::StrFormat(
-        "poll work %u < %u packets: too little to split -> keep", work, config.min_poll_work);
-    rx_bias.expected_effect = tx_bias.expected_effect = "no change";
-  } else if (!quota_hit) {
-    rx_bias.formula = tx_bias.formula = absl::StrFormat(
-        "rx share %.3f, but no quota is hit (time_squeeze %.2f/s < %.2f, polls exhausted %.3f < "
-        "0.5): the split does not matter -> keep",
-        rx_share, p.time_squeeze_per_s, config.min_time_squeeze_per_s, exhausted_fraction);
-    rx_bias.expected_effect = tx_bias.expected_effect = "no change";
-  } else {
-    const double tx_share = 1 - rx_share;
-    double ratio = 0;
-    if (rx_share >= tx_share) {
-      ratio = tx_share > 0 ? rx_share / tx_share : static_cast<double>(kInt32Max);
-      rx_bias.recommended = Bias(ratio);
-      tx_bias.recommended = 1;
-    } else {
-      ratio = rx_share > 0 ? tx_share / rx_share : static_cast<double>(kInt32Max);
-      rx_bias.recommended = 1;
-      tx_bias.recommended = Bias(ratio);
-    }
-    rx_bias.formula = tx_bias.formula = absl::StrFormat(
-        "rx share = %u / (%u + %u) = %.3f; quota hit (time_squeeze %.2f/s, polls exhausted "
-        "%.3f); ratio of the larger share to the smaller = %.2f -> rx_bias %d, tx_bias %d "
-        "(within 1..16)",
-        rx, rx, tx, rx_share, p.time_squeeze_per_s, exhausted_fraction, ratio, rx_bias.recommended,
-        tx_bias.recommended);
-    rx_bias.expected_effect = tx_bias.expected_effect =
-        "each side's quota follows its share of the work";
-    const double gain = std::min(1.0, exhausted_fraction + (p.time_squeeze_per_s > 0 ? 0.5 : 0));
-    rx_bias.expected_gain = tx_bias.expected_gain = gain;
-  }
+  // Biases. The kernel multiplies dev_weight by dev_weight_rx_bias for the backlog's quota
+  // (process_backlog: RPS and netif_rx, veth and tun among them) and by dev_weight_tx_bias for the
+  // qdisc's dequeue quota (__qdisc_run). Neither bounds a driver's NAPI poll, whose rx/tx split is
+  // all the observation holds, so that split is no reason to move them.
+  rx_bias.formula = tx_bias.formula = absl::StrFormat(
+      "the biases scale the backlog's quota (RPS, netif_rx) and the qdisc's dequeue quota, not a "
+      "driver's NAPI poll, whose rx share %.3f is all that is measured -> keep",
+      rx_share);
+  rx_bias.expected_effect = tx_bias.expected_effect = "no change";
 
   // dev_weight.
   const KnobRange range = TunerRange(Knob::kDevWeight);
