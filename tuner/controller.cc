@@ -20,14 +20,16 @@ const Recommendation* FindRecommendation(const std::vector<Recommendation>& recs
   return nullptr;
 }
 
-// The bounded step from current toward wanted: within [current / 2, max(current, 1) * 2], but
-// straight to wanted when that switches a ZeroMeansOff knob on or off (rx-frames 0 -> 2 would be
-// a 30x interrupt rate, not a small step).
-int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted) {
+// The bounded step from current toward wanted: within [current / 2, max(current, 1) * 2], its
+// bounds on multiples of the knob's step (the target's granularity), but straight to wanted when
+// that switches a ZeroMeansOff knob on or off (rx-frames 0 -> 2 would be a 30x interrupt rate,
+// not a small step).
+int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted, int64_t step) {
   if (ZeroMeansOff(knob) && (current == 0 || wanted == 0)) return wanted;
-  const int64_t low = current / 2;
-  const int64_t high = std::max<int64_t>(current, 1) * 2;
-  return std::clamp(wanted, low, high);
+  const int64_t s = std::max<int64_t>(1, step);
+  const int64_t low = (current / 2 + s - 1) / s * s;
+  const int64_t high = std::max<int64_t>(current, 1) * 2 / s * s;
+  return low > high ? wanted : std::clamp(wanted, low, high);
 }
 
 // ", of which stalls explain 120.00/s and 0.00/s" when either window had stall-explained drops.
@@ -143,7 +145,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     if (rec == nullptr || rec->recommended == reading.value) continue;
     if (!Passed(st.changed_at, config_.window, now)) continue;
     if (rec->expected_gain < config_.min_gain) continue;
-    const int64_t value = BoundedStep(reading.knob, reading.value, rec->recommended);
+    const int64_t value = BoundedStep(reading.knob, reading.value, rec->recommended, rec->step);
     if (value == reading.value) continue;
     const int direction = value > reading.value ? 1 : -1;
     const bool reversal = st.direction != 0 && direction != st.direction;

@@ -110,6 +110,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   }
 
   Recommendation usecs = Base(Knob::kRxUsecs, queue, c.rx_usecs, plan, confidence);
+  usecs.step = plan.granularity_us;
   usecs.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
   usecs.inputs.push_back({"socket_drops", drop_rate, "1/s"});
   if (!plan.constrained) {

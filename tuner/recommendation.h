@@ -29,6 +29,10 @@ struct Recommendation {
   std::string target;  // "host", "eth0", "eth0 rx 3", or the socket's name
   int64_t current = 0;
   int64_t recommended = 0;
+  // The values the target takes are multiples of this (a driver's rx-usecs granularity: ixgbe
+  // rounds to 2 us); a bounded step toward `recommended` stays on them, since a value the driver
+  // rounds reads back as someone else's.
+  int64_t step = 1;
   std::vector<Input> inputs;
   // The formula with the numbers substituted, e.g. "C = 212992 B / 2994 B = 71.14 packets; ...".
   std::string formula;

@@ -81,6 +81,27 @@ TEST(ControllerTest, StepsAreBoundedAndOnePerWindow) {
   EXPECT_EQ(knob.value, 78);
 }
 
+// ixgbe takes rx-usecs in 2 us steps: halving 102 us would write 51, which the driver rounds, and
+// the value read back would be no value the agent wrote. Each bounded step stays on the steps.
+TEST(ControllerTest, BoundedStepsStayOnTheDriversGranularity) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 102};
+  const Health healthy{0, 0.2};
+  std::vector<int64_t> written;
+  for (int i = 0; i < 40; ++i) {
+    Recommendation rec = Rec(Knob::kRxUsecs, "eth0", knob.value, 20, 0.5);
+    rec.step = 2;
+    const std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, healthy, {rec});
+    for (const Action& a : actions) written.push_back(std::get<Apply>(a).value);
+    knob.Carry(actions);
+    clock.Advance(config.window);
+  }
+  // 102 -> 52 (51 rounded up, within the halving) -> 26 -> 20.
+  EXPECT_EQ(written, (std::vector<int64_t>{52, 26, 20}));
+}
+
 TEST(ControllerTest, AChangeIsJudgedOnItsOwnDeviceAndASysctlOnTheHost) {
   // eth0's rx-usecs and the host's netdev_budget both changed; in their guard windows another
   // device (emu0) starts dropping and the host's drops rise with it. The device knob is judged

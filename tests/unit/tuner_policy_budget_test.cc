@@ -95,8 +95,8 @@ TEST(BudgetPolicyTest, NeverPastTheHardCaps) {
 // which bounds a driver's NAPI poll: a lopsided rx/tx split of driver polls that hit their quota
 // moves neither.
 TEST(WeightPolicyTest, BiasesStayAsTheyAreTheyDoNotBoundADriversPoll) {
-  for (const auto& [rx_work, tx_work] :
-       {std::pair<uint64_t, uint64_t>{850'000, 150'000}, std::pair<uint64_t, uint64_t>{200'000, 800'000}}) {
+  for (const auto& [rx_work, tx_work] : {std::pair<uint64_t, uint64_t>{850'000, 150'000},
+                                         std::pair<uint64_t, uint64_t>{200'000, 800'000}}) {
     Observation obs = Busy({0.02, 0.30, 0.30, 0.30}, 40);
     obs.queues[0].rx_work = rx_work;
     obs.queues[0].tx_work = tx_work;
