@@ -180,6 +180,19 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
         "before it can overflow, a steady flow at rx-usecs",
         rate, plan.interval_us, wanted, cap, frames.recommended);
     frames.expected_effect = "interrupts at rx-usecs for a steady flow, earlier for a burst";
+    if (wanted > static_cast<double>(frames.recommended) && rate > 0) {
+      // The cap fires before rx-usecs: a steady flow interrupts every `recommended` frames, and
+      // rx-usecs' own interrupt rate is not the one to expect.
+      const double frame_rate = rate / static_cast<double>(frames.recommended);
+      frames.expected_effect = absl::StrFormat(
+          "a steady flow interrupts every %d frames, about %.0f/s, before rx-usecs (%.0f/s): "
+          "more frames would not fit the socket's buffer between drains",
+          frames.recommended, frame_rate, plan.predicted_interrupt_rate);
+      out.back().expected_effect = absl::StrCat(
+          out.back().expected_effect,
+          absl::StrFormat("; rx-frames %d fires first: about %.0f interrupts/s", frames.recommended,
+                          frame_rate));
+    }
     frames.expected_gain = usecs_gain;
     out.push_back(std::move(frames));
   }

@@ -239,6 +239,12 @@ TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
   ASSERT_TRUE(recs.ok()) << recs.status();
   EXPECT_GT(static_cast<double>(Find(*recs, Knob::kRxUsecs).recommended) * 812744e-6, 64.03);
   EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 64);
+  // The frame limit then fires first: 812744 pps / 64 = 12699 interrupts/s, not rx-usecs' rate,
+  // and both say so.
+  EXPECT_THAT(Find(*recs, Knob::kRxFrames).expected_effect,
+              HasSubstr("interrupts every 64 frames, about 12699/s"));
+  EXPECT_THAT(Find(*recs, Knob::kRxUsecs).expected_effect,
+              HasSubstr("rx-frames 64 fires first: about 12699 interrupts/s"));
 }
 
 TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGivesBack) {
