@@ -29,7 +29,10 @@ int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted, int64_t step) {
   const int64_t s = std::max<int64_t>(1, step);
   const int64_t low = (current / 2 + s - 1) / s * s;
   const int64_t high = std::max<int64_t>(current, 1) * 2 / s * s;
-  return low > high ? wanted : std::clamp(wanted, low, high);
+  // A step coarser than the bounds leaves no multiple of it between them: go to wanted, which is
+  // one.
+  if (low > high || high == 0) return wanted;
+  return std::clamp(wanted, low, high);
 }
 
 // ", of which stalls explain 120.00/s and 0.00/s" when either window had stall-explained drops.

@@ -254,8 +254,10 @@ void SetLimits(Planning& p, absl::Duration window) {
   // takes them, an interrupt's cost later; NAPI then drains faster than packets come (load < 1).
   const CoalesceState& c = p.queue.coalesce;
   plan.ring_limit_s = kInf;
-  // Each ring takes its share of a whole-device observation's packets (RSS spreads them).
-  p.ring_peak = p.queue_peak / std::max<uint32_t>(1, p.queue.rx_rings);
+  // Each ring takes its share of a whole-device observation's packets (RSS spreads flows), but a
+  // socket's flow lands on one ring whole.
+  p.ring_peak = plan.rx_peak_rate_pps / std::max<uint32_t>(1, p.queue.rx_rings);
+  for (const SocketModel& m : p.models) p.ring_peak = std::max(p.ring_peak, m.burst.socket_rate_pps);
   if (c.rx_ring_size > 0 && p.ring_peak > 0) {
     plan.ring_limit_s =
         (1 - p.config.margin) * c.rx_ring_size / p.ring_peak - plan.interrupt_cost_s;
@@ -285,14 +287,18 @@ bool AllFit(const Planning& p, double interval_s) {
 
 // Below the cost floor, sockets that dropped at the current static interval keep the choice
 // below that interval (IntervalPlan::held_for_drops): the longest drop-free interval where there
-// is one, else the backed-off current one.
+// is one, else the current one (no interval stops the drops, so none is worth more interrupts).
+// A saturated CPU is left the floor: fewer interrupts are its relief.
 void HoldForDrops(Planning& p, int64_t longest_drop_free_us) {
   IntervalPlan& plan = p.plan;
-  if (!p.dropped_at_current) return;
-  const int64_t held_us = longest_drop_free_us >= 0
-                              ? longest_drop_free_us
-                              : FloorToStep(Us(p.observed_cap_s), plan.granularity_us, plan.cap_us);
+  if (!p.dropped_at_current || plan.cpu_saturated) return;
+  const int64_t held_us =
+      longest_drop_free_us >= 0
+          ? longest_drop_free_us
+          : FloorToStep(static_cast<double>(p.queue.coalesce.rx_usecs), plan.granularity_us,
+                        plan.cap_us);
   if (held_us >= plan.interval_us) return;
+  plan.unheld_interval_us = plan.interval_us;
   plan.interval_us = held_us;
   plan.near_floor_buffer_interval_us = 0;
   plan.held_for_drops = true;
@@ -378,7 +384,11 @@ void DescribeWorst(Planning& p) {
     }
   }
   if (p.worst == nullptr) return;
-  for (const SocketModel& m : p.models) plan.socket_needs.push_back(NeedOf(p, m, interval_s));
+  // Held below the floor for the live sockets' sake, the buffers are sized for the interval the
+  // plan takes once new sockets have them.
+  const double need_interval_s =
+      plan.held_for_drops ? static_cast<double>(plan.unheld_interval_us) * 1e-6 : interval_s;
+  for (const SocketModel& m : p.models) plan.socket_needs.push_back(NeedOf(p, m, need_interval_s));
   const SocketModel& w = *p.worst;
   plan.worst_socket = w.socket->name;
   plan.worst_socket_rcvbuf_locked = w.socket->rcvbuf_locked;
@@ -474,9 +484,11 @@ void QueueFormula(Planning& p) {
         &f, f.empty() ? "" : "; ",
         absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps%s - %.2f us = %.2f us",
                         p.config.margin, c.rx_ring_size, p.ring_peak,
-                        p.queue.rx_rings > 1 ? absl::StrFormat(" (%.0f pps over %u rings)",
-                                                               p.queue_peak, p.queue.rx_rings)
-                                             : std::string(),
+                        p.queue.rx_rings > 1
+                            ? absl::StrFormat(" (one ring's: the device's %.0f pps over %u rings, "
+                                              "or a socket's flow)",
+                                              plan.rx_peak_rate_pps, p.queue.rx_rings)
+                            : std::string(),
                         Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
     plan.inputs.push_back({"rx_ring_size", static_cast<double>(c.rx_ring_size), "descriptors"});
   }

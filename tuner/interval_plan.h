@@ -66,6 +66,8 @@ struct IntervalPlan {
   // a longer one would add to their drops until their buffers grow, and none of the knobs grows
   // a live socket's buffer (rmem_default reaches new sockets; SO_RCVBUF is the application's).
   bool held_for_drops = false;
+  int64_t unheld_interval_us = 0;  // when held: the interval chosen without the hold, which the
+                                   // socket needs (buffers for new sockets) are sized at
   // Sockets dropped at the current static interval, but no more than arrived while the queue's
   // delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
   bool drops_within_stalls = false;
@@ -73,8 +75,9 @@ struct IntervalPlan {
   // interval (a static rx-usecs or adaptive-rx).
   bool dropped_beyond_stalls = false;
   bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)
-  // The worst socket's rcvbuf that makes interval_us drop-free (RcvbufForPackets of what it must
-  // hold); +inf when the CPU is saturated. rcvbuf_formula shows the arithmetic.
+  // The worst socket's rcvbuf that makes interval_us (unheld_interval_us when held) drop-free
+  // (RcvbufForPackets of what it must hold); +inf when the CPU is saturated. rcvbuf_formula shows
+  // the arithmetic.
   double rcvbuf_needed_bytes = 0;
   std::string rcvbuf_formula;
   // Every modelled socket's need at interval_us, the worst's included: each socket on the

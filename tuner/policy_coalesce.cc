@@ -185,8 +185,9 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
       // rx-usecs' own interrupt rate is not the one to expect.
       const double frame_rate = rate / static_cast<double>(frames.recommended);
       frames.expected_effect = absl::StrFormat(
-          "a steady flow interrupts every %d frames, about %.0f/s, before rx-usecs (%.0f/s): "
-          "more frames would not fit the socket's buffer between drains",
+          "a steady flow interrupts every %d frames, about %.0f/s, before rx-usecs (%.0f/s): the "
+          "frame cap (the socket's buffer between drains, the ring, the driver's maximum) fires "
+          "first",
           frames.recommended, frame_rate, plan.predicted_interrupt_rate);
       out.back().expected_effect = absl::StrCat(
           out.back().expected_effect,

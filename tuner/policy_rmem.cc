@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -170,6 +171,8 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
   Need default_need;  // the largest need of a socket on rmem_default
   Need any_need;      // the largest need of any socket (udp_rmem_min)
   int64_t so_rcvbuf_max = 0;
+  // A socket is listed on every queue of its device: one advice for it, the largest.
+  std::map<std::string, size_t> advice_index;
   for (const QueuePlan& p : plans) {
     const IntervalPlan& plan = p.plan;
     // A saturated CPU falls behind whatever the buffer; the coalescing policy says so.
@@ -185,7 +188,12 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
         // The application owns its buffer: advice only, and rmem_max must let the value through.
         Recommendation advice = SoRcvbufAdvice(plan, socket, need, confidence);
         so_rcvbuf_max = std::max(so_rcvbuf_max, advice.recommended);
-        out.push_back(std::move(advice));
+        const auto [at, first] = advice_index.try_emplace(socket.socket, out.size());
+        if (first) {
+          out.push_back(std::move(advice));
+        } else if (advice.recommended > out[at->second].recommended) {
+          out[at->second] = std::move(advice);
+        }
       } else if (need.bytes > default_need.bytes) {
         default_need = need;
       }

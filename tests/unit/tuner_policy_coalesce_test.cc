@@ -524,12 +524,17 @@ TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
 TEST(CoalescePolicyTest, DropsAtTheCurrentIntervalHoldItBelowTheCostFloor) {
   Observation dropping = EmulatedNicWindow(2111, 12, 0);
   dropping.queues[0].interrupt_cost_s = 300e-6;
+  dropping.host.rmem_default = 24000;  // the socket's, on the default buffer
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(dropping, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& held = Find(*recs, Knob::kRxUsecs);
   EXPECT_LE(held.recommended, 1899) << held.formula;
   EXPECT_THAT(held.formula, HasSubstr("us, below the cost floor 3000.00 us, while the sockets "
                                       "that dropped keep their buffers"));
+  // The buffers are sized for the floor's interval, for the sockets to come: about 31 packets at
+  // 3000 us need 31 / 0.95 * 768 B, more than the 24000 B that hold 1899 us.
+  const Recommendation& rmem_default = Find(*recs, Knob::kRmemDefault);
+  EXPECT_GT(rmem_default.recommended, 24000) << rmem_default.formula;
 
   Observation quiet = EmulatedNicWindow(2111, 0, 0);
   quiet.queues[0].interrupt_cost_s = 300e-6;
@@ -634,7 +639,9 @@ TEST(CoalescePolicyTest, AWholeDeviceObservationsRingLimitIsOneRingsShare) {
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
   EXPECT_EQ(usecs.recommended, 281) << usecs.formula;
-  EXPECT_THAT(usecs.formula, HasSubstr("/ 812744 pps (3250976 pps over 4 rings)"));
+  EXPECT_THAT(usecs.formula,
+              HasSubstr("/ 812744 pps (one ring's: the device's 3250976 pps over 4 rings, or a "
+                        "socket's flow)"));
 }
 
 // Without a handler time, an interrupt's cost is the hard IRQ time over the interrupts: the split
