@@ -268,10 +268,11 @@ void SetLimits(Planning& p, absl::Duration window) {
   const bool static_interval = c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0;
   const bool dropped = std::any_of(p.models.begin(), p.models.end(),
                                    [](const SocketModel& m) { return m.socket->drops > 0; });
-  plan.dropped_beyond_stalls = std::any_of(
-      p.models.begin(), p.models.end(),
-      [&](const SocketModel& m) { return DroppedBeyondStalls(*m.socket, p.queue, window); });
-  p.dropped_at_current = static_interval && plan.dropped_beyond_stalls;
+  p.dropped_at_current =
+      static_interval &&
+      std::any_of(p.models.begin(), p.models.end(), [&](const SocketModel& m) {
+        return DroppedBeyondStalls(*m.socket, p.queue, window);
+      });
   p.dropped_within_stalls = static_interval && dropped && !p.dropped_at_current;
   plan.drops_within_stalls = p.dropped_within_stalls;
   if (p.dropped_at_current) {

@@ -71,9 +71,6 @@ struct IntervalPlan {
   // Sockets dropped at the current static interval, but no more than arrived while the queue's
   // delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
   bool drops_within_stalls = false;
-  // Some socket dropped more than arrived while the queue's delivery stalled, whatever sets the
-  // interval (a static rx-usecs or adaptive-rx).
-  bool dropped_beyond_stalls = false;
   bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)
   // The worst socket's rcvbuf that makes interval_us (unheld_interval_us when held) drop-free
   // (RcvbufForPackets of what it must hold); +inf when the CPU is saturated. rcvbuf_formula shows

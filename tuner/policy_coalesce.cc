@@ -74,11 +74,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     Recommendation r = Base(Knob::kAdaptiveRx, queue, c.adaptive_rx ? 1 : 0, plan, confidence);
     r.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
     r.inputs.push_back({"socket_drops", drop_rate, "1/s"});
-    // Below the floor it cannot keep the sockets; above it on the window's mean, sockets that
-    // dropped beyond what stalls explain show its intervals ran longer where the traffic burst.
-    const bool below_floor = interrupt_rate < floor_rate;
-    const bool violates =
-        plan.constrained && drop_rate > 0 && (below_floor || plan.dropped_beyond_stalls);
+    const bool violates = plan.constrained && interrupt_rate < floor_rate && drop_rate > 0;
     if (c.adaptive_rx && !violates) {
       adaptive_stays_on = true;
       r.formula = absl::StrFormat(
@@ -88,18 +84,10 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
       r.expected_effect = "no change";
     } else if (c.adaptive_rx) {
       r.recommended = 0;
-      r.formula =
-          below_floor
-              ? absl::StrFormat(
-                    "adaptive-rx on: interrupt rate %.0f/s < floor 1 / u_max = %.0f/s while "
-                    "sockets drop %.2f/s -> off, rx-usecs set from the fill math",
-                    interrupt_rate, floor_rate, drop_rate)
-              : absl::StrFormat(
-                    "adaptive-rx on: interrupt rate %.0f/s keeps the floor 1 / u_max = %.0f/s on "
-                    "the window's mean, yet sockets drop %.2f/s beyond what stalls explain: its "
-                    "interval runs longer where the traffic bursts -> off, rx-usecs set from "
-                    "the fill math",
-                    interrupt_rate, floor_rate, drop_rate);
+      r.formula = absl::StrFormat(
+          "adaptive-rx on: interrupt rate %.0f/s < floor 1 / u_max = %.0f/s while sockets drop "
+          "%.2f/s -> off, rx-usecs set from the fill math",
+          interrupt_rate, floor_rate, drop_rate);
       r.expected_effect = "interrupt rate held at or above the floor; socket drops should stop";
       r.expected_gain = plan.drop_free ? 1.0 : 0.5;
     } else {

@@ -293,29 +293,6 @@ TEST(CoalescePolicyTest, AdaptiveThatKeepsTheFloorStaysOn) {
   EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 1);  // left to adaptive
 }
 
-// Above the floor on the window's mean, yet the socket dropped: adaptive-rx's interval ran longer
-// where the traffic burst, and the fill math's static interval takes over. Drops no more than a
-// stall of the queue's delivery brought are the stall's, and it stays on.
-TEST(CoalescePolicyTest, AdaptiveThatKeepsTheFloorYetDropsGoesOff) {
-  for (const double stall_s : {0.0, 0.5}) {
-    Observation obs = Seed001();
-    obs.queues[0].interrupts = 12500 * 10;  // above the 11.4K floor
-    obs.queues[0].drops.socket = 1000;
-    obs.queues[0].sockets[0].drops = 1000;  // 0.5 s of 812744 pps brought far more than these
-    obs.queues[0].stall_s = stall_s;
-    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-    ASSERT_TRUE(recs.ok()) << recs.status();
-    const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
-    if (stall_s > 0) {
-      EXPECT_EQ(adaptive.recommended, 1) << adaptive.formula;
-    } else {
-      EXPECT_EQ(adaptive.recommended, 0) << adaptive.formula;
-      EXPECT_THAT(adaptive.formula, HasSubstr("yet sockets drop 100.00/s beyond what stalls "
-                                              "explain"));
-    }
-  }
-}
-
 TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
   Observation obs = Seed001();
   // An interrupt that costs 10 us may come at most every 100 us at a 10% CPU share: above the
