@@ -257,7 +257,8 @@ void SetLimits(Planning& p, absl::Duration window) {
   // Each ring takes its share of a whole-device observation's packets (RSS spreads flows), but a
   // socket's flow lands on one ring whole.
   p.ring_peak = plan.rx_peak_rate_pps / std::max<uint32_t>(1, p.queue.rx_rings);
-  for (const SocketModel& m : p.models) p.ring_peak = std::max(p.ring_peak, m.burst.socket_rate_pps);
+  for (const SocketModel& m : p.models)
+    p.ring_peak = std::max(p.ring_peak, m.burst.socket_rate_pps);
   if (c.rx_ring_size > 0 && p.ring_peak > 0) {
     plan.ring_limit_s =
         (1 - p.config.margin) * c.rx_ring_size / p.ring_peak - plan.interrupt_cost_s;
@@ -293,11 +294,10 @@ bool AllFit(const Planning& p, double interval_s) {
 void HoldForDrops(Planning& p, int64_t longest_drop_free_us) {
   IntervalPlan& plan = p.plan;
   if (!p.dropped_at_current || plan.cpu_saturated) return;
-  const int64_t held_us =
-      longest_drop_free_us >= 0
-          ? longest_drop_free_us
-          : FloorToStep(static_cast<double>(p.queue.coalesce.rx_usecs), plan.granularity_us,
-                        plan.cap_us);
+  const int64_t held_us = longest_drop_free_us >= 0
+                              ? longest_drop_free_us
+                              : FloorToStep(static_cast<double>(p.queue.coalesce.rx_usecs),
+                                            plan.granularity_us, plan.cap_us);
   if (held_us >= plan.interval_us) return;
   plan.unheld_interval_us = plan.interval_us;
   plan.interval_us = held_us;

@@ -177,10 +177,10 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
           "frame cap (the socket's buffer between drains, the ring, the driver's maximum) fires "
           "first",
           frames.recommended, frame_rate, plan.predicted_interrupt_rate);
-      out.back().expected_effect = absl::StrCat(
-          out.back().expected_effect,
-          absl::StrFormat("; rx-frames %d fires first: about %.0f interrupts/s", frames.recommended,
-                          frame_rate));
+      out.back().expected_effect =
+          absl::StrCat(out.back().expected_effect,
+                       absl::StrFormat("; rx-frames %d fires first: about %.0f interrupts/s",
+                                       frames.recommended, frame_rate));
     }
     frames.expected_gain = usecs_gain;
     out.push_back(std::move(frames));

@@ -19,11 +19,11 @@ struct QueuePlan {
 
 // For each socket of each queue: the plan's need at the chosen interval u (what the socket must
 // hold there, burst_model.h, over (1 - margin), times truesize; when the interval is held below
-// the cost floor for dropping sockets, at the interval the plan takes once buffers grow). Sockets on the default
-// buffer raise rmem_default; sockets that set SO_RCVBUF get advice (the kernel doubles the value:
-// advise ceil(needed / 2)) and rmem_max must admit it. rmem_max >= rmem_default always. Buffers
-// only grow here: a roomy buffer costs memory only when used. udp_rmem_min rises to the worst need
-// when UDP memory pressure dropped packets.
+// the cost floor for dropping sockets, at the interval the plan takes once buffers grow). Sockets
+// on the default buffer raise rmem_default; sockets that set SO_RCVBUF get advice (the kernel
+// doubles the value: advise ceil(needed / 2)) and rmem_max must admit it. rmem_max >= rmem_default
+// always. Buffers only grow here: a roomy buffer costs memory only when used. udp_rmem_min rises to
+// the worst need when UDP memory pressure dropped packets.
 std::vector<Recommendation> RecommendRmem(const Observation& obs,
                                           const std::vector<QueuePlan>& plans,
                                           const PolicyConfig& config);
