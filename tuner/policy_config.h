@@ -39,8 +39,6 @@ struct PolicyConfig {
   double softirq_cap = 0.50;
   // time_squeeze events per second below which budgets are left alone.
   double min_time_squeeze_per_s = 1.0;
-  // Weights react only when at least this many packets of poll work were seen.
-  uint64_t min_poll_work = 1000;
   // napi_defer_hard_irqs: tolerated probability that a still-active flow re-arms the interrupt
   // because of one empty timer poll.
   double defer_false_rearm_probability = 0.01;
