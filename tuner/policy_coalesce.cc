@@ -40,6 +40,10 @@ uint64_t SocketDrops(const QueueObservation& queue) {
   return std::max(queue.drops.socket, per_socket);
 }
 
+// The frame cap's interrupt rate is told apart from rx-usecs' only above this ratio of it: a
+// frame's rounding moves it by a percent or two.
+constexpr double kFramesFireFirst = 1.05;
+
 // A current interval above the drop-free one, while nothing drops, is predicted to eat into the
 // margin, not to overflow: the gain of shortening it is the share of the margin it gives back,
 // whole once the current value reaches the fill time. A rate estimate that moved by 0.01% put
@@ -168,10 +172,11 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
         "before it can overflow, a steady flow at rx-usecs",
         rate, plan.interval_us, wanted, cap, frames.recommended);
     frames.expected_effect = "interrupts at rx-usecs for a steady flow, earlier for a burst";
-    if (wanted > static_cast<double>(frames.recommended) && rate > 0) {
-      // The cap fires before rx-usecs: a steady flow interrupts every `recommended` frames, and
-      // rx-usecs' own interrupt rate is not the one to expect.
-      const double frame_rate = rate / static_cast<double>(frames.recommended);
+    const double frame_rate = rate / static_cast<double>(frames.recommended);
+    // The cap fires well before rx-usecs (not by a frame's rounding): a steady flow interrupts
+    // every `recommended` frames, and rx-usecs' own interrupt rate is not the one to expect.
+    if (wanted > static_cast<double>(frames.recommended) &&
+        frame_rate > kFramesFireFirst * plan.predicted_interrupt_rate) {
       frames.expected_effect = absl::StrFormat(
           "a steady flow interrupts every %d frames, about %.0f/s, before rx-usecs (%.0f/s): the "
           "frame cap (the socket's buffer between drains, the ring, the driver's maximum) fires "
