@@ -527,9 +527,10 @@ void GrowthFormula(Planning& p) {
   if (plan.held_for_drops) {
     absl::StrAppend(
         &f, absl::StrFormat("; held at %d us, below the cost floor %.2f us, while the sockets that "
-                            "dropped keep their buffers (rmem_default reaches new sockets, "
-                            "SO_RCVBUF is the application's): a longer interval would add to "
-                            "their drops; interrupts take more than %g of a CPU meanwhile",
+                            "dropped keep their buffers: a longer interval would add to their "
+                            "drops; the buffer must grow for the floor (rmem_default reaches new "
+                            "sockets, SO_RCVBUF is the application's), and interrupts take more "
+                            "than %g of a CPU meanwhile",
                             plan.interval_us, p.floor_us, p.config.interrupt_cpu_share));
     return;
   }
