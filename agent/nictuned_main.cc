@@ -399,7 +399,7 @@ void Reload(const std::vector<std::string>& flagfiles, service::Sampler& sampler
     settings = *next;
     sampler.Reconfigure(settings);
     if (tuning != nullptr) tuning->SetMode(settings.mode, PendingPolicyFromFlags());
-    const service::ServiceConfig config = state.Status().config;
+    const service::ServiceConfig config = state.Config();
     state.SetConfig(ConfigFromFlags(settings, config.started, config.emulated_nics));
     NoteOtherTuners(state);
   }

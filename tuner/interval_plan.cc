@@ -392,16 +392,12 @@ void DescribeWorst(Planning& p) {
   for (const SocketModel& m : p.models) plan.socket_needs.push_back(NeedOf(p, m, need_interval_s));
   const SocketModel& w = *p.worst;
   plan.worst_socket = w.socket->name;
-  plan.worst_socket_rcvbuf_locked = w.socket->rcvbuf_locked;
   plan.worst_inputs = w.fill_inputs;
   plan.worst_fill = w.fill;
   plan.worst_burst_inputs = w.burst;
   plan.worst_burst = BurstAt(w.burst, interval_s);
   plan.worst_usable_packets = w.usable_packets;
   plan.reader_softirq_load = w.burst.reader_waits_for_napi ? plan.worst_burst.softirq_load : 0;
-  const SocketNeed& worst_need = plan.socket_needs[static_cast<size_t>(p.worst - p.models.data())];
-  plan.rcvbuf_needed_bytes = worst_need.needed_bytes;
-  plan.rcvbuf_formula = worst_need.formula;
 }
 
 // Why no interval and no buffer makes the queue drop-free, when that is so.

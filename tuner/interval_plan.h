@@ -34,7 +34,6 @@ struct IntervalPlan {
   bool constrained = false;
   // Worst socket (smallest drop-free interval); empty when no socket saw packets.
   std::string worst_socket;
-  bool worst_socket_rcvbuf_locked = false;
   FillInputs worst_inputs;  // mean rate, truesize, rcvbuf, drain gap and margin of the worst socket
   FillResult worst_fill;    // the plain fill math on worst_inputs
   BurstInputs worst_burst_inputs;   // the worst socket's peak rate, costs and drain gap
@@ -72,13 +71,9 @@ struct IntervalPlan {
   // delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
   bool drops_within_stalls = false;
   bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)
-  // The worst socket's rcvbuf that makes interval_us (unheld_interval_us when held) drop-free
-  // (RcvbufForPackets of what it must hold); +inf when the CPU is saturated. rcvbuf_formula shows
-  // the arithmetic.
-  double rcvbuf_needed_bytes = 0;
-  std::string rcvbuf_formula;
-  // Every modelled socket's need at interval_us, the worst's included: each socket on the
-  // default buffer must fit rmem_default, and each that set SO_RCVBUF gets its own advice.
+  // Every modelled socket's need at interval_us (unheld_interval_us when held), the worst's
+  // included: each socket on the default buffer must fit rmem_default, and each that set
+  // SO_RCVBUF gets its own advice.
   std::vector<SocketNeed> socket_needs;
   // Non-empty when no interval is drop-free and a bigger socket buffer cannot help either (CPU
   // saturation, ring overrun at the cost floor): why, in words a person can act on.

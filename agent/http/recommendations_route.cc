@@ -29,7 +29,7 @@ nlohmann::json RecommendationsJson(const service::RecommendationSet& set,
 absl::Status AddRecommendationsRoute(Router& router, const service::ServiceState& state) {
   return router.Add("GET", "/api/v1/recommendations", Effect::kReadsOnly, [&state](const Request&) {
     return Response{.body = model::JsonText(RecommendationsJson(
-                        *state.Recommendations(), state.Status().config.emulated_nics))};
+                        *state.Recommendations(), state.Config().emulated_nics))};
   });
 }
 

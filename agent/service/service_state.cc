@@ -22,6 +22,11 @@ ServiceStatus ServiceState::Status() const {
   return status_;
 }
 
+ServiceConfig ServiceState::Config() const {
+  std::lock_guard lock(mutex_);
+  return status_.config;
+}
+
 std::shared_ptr<const nlohmann::json> ServiceState::LatestReport() const {
   std::shared_ptr<const IntervalReading> interval;
   {

@@ -28,6 +28,8 @@ class ServiceState {
 
   // Readers.
   ServiceStatus Status() const;
+  // Its config alone, without copying the sources' and programs' states.
+  ServiceConfig Config() const;
   // The latest interval's window report (agent/window_report.h); null before the first interval.
   // Built by the first reader after each interval, outside the lock, and kept for the next ones.
   std::shared_ptr<const nlohmann::json> LatestReport() const;
