@@ -56,50 +56,50 @@ struct FakeKnob {
   }
 };
 
-TEST(ControllerTest, StepsAreBoundedAndOnePerWindow) {
+// Forty healthy windows of an rx-usecs knob at `start` recommended `recommended` in steps of
+// `step`: what the controller wrote, each write bounded to x2 or /2 of the value before it, and
+// the knob's value at the end.
+struct Walk {
+  std::vector<int64_t> written;
+  int64_t final_value = 0;
+};
+Walk WalkToward(int64_t start, int64_t recommended, int64_t step) {
   ControllerConfig config;
   Controller controller(config);
   FakeClock clock;
-  FakeKnob knob{Knob::kRxUsecs, "eth0", 10};
+  FakeKnob knob{Knob::kRxUsecs, "eth0", start};
   const Health healthy{0, 0.2};
-  std::vector<int64_t> written;
+  Walk walk;
   for (int i = 0; i < 40; ++i) {
-    const std::vector<Action> actions = controller.Step(
-        clock.Now(), {knob.Read()}, healthy, {Rec(Knob::kRxUsecs, "eth0", knob.value, 78, 0.5)});
-    ASSERT_LE(actions.size(), 1u);
+    Recommendation rec = Rec(Knob::kRxUsecs, "eth0", knob.value, recommended, 0.5);
+    rec.step = step;
+    const std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, healthy, {rec});
+    EXPECT_LE(actions.size(), 1u);
     for (const Action& a : actions) {
       const Apply& apply = std::get<Apply>(a);
       EXPECT_LE(apply.value, 2 * apply.from);
       EXPECT_GE(apply.value, apply.from / 2);
-      written.push_back(apply.value);
+      walk.written.push_back(apply.value);
     }
     knob.Carry(actions);
     clock.Advance(config.window);
   }
+  walk.final_value = knob.value;
+  return walk;
+}
+
+TEST(ControllerTest, StepsAreBoundedAndOnePerWindow) {
+  const Walk walk = WalkToward(10, 78, 1);
   // 10 -> 20 -> 40 -> 78, each after the previous guard window ended.
-  EXPECT_EQ(written, (std::vector<int64_t>{20, 40, 78}));
-  EXPECT_EQ(knob.value, 78);
+  EXPECT_EQ(walk.written, (std::vector<int64_t>{20, 40, 78}));
+  EXPECT_EQ(walk.final_value, 78);
 }
 
 // ixgbe takes rx-usecs in 2 us steps: halving 102 us would write 51, which the driver rounds, and
 // the value read back would be no value the agent wrote. Each bounded step stays on the steps.
 TEST(ControllerTest, BoundedStepsStayOnTheDriversGranularity) {
-  ControllerConfig config;
-  Controller controller(config);
-  FakeClock clock;
-  FakeKnob knob{Knob::kRxUsecs, "eth0", 102};
-  const Health healthy{0, 0.2};
-  std::vector<int64_t> written;
-  for (int i = 0; i < 40; ++i) {
-    Recommendation rec = Rec(Knob::kRxUsecs, "eth0", knob.value, 20, 0.5);
-    rec.step = 2;
-    const std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, healthy, {rec});
-    for (const Action& a : actions) written.push_back(std::get<Apply>(a).value);
-    knob.Carry(actions);
-    clock.Advance(config.window);
-  }
   // 102 -> 52 (51 rounded up, within the halving) -> 26 -> 20.
-  EXPECT_EQ(written, (std::vector<int64_t>{52, 26, 20}));
+  EXPECT_EQ(WalkToward(102, 20, 2).written, (std::vector<int64_t>{52, 26, 20}));
 }
 
 TEST(ControllerTest, AChangeIsJudgedOnItsOwnDeviceAndASysctlOnTheHost) {

@@ -407,12 +407,8 @@ TEST(CoalescePolicyTest, SoRcvbufAdviceIsNeverBelowTheSocketsOwn) {
 // buffer (212992 B) at 1,000,000 pps holds about 102 packets an interval, more than its 88 usable.
 // Each gets its own remedy: advice for the first, rmem_default for the second.
 TEST(CoalescePolicyTest, EverySocketOnTheQueueIsSizedNotOnlyTheOneThatFillsFurthest) {
-  Observation obs;
-  obs.window = absl::Seconds(10);
-  obs.samples = 10;
-  QueueObservation q;
-  q.device = "eth0";
-  q.queue = 0;
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
   SocketObservation locked;
   locked.name = "udp port 9000 (SO_RCVBUF)";
   locked.packets = 400'000 * 10;
@@ -427,13 +423,12 @@ TEST(CoalescePolicyTest, EverySocketOnTheQueueIsSizedNotOnlyTheOneThatFillsFurth
   q.sockets = {locked, busier};
   q.rx_packets = 1'400'000 * 10;
   q.interrupts = 20'000 * 10;
+  q.drops.socket = 0;
+  q.cpu = {};
   q.interrupt_cost_s = 10e-6;
-  q.coalesce.rx_usecs_supported = true;
+  q.coalesce.adaptive_rx = false;
   q.coalesce.rx_usecs = 50;
-  q.coalesce.rx_usecs_granularity = 1;
-  q.coalesce.rx_usecs_max = 1022;
   q.coalesce.rx_ring_size = 4096;
-  obs.queues.push_back(q);
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& advice = Find(*recs, Knob::kSoRcvbuf);
