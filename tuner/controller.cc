@@ -161,6 +161,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     apply.target = reading.target;
     apply.from = reading.value;
     apply.value = value;
+    apply.step = rec->step;
     apply.reason = absl::StrFormat(
         "%s: %d -> %d (%s %d; expected gain %.2f >= %.2f): %s", name, reading.value, value,
         value == rec->recommended ? "recommended" : "step bounded to x2 or /2 toward",

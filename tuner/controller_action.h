@@ -18,6 +18,9 @@ struct Apply {
   int64_t from = 0;
   int64_t value = 0;
   std::string reason;
+  // The target's granularity (Recommendation::step): a read-back within it of `value` is the
+  // driver's rounding, not someone else's write.
+  int64_t step = 1;
 };
 
 // Put back the value from before our change: the guard window saw a regression.

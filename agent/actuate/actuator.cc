@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/actuate/actuator.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -20,6 +21,20 @@ using driver::knobs::KnobAddress;
 using store::ChangeState;
 
 std::string KnobNameText(tuner::Knob knob) { return std::string(tuner::KnobName(knob)); }
+
+// A driver that rounds to a coarser granularity than the tuner knew (3 us taken as 4) moves a
+// write by up to this share of it.
+constexpr int64_t kRoundingShareOfValue = 4;  // a quarter
+
+// Whether a read-back that differs from the value written is the kernel's doing: rounding to the
+// granularity, or a limit clamping the write, leaves the knob near the value written or between
+// it and the value before. Anything else is someone else's write landing between ours and the
+// read-back.
+bool KernelAdjustedTheWrite(int64_t before, int64_t written, int64_t back, int64_t step) {
+  const int64_t slack =
+      std::max({step, int64_t{1}, (written < 0 ? -written : written) / kRoundingShareOfValue});
+  return back >= std::min(before, written) - slack && back <= std::max(before, written) + slack;
+}
 
 // A status whose message says which knob and which step, keeping the code.
 absl::Status Annotate(const absl::Status& status, absl::string_view context) {
@@ -291,7 +306,8 @@ ActuationResult Actuator::PutBackOriginalLocked(const KnobAddress& address, int6
 }
 
 ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64_t current,
-                                               int64_t value, const std::string& reason,
+                                               int64_t value, int64_t step,
+                                               const std::string& reason,
                                                ChangeState superseded_state, absl::Time now) {
   const std::string key = KnobKey(address);
   const std::string name = DescribeKnob(address);
@@ -350,6 +366,12 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
     failed.before = current;
     failed.change_id = *id;
     return failed;
+  }
+  if (written.ok() && *back != value && !KernelAdjustedTheWrite(current, value, *back, step)) {
+    // Someone wrote the knob between our write and its read-back: the value is theirs to keep.
+    std::vector<int64_t> rows = superseded;
+    rows.push_back(*id);
+    return ReleaseToSomeoneElseLocked(address, original, value, rows, *back, now);
   }
   if (!written.ok() || *back != value) {
     // The kernel holds a value we did not ask for (a driver rounding rx-usecs, a clamped sysctl,
@@ -416,8 +438,8 @@ ActuationResult Actuator::Apply(const tuner::Apply& action, absl::Time now) {
     return *stop;
   }
   if (current == action.value) return Unchanged(address, current);
-  return WriteJournaledLocked(address, current, action.value, action.reason, ChangeState::kReleased,
-                              now);
+  return WriteJournaledLocked(address, current, action.value, action.step, action.reason,
+                              ChangeState::kReleased, now);
 }
 
 ActuationResult Actuator::Rollback(const tuner::Rollback& action, absl::Time now) {
@@ -434,7 +456,8 @@ ActuationResult Actuator::Rollback(const tuner::Rollback& action, absl::Time now
                                  ChangeState::kRolledBack, action.reason, now);
   }
   if (current == action.value) return Unchanged(address, current);
-  return WriteJournaledLocked(address, current, action.value, action.reason,
+  // A rollback writes a value the knob held before, which the kernel takes as it is.
+  return WriteJournaledLocked(address, current, action.value, /*step=*/1, action.reason,
                               ChangeState::kRolledBack, now);
 }
 

@@ -126,8 +126,10 @@ class Actuator {
       const driver::knobs::KnobAddress& address);
   absl::StatusOr<int64_t> ReadLocked(const driver::knobs::KnobAddress& address);
   // Steps 2-4 for value over `current`; closes the superseded rows in superseded_state.
+  // step: the target's granularity, which tells the kernel's rounding of a write from someone
+  // else's write landing between ours and its read-back.
   ActuationResult WriteJournaledLocked(const driver::knobs::KnobAddress& address, int64_t current,
-                                       int64_t value, const std::string& reason,
+                                       int64_t value, int64_t step, const std::string& reason,
                                        store::ChangeState superseded_state, absl::Time now);
   // Writes the original back and closes every pending row of the knob in final_state.
   ActuationResult PutBackOriginalLocked(const driver::knobs::KnobAddress& address, int64_t original,

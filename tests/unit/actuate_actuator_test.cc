@@ -124,6 +124,38 @@ TEST_F(ActuatorTest, AReadBackThatDiffersPutsTheOriginalBack) {
   EXPECT_EQ(all[0].new_value, 8);
 }
 
+TEST_F(ActuatorTest, ARoundingWithinTheKnobsStepIsTheDriversAndPutsTheOriginalBack) {
+  knobs_->RoundWritesUpTo(kRxUsecs, 8);  // 9 -> 16: far from 9, but within the driver's step
+  tuner::Apply apply = ApplyOf(kRxUsecs, 8, 9);
+  apply.step = 8;
+  ActuationResult result = actuator_->Apply(apply, kT0);
+  EXPECT_EQ(result.outcome, Outcome::kFailed) << result.message;
+  EXPECT_THAT(result.message, HasSubstr("wrote 9, read back 16"));
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_THAT(Pending(), SizeIs(0));
+  EXPECT_FALSE(actuator_->IsReleased(kRxUsecs));
+}
+
+TEST_F(ActuatorTest, AValueWrittenBetweenOurWriteAndItsReadBackIsKeptAndNeverRestored) {
+  knobs_->SomeoneWritesAfterTheNextWrite(kRxUsecs, 777);
+  ActuationResult result = actuator_->Apply(ApplyOf(kRxUsecs, 8, 16), kT0);
+  EXPECT_EQ(result.outcome, Outcome::kReleased) << result.message;
+  EXPECT_THAT(result.message, HasSubstr("now 777"));
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 777) << "the actuator wrote over someone else's value";
+  EXPECT_THAT(Pending(), SizeIs(0));
+  std::vector<store::ChangeRecord> all = AllChanges();
+  ASSERT_THAT(all, SizeIs(1));
+  EXPECT_EQ(all[0].state, ChangeState::kReleased);
+  EXPECT_TRUE(actuator_->IsReleased(kRxUsecs));
+
+  ActuationResult again = actuator_->Apply(ApplyOf(kRxUsecs, 777, 32), kT0 + absl::Seconds(10));
+  EXPECT_EQ(again.outcome, Outcome::kRefused);
+  RestoreReport report = actuator_->RestoreAll(kT0 + absl::Seconds(20));
+  EXPECT_TRUE(report.error.ok()) << report.error;
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 777);
+  ASSERT_THAT(knobs_->writes(), SizeIs(1));
+}
+
 TEST_F(ActuatorTest, AFailedPutBackStaysOwedWithTheValueTheKernelHolds) {
   knobs_->RoundWritesUpTo(kRxUsecs, 3);  // 16 -> 18, and the put-back 8 -> 9
   ActuationResult result = actuator_->Apply(ApplyOf(kRxUsecs, 8, 16), kT0);

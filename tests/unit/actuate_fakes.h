@@ -77,6 +77,10 @@ class FileKnobs : public driver::knobs::KnobProvider {
   void RoundWritesUpTo(const KnobAddress& address, int64_t tick) {
     tick_[actuate::KnobKey(address)] = tick;
   }
+  // Someone sets `value` right after the next write to the knob lands, before its read-back.
+  void SomeoneWritesAfterTheNextWrite(const KnobAddress& address, int64_t value) {
+    intruding_[actuate::KnobKey(address)] = value;
+  }
   void RemoveDevice(const std::string& target) { removed_.insert(target); }
   // A device of the same name appears again (a driver reload, a NIC that restarted).
   void AddDeviceBack(const std::string& target) { removed_.erase(target); }
@@ -116,6 +120,7 @@ class FileKnobs : public driver::knobs::KnobProvider {
   std::set<std::string> removed_;
   std::map<std::string, int> failing_writes_;
   std::map<std::string, int64_t> tick_;
+  std::map<std::string, int64_t> intruding_;
   int crash_at_event_ = 0;
   int events_ = 0;
   store::Journal* journal_ = nullptr;
@@ -165,6 +170,10 @@ class FileKnob : public driver::knobs::KnobAccess {
     if (tick != owner_.tick_.end())
       value = (value + tick->second - 1) / tick->second * tick->second;
     owner_.Set(address_, value);
+    if (auto it = owner_.intruding_.find(key); it != owner_.intruding_.end()) {
+      owner_.Set(address_, it->second);
+      owner_.intruding_.erase(it);
+    }
     owner_.Event();
     return absl::OkStatus();
   }

@@ -79,6 +79,7 @@ Walk WalkToward(int64_t start, int64_t recommended, int64_t step) {
       const Apply& apply = std::get<Apply>(a);
       EXPECT_LE(apply.value, 2 * apply.from);
       EXPECT_GE(apply.value, apply.from / 2);
+      EXPECT_EQ(apply.step, step) << "the actuator tells the driver's rounding by it";
       walk.written.push_back(apply.value);
     }
     knob.Carry(actions);
