@@ -77,6 +77,7 @@
 #include "agent/window_summary.h"
 #include "driver/emulated/knob_provider.h"
 #include "driver/errno_text.h"
+#include "driver/probe_budget_default.h"
 #include "driver/knobs/kernel_knob_provider.h"
 #include "driver/knobs/knob_target.h"
 #include "driver/link_statistics.h"
@@ -171,7 +172,8 @@ ABSL_FLAG(int, topology_refresh_windows, 10,
 ABSL_FLAG(uint32_t, max_sockets, 1024,
           "Sockets the BPF socket-fill map holds (LRU), and the sockets the sock_diag census "
           "keeps each interval (the most dropping and fullest). Restart to change.");
-ABSL_FLAG(std::string, probe_budget, "0.5%",
+ABSL_FLAG(std::string, probe_budget,
+          nictune::service::ProbeBudgetFlagText(nictune::driver::kDefaultProbeBudget),
           "Share of one CPU that every BPF program together may use, their slots' link "
           "operations included: hooks whose cost fits run whole, the costliest in short slots "
           "spread over each second (0.005 or 0.5%; \"unlimited\" attaches every hook whole). "

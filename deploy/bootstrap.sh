@@ -21,6 +21,8 @@ packages=(
   libclang-rt-14-dev
   # deploy tests: systemd-analyze checks the unit; node_exporter's unit is the exposure baseline
   systemd prometheus-node-exporter
+  # the demos: an emulated NIC's settings by hand, as `nictune recommend --as=ethtool` prints them
+  socat
 )
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "driver/probe_budget_default.h"
 
 namespace nictune::driver {
 
@@ -235,9 +236,6 @@ class ProbeSource {
         absl::StrCat("SetPerPacketProbes(", on ? "true" : "false", "): not supported here"));
   }
 };
-
-// The default probe budget: 0.5% of one CPU for every BPF program together.
-inline constexpr double kDefaultProbeBudget = 0.005;
 
 struct ProbeOptions {
   uint32_t truesize_sample_every = 64;      // sampling for the per-packet truesize histogram

@@ -29,6 +29,8 @@ absl::StatusOr<std::optional<double>> ParseProbeBudget(absl::string_view text) {
   return std::optional<double>(share);
 }
 
+std::string ProbeBudgetFlagText(double share) { return absl::StrFormat("%g%%", 100 * share); }
+
 std::string DescribeProbeBudget(std::optional<double> budget) {
   if (!budget) return "unlimited";
   return absl::StrFormat("%.3g%% of one CPU", 100 * *budget);

@@ -15,6 +15,9 @@ namespace nictune::service {
 // otherwise.
 absl::StatusOr<std::optional<double>> ParseProbeBudget(absl::string_view text);
 
+// The flag's text for a share: 0.004 -> "0.4%" (the flag's default is written from the driver's).
+std::string ProbeBudgetFlagText(double share);
+
 // How the budget reads back: "0.5% of one CPU", "unlimited".
 std::string DescribeProbeBudget(std::optional<double> budget);
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "driver/probe_budget_default.h"
 
 namespace nictune::driver::bpf {
 
@@ -42,7 +43,7 @@ struct HookLoad {
 
 struct BudgetOptions {
   // The share of one CPU every program together may use; nullopt: no limit, everything whole.
-  std::optional<double> cpu_share = 0.005;
+  std::optional<double> cpu_share = kDefaultProbeBudget;
   absl::Duration period = absl::Seconds(1);
   // A shorter slot sees too few events to be worth its link operations.
   absl::Duration min_slot = absl::Milliseconds(1);

@@ -33,7 +33,7 @@ HookMode ModeOf(const ProbeBudgetPlan& plan, const std::string& name) {
 TEST(ProbeBudgetPlanTest, AnIdleHostKeepsEveryHookWhole) {
   std::vector<HookLoad> idle = Flood();
   for (HookLoad& hook : idle) hook.events_per_s = 500;
-  const ProbeBudgetPlan plan = PlanProbeBudget(idle, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(idle, 0.5, {.cpu_share = 0.005});
   for (const HookPlan& hook : plan.hooks) EXPECT_EQ(hook.mode, HookMode::kWhole) << hook.name;
   EXPECT_DOUBLE_EQ(plan.share, 1);
   EXPECT_LT(plan.planned_ns_per_s, 0.005e9);
@@ -41,7 +41,7 @@ TEST(ProbeBudgetPlanTest, AnIdleHostKeepsEveryHookWhole) {
 
 TEST(ProbeBudgetPlanTest, AFloodSlotsTheCostlyHooksWithinTheBudgetLinksIncluded) {
   // 0.5% of a CPU, 1 s periods, 200 us a link operation, one slot a period.
-  const BudgetOptions options{.max_slots_per_period = 1};
+  const BudgetOptions options{.cpu_share = 0.005, .max_slots_per_period = 1};
   const ProbeBudgetPlan plan = PlanProbeBudget(Flood(), 0.5, options);
   EXPECT_EQ(ModeOf(plan, "softirq"), HookMode::kSlotted);
   EXPECT_EQ(ModeOf(plan, "napi"), HookMode::kSlotted);
@@ -63,7 +63,7 @@ TEST(ProbeBudgetPlanTest, AFloodSlotsTheCostlyHooksWithinTheBudgetLinksIncluded)
 TEST(ProbeBudgetPlanTest, SlotsAPeriodAreAsManyAsHalfTheBudgetPaysTheLinksOf) {
   // Cheaper links: 50 us each, 0.3 ms for the 6 of a cycle; half of the 4.994 ms left after the
   // drops buys 8 cycles.
-  const BudgetOptions options{.link_operation_ns = 50'000};
+  const BudgetOptions options{.cpu_share = 0.005, .link_operation_ns = 50'000};
   const ProbeBudgetPlan plan = PlanProbeBudget(Flood(), 0.3, options);
   ASSERT_EQ(plan.slots_per_period, 8);
   EXPECT_NEAR(plan.share, (5e6 - 6e3 - 8 * 0.3e6) / 176e6, 1e-5);
@@ -85,7 +85,7 @@ TEST(ProbeBudgetPlanTest, SlotsAPeriodAreAsManyAsHalfTheBudgetPaysTheLinksOf) {
 TEST(ProbeBudgetPlanTest, AHooksOwnMeasuredLinkCostIsWhatItsSlotsPay) {
   std::vector<HookLoad> loads = Flood();
   loads[0].link_operation_ns = 400'000;  // the softirq pair's links, measured
-  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.max_slots_per_period = 1});
+  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.cpu_share = 0.005, .max_slots_per_period = 1});
   // 4 of the softirq pair's at 400 us and 2 of napi's at the default 200 us.
   EXPECT_NEAR(plan.share, (5e6 - 1.6e6 - 0.4e6 - 6e3) / 176e6, 1e-5);
   EXPECT_NEAR(plan.hooks[0].cost_ns_per_s, 96e6 * plan.share + 1.6e6, 1e3);
@@ -95,7 +95,7 @@ TEST(ProbeBudgetPlanTest, OnlyTheHooksThatMustAreSlotted) {
   // napi alone exceeds the budget; the softirq pair, cheap here, keeps its exact figures.
   std::vector<HookLoad> loads = Flood();
   loads[0].events_per_s = 10'000;
-  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.cpu_share = 0.005});
   EXPECT_EQ(ModeOf(plan, "napi"), HookMode::kSlotted);
   EXPECT_EQ(ModeOf(plan, "softirq"), HookMode::kWhole);
 }
@@ -106,7 +106,7 @@ TEST(ProbeBudgetPlanTest, AHookThatNeedsASlottedOneIsSlottedWithIt) {
                    .events_per_s = 100,
                    .cost_ns_per_event = 50,
                    .needs = {"softirq", "napi"}});
-  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.cpu_share = 0.005});
   EXPECT_EQ(ModeOf(plan, "txshare"), HookMode::kSlotted);
   // And in the same slots as what it needs.
   ASSERT_EQ(plan.slots.size(), static_cast<size_t>(plan.slots_per_period));
@@ -119,7 +119,7 @@ TEST(ProbeBudgetPlanTest, UnmeasuredHooksStayWholeToBeMeasuredAndDetachedOnesSta
   std::vector<HookLoad> loads = Flood();
   loads[1].events_per_s.reset();
   loads[3].wanted = false;
-  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.cpu_share = 0.005});
   EXPECT_EQ(ModeOf(plan, "napi"), HookMode::kWhole);
   EXPECT_EQ(ModeOf(plan, "drops"), HookMode::kDetached);
   EXPECT_EQ(ModeOf(plan, "softirq"), HookMode::kSlotted);
@@ -151,7 +151,7 @@ TEST(ProbeBudgetPlanTest, ABudgetTooSmallEvenForASlotEveryThirtyPeriodsSaysSo) {
 }
 
 TEST(ProbeBudgetPlanTest, ThePhasePlacesEachSlotAndItsTailInsideItsPartOfThePeriod) {
-  const BudgetOptions options{.max_slots_per_period = 1};
+  const BudgetOptions options{.cpu_share = 0.005, .max_slots_per_period = 1};
   const ProbeBudgetPlan early = PlanProbeBudget(Flood(), 0.0, options);
   const ProbeBudgetPlan late = PlanProbeBudget(Flood(), 0.999999, options);
   ASSERT_EQ(early.slots.size(), 2u);
@@ -227,7 +227,7 @@ std::vector<HookLoad> DropsWhileLinksAreDear() {
 }
 
 TEST(ProbeBudgetPlanTest, AHookWithAGateIsGatedWhenItsGateCostsLessThanItsSlotsLinks) {
-  const BudgetOptions options;  // 0.5% of a CPU
+  const BudgetOptions options{.cpu_share = 0.005};  // 0.5% of a CPU
   const std::vector<HookLoad> loads = DropsWhileLinksAreDear();
   const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, options);
   // Whole, the four cost 7.55 ms a second. One slot's links would cost drops 6 ms a second; its
@@ -257,7 +257,7 @@ TEST(ProbeBudgetPlanTest, AGateDearerThanTheBudgetLeavesGivesWayToLinksSpreadOve
        .cost_ns_per_event = 470,
        .link_operation_ns = 3e6,
        .gate_ns_per_event = 190}};
-  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.cpu_share = 0.005});
   EXPECT_EQ(ModeOf(plan, "drops"), HookMode::kSlotted);
   EXPECT_FALSE(plan.over_budget);
   EXPECT_GT(plan.periods_per_slot, 1);
@@ -267,7 +267,7 @@ TEST(ProbeBudgetPlanTest, AGateDearerThanTheBudgetLeavesGivesWayToLinksSpreadOve
 TEST(ProbeBudgetPlanTest, AGateThatCostsAnEventAsMuchAsTheProgramIsNeverTaken) {
   std::vector<HookLoad> loads = DropsWhileLinksAreDear();
   for (HookLoad& hook : loads) hook.gate_ns_per_event = hook.cost_ns_per_event;
-  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(loads, 0.5, {.cpu_share = 0.005});
   for (const HookPlan& hook : plan.hooks) EXPECT_NE(hook.mode, HookMode::kGated) << hook.name;
 }
 
@@ -275,7 +275,7 @@ TEST(ProbeBudgetPlanTest, AHookWhoseGateCostsMoreThanItsLinksIsSlottedByItsLinks
   // At 800,000 events a second a closed gate costs 152 ms a second; one slot's links 0.4 ms.
   std::vector<HookLoad> flood = Flood();
   for (HookLoad& hook : flood) hook.gate_ns_per_event = 190;
-  const ProbeBudgetPlan plan = PlanProbeBudget(flood, 0.5, {});
+  const ProbeBudgetPlan plan = PlanProbeBudget(flood, 0.5, {.cpu_share = 0.005});
   EXPECT_EQ(ModeOf(plan, "napi"), HookMode::kSlotted);
   EXPECT_EQ(ModeOf(plan, "softirq"), HookMode::kSlotted);
   EXPECT_LE(plan.planned_ns_per_s, 5e6 * (1 + 1e-9));

@@ -18,6 +18,15 @@ TEST(ProbeBudgetFlagTest, TakesAShareAPercentageOrUnlimited) {
   EXPECT_EQ(DescribeProbeBudget(std::nullopt), "unlimited");
 }
 
+TEST(ProbeBudgetFlagTest, TheFlagsTextParsesBackToTheShare) {
+  EXPECT_EQ(ProbeBudgetFlagText(0.004), "0.4%");
+  for (double share : {0.004, 0.0035, 0.005, 1.0}) {
+    absl::StatusOr<std::optional<double>> parsed = ParseProbeBudget(ProbeBudgetFlagText(share));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_DOUBLE_EQ(parsed->value(), share);
+  }
+}
+
 TEST(ProbeBudgetFlagTest, RefusesWhatIsNotABudget) {
   for (const char* bad : {"", "0", "-1%", "101%", "2", "nan", "inf", "half", "0.5 %%", "none"}) {
     absl::StatusOr<std::optional<double>> parsed = ParseProbeBudget(bad);
