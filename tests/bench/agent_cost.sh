@@ -10,6 +10,9 @@
 #                tools/demo/udp_sink.py with SO_RCVBUF 2048 at nice 19 on the sender's CPU, so it
 #                drains between the sender's 10 ms bursts and a burst overflows it. The drop rate
 #                printed is the receiving namespace's Udp RcvbufErrors over the measured span.
+#   RCVBUF=2048  the receiver's SO_RCVBUF request (the kernel doubles it, up to rmem_max); one
+#                that holds a burst makes a flood the receiver keeps up with, DROPS then being
+#                the rate sent, and the row shows what it still dropped.
 #   FLOOD_CPU=1  the CPU that the sender and the receiver share.
 #   BPF_STATS=1  also report the run time of nictuned's BPF programs over the span (enables
 #                kernel.bpf_stats_enabled for the run and restores its previous value).
@@ -93,7 +96,7 @@ if (( drops_wanted > 0 )); then
   ip -n "$ns_rx" link set veth1 up
   flood_seconds=$(( warm_up + seconds + 5 ))
   ip netns exec "$ns_rx" nice -n 19 taskset -c "$flood_cpu" "$python" "$top/tools/demo/udp_sink.py" \
-    --address=10.213.0.2 --port=9000 --rcvbuf=2048 --duration="$flood_seconds" \
+    --address=10.213.0.2 --port=9000 --rcvbuf="${RCVBUF:-2048}" --duration="$flood_seconds" \
     >"$state/sink.out" 2>&1 &
   sink_pid=$!
   for _ in $(seq 100); do grep -q '^rcvbuf' "$state/sink.out" 2>/dev/null && break; sleep 0.1; done
