@@ -86,6 +86,12 @@ grep -q "rx_usecs $recommended" "$STATE/by_hand.sh" ||
 # The lines for emu0, as a person would paste them (the host's sysctls stay as they are).
 grep -F "UNIX-CONNECT:$CONTROL" "$STATE/by_hand.sh" | sh >"$STATE/carried.out"
 now=$(printf 'GET rx_usecs\n' | socat - "UNIX-CONNECT:$CONTROL")
+[[ $now == "OK $recommended" ]] || {
+  echo "walk: the emulated NIC holds rx_usecs '$now' after running:" >&2
+  grep -F "UNIX-CONNECT:$CONTROL" "$STATE/by_hand.sh" >&2
+  cat "$STATE/carried.out" >&2
+  exit 1
+}
 took "nictune recommend --as=ethtool, and run its emu0 lines" "the emulated NIC answers: $now"
 
 echo "| the steps together (reading, and starting the traffic, left out) | $walk_seconds | |"

@@ -100,13 +100,20 @@ void ControlServer::Serve(int fd, const ControlHandler& handler) {
   auto client = clients_.find(fd);
   if (client == clients_.end()) return;
   char buffer[1024];
+  // A client that sends its requests and shuts its side down (`printf ... | socat`) is answered
+  // before it is dropped: its requests and its end of file can come in one wake-up.
+  bool ended = false;
   while (true) {
     const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    if (n <= 0) {
+    if (n < 0) {
       Drop(fd);
       return;
+    }
+    if (n == 0) {
+      ended = true;
+      break;
     }
     client->second.append(buffer, static_cast<size_t>(n));
   }
@@ -125,7 +132,9 @@ void ControlServer::Serve(int fd, const ControlHandler& handler) {
                     absl::StrCat("control request longer than ", kMaxLineBytes, " bytes"))) +
                     "\n");
     Drop(fd);
+    return;
   }
+  if (ended) Drop(fd);
 }
 
 }  // namespace nictune::driver::emulated
