@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "tests/bpf/counter_sums.h"
 #include "tests/support/disk_writes.h"
+#include "tests/support/flood_probe_budget.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/softirq_reading.h"
@@ -202,7 +203,8 @@ TEST(BccToolsAgreement, NetRxSoftirqTimeAgreesWithSoftirqsWithinTenPercent) {
        .run_time = kFlood + absl::Seconds(1)},
       {.packets = 1ull << 40, .payload_bytes = 64, .max_duration = kFlood});
   ASSERT_TRUE(flow.ok()) << flow.status();
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes(testing_support::FloodBudgetProbeOptions());
   ASSERT_TRUE(probes.ok()) << probes.status();
 
   absl::StatusOr<BackgroundProgram> tool = StartTool("/usr/sbin/softirqs");

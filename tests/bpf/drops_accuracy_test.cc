@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "tests/bpf/counter_sums.h"
 #include "tests/bpf/namespace_snmp.h"
+#include "tests/support/flood_probe_budget.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/udp_flow.h"
@@ -164,7 +165,8 @@ TEST(DropsAccuracy, ADropFloodSlottedByTheProbeBudgetIsScaledToUdpRcvbufErrorsEx
                      .run_time = absl::Seconds(6)},
                     {.packets = 1ull << 40, .payload_bytes = 64, .max_duration = absl::Seconds(5)});
   ASSERT_TRUE(flow.ok()) << flow.status();
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> budgeted = driver::OpenBpfProbes({});
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> budgeted =
+      driver::OpenBpfProbes(testing_support::FloodBudgetProbeOptions());
   ASSERT_TRUE(budgeted.ok()) << budgeted.status();
   absl::StatusOr<std::unique_ptr<driver::ProbeSource>> whole =
       driver::OpenBpfProbes({.budget_cpu_share = std::nullopt});

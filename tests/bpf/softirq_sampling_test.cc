@@ -21,6 +21,7 @@
 #include "agent/model/softirq_time.h"
 #include "driver/probe_source.h"
 #include "gtest/gtest.h"
+#include "tests/support/flood_probe_budget.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/slot_sampling.h"
@@ -93,7 +94,8 @@ TEST(SoftirqSampling, AFloodIsTimedInSlotsAndAgreesWithTimingEverySoftirq) {
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   absl::StatusOr<UdpFlow> flow = OpenFlood(**hosts, kWindowCap + absl::Seconds(1));
   ASSERT_TRUE(flow.ok()) << flow.status();
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> duty = driver::OpenBpfProbes({});
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> duty =
+      driver::OpenBpfProbes(testing_support::FloodBudgetProbeOptions());
   ASSERT_TRUE(duty.ok()) << duty.status();
   absl::StatusOr<std::unique_ptr<driver::ProbeSource>> exact =
       driver::OpenBpfProbes(EverySoftirqTimed());
@@ -247,7 +249,8 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
   if (auto why = WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
   ASSERT_TRUE(hosts.ok()) << hosts.status();
-  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes = driver::OpenBpfProbes({});
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes(testing_support::FloodBudgetProbeOptions());
   ASSERT_TRUE(probes.ok()) << probes.status();
 
   // Per-packet probes on through a flood: the tx share reads the pair's NET_RX flag and gives
