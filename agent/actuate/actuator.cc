@@ -2,6 +2,7 @@
 #include "agent/actuate/actuator.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -31,8 +32,7 @@ constexpr int64_t kRoundingShareOfValue = 4;  // a quarter
 // it and the value before. Anything else is someone else's write landing between ours and the
 // read-back.
 bool KernelAdjustedTheWrite(int64_t before, int64_t written, int64_t back, int64_t step) {
-  const int64_t slack =
-      std::max({step, int64_t{1}, (written < 0 ? -written : written) / kRoundingShareOfValue});
+  const int64_t slack = std::max({step, int64_t{1}, std::abs(written) / kRoundingShareOfValue});
   return back >= std::min(before, written) - slack && back <= std::max(before, written) + slack;
 }
 

@@ -33,7 +33,7 @@ std::string ProbeBudgetFlagText(double share) { return absl::StrFormat("%g%%", 1
 
 std::string DescribeProbeBudget(std::optional<double> budget) {
   if (!budget) return "unlimited";
-  return absl::StrFormat("%.3g%% of one CPU", 100 * *budget);
+  return absl::StrCat(ProbeBudgetFlagText(*budget), " of one CPU");
 }
 
 }  // namespace nictune::service

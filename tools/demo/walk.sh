@@ -16,6 +16,7 @@ BUILD=${2:-build}
 DEMO=walk
 . "$(dirname "$0")/loaded_host.sh"
 demo_require "$NIC_BIN"
+command -v socat >/dev/null || { echo "walk: needs socat (deploy/bootstrap.sh installs it)" >&2; exit 2; }
 demo_setup
 dpkg -s nictune >/dev/null 2>&1 && {
   echo "walk: nictune is installed already; purge it first (apt-get purge nictune)" >&2
