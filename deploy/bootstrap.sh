@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs every build, run and test dependency of nictune from Debian 12 packages. Idempotent:
-# packages already present are not reinstalled, and apt's lists are refreshed only when needed.
+# Installs nictune's dependencies from Debian 12 packages. Idempotent: packages already present
+# are not reinstalled, and apt's lists are refreshed only when needed.
+#
+#   deploy/bootstrap.sh           everything: building, running, and every test layer
+#   deploy/bootstrap.sh --agent   only what building, packaging and running the agent need
+#                                 (deploy/run.sh, deploy/package.sh): a newcomer's first wait
 set -euo pipefail
 
-packages=(
-  # build
-  build-essential cmake ninja-build pkg-config clang llvm
+agent_packages=(
+  # build; `file` is what CPack's Debian generator runs dpkg-shlibdeps through (not in minbase)
+  build-essential cmake ninja-build pkg-config clang llvm file
   # the manual pages are written from the binaries' help text at build time
   python3
   # kernel side: CO-RE programs, skeletons, libbpf
@@ -14,16 +18,28 @@ packages=(
   # libraries
   libabsl-dev nlohmann-json3-dev libmnl-dev libsqlite3-dev prometheus-cpp-dev libmicrohttpd-dev
   libsystemd-dev
+  # recommendations carried out by hand (`nictune recommend --as=ethtool`): a NIC's by ethtool,
+  # an emulated NIC's by socat
+  ethtool socat
+)
+test_packages=(
   # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev iproute2 ethtool libbpf-tools prometheus procps
+  libgtest-dev libgmock-dev libbenchmark-dev iproute2 libbpf-tools prometheus procps
   # fuzzing (deploy/fuzz.sh, also run by deploy/test.sh): libFuzzer and the sanitizer runtimes,
   # only recommended by clang's packages
   libclang-rt-14-dev
   # deploy tests: systemd-analyze checks the unit; node_exporter's unit is the exposure baseline
   systemd prometheus-node-exporter
-  # the demos: an emulated NIC's settings by hand, as `nictune recommend --as=ethtool` prints them
-  socat
 )
+
+case "${1:-}" in
+  "") packages=("${agent_packages[@]}" "${test_packages[@]}") ;;
+  --agent) packages=("${agent_packages[@]}") ;;
+  *)
+    echo "bootstrap: unknown argument '$1'; usage: deploy/bootstrap.sh [--agent]" >&2
+    exit 2
+    ;;
+esac
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "bootstrap: needs root to install packages (run it with sudo)" >&2

@@ -4,7 +4,8 @@
 # Extra arguments go to nictuned, e.g. `deploy/run.sh --once --json`.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/deploy/bootstrap.sh"
-"$top/deploy/build.sh"
+# Only the agent's packages and targets: the tests and benchmarks are deploy/test.sh's.
+"$top/deploy/bootstrap.sh" --agent
+"$top/deploy/build.sh" -DNICTUNE_TESTS=OFF -DNICTUNE_BENCH=OFF
 mkdir -p "$top/state"
 exec "${BUILD_DIR:-$top/build}/agent/nictuned" --state_dir="$top/state" "$@"

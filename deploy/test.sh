@@ -12,7 +12,7 @@ phases=()
 phase_done() { phases+=("$1 $((SECONDS - phase_start)) s"); phase_start=$SECONDS; }
 "$top/deploy/bootstrap.sh"
 # Only what the tests run: the benchmarks are built on request (docs/benchmarks.md).
-"$top/deploy/build.sh" -DNICTUNE_BENCH=OFF
+"$top/deploy/build.sh" -DNICTUNE_TESTS=ON -DNICTUNE_BENCH=OFF
 phase_done "setup and build:"
 cd "$build_dir"
 logs=$build_dir/test-logs

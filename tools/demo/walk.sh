@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The README's way in, timed step by step (docs/benchmarks.md "The five-minute walk"): install the
 # .deb, check the host, run the agent, read a recommendation and carry it out by hand. As root, on
-# a Debian 12 host that has the package's dependencies (deploy/bootstrap.sh installs them):
+# a Debian 12 host that has the package's dependencies (deploy/bootstrap.sh --agent installs them):
 #   tools/demo/walk.sh DEB [BUILD_DIR]     (DEB: what deploy/package.sh printed; BUILD_DIR: build)
 # The traffic is the demos' loaded host (loaded_host.sh) with the emulated NIC from BUILD_DIR,
 # which the package does not carry. Where systemd is PID 1 the package's service runs the agent;
@@ -16,7 +16,7 @@ BUILD=${2:-build}
 DEMO=walk
 . "$(dirname "$0")/loaded_host.sh"
 demo_require "$NIC_BIN"
-command -v socat >/dev/null || { echo "walk: needs socat (deploy/bootstrap.sh installs it)" >&2; exit 2; }
+command -v socat >/dev/null || { echo "walk: needs socat (deploy/bootstrap.sh --agent installs it)" >&2; exit 2; }
 demo_setup
 dpkg -s nictune >/dev/null 2>&1 && {
   echo "walk: nictune is installed already; purge it first (apt-get purge nictune)" >&2
