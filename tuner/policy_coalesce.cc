@@ -16,8 +16,8 @@
 namespace nictune::tuner {
 namespace {
 
-Recommendation Base(Knob knob, const QueueObservation& queue, int64_t current,
-                    const IntervalPlan& plan, const Confidence& confidence) {
+Recommendation QueueRecommendation(Knob knob, const QueueObservation& queue, int64_t current,
+                                   const IntervalPlan& plan, const Confidence& confidence) {
   Recommendation r;
   r.knob = knob;
   r.knob_name = std::string(KnobName(knob));
@@ -75,7 +75,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
 
   bool adaptive_stays_on = false;
   if (c.adaptive_rx_supported) {
-    Recommendation r = Base(Knob::kAdaptiveRx, queue, c.adaptive_rx ? 1 : 0, plan, confidence);
+    Recommendation r =
+        QueueRecommendation(Knob::kAdaptiveRx, queue, c.adaptive_rx ? 1 : 0, plan, confidence);
     r.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
     r.inputs.push_back({"socket_drops", drop_rate, "1/s"});
     const bool violates = plan.constrained && interrupt_rate < floor_rate && drop_rate > 0;
@@ -101,7 +102,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     out.push_back(std::move(r));
   }
 
-  Recommendation usecs = Base(Knob::kRxUsecs, queue, c.rx_usecs, plan, confidence);
+  Recommendation usecs = QueueRecommendation(Knob::kRxUsecs, queue, c.rx_usecs, plan, confidence);
   usecs.step = plan.granularity_us;
   usecs.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
   usecs.inputs.push_back({"socket_drops", drop_rate, "1/s"});
@@ -151,7 +152,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   out.push_back(std::move(usecs));
 
   if (c.rx_frames_supported) {
-    Recommendation frames = Base(Knob::kRxFrames, queue, c.rx_frames, plan, confidence);
+    Recommendation frames =
+        QueueRecommendation(Knob::kRxFrames, queue, c.rx_frames, plan, confidence);
     const double rate = std::max(plan.rx_rate_pps, plan.worst_inputs.rate_pps);
     int64_t cap = TunerRange(Knob::kRxFrames).max;
     if (c.rx_frames_max > 0) cap = std::min<int64_t>(cap, c.rx_frames_max);

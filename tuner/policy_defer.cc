@@ -16,8 +16,8 @@
 namespace nictune::tuner {
 namespace {
 
-Recommendation Base(Knob knob, const QueueObservation& queue, int64_t current,
-                    const IntervalPlan& plan, const Confidence& confidence) {
+Recommendation DeviceRecommendation(Knob knob, const QueueObservation& queue, int64_t current,
+                                    const IntervalPlan& plan, const Confidence& confidence) {
   Recommendation r;
   r.knob = knob;
   r.knob_name = std::string(KnobName(knob));
@@ -42,9 +42,10 @@ std::vector<Recommendation> RecommendDefer(const Observation& obs, const QueueOb
   const Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
   const int64_t current_timeout = static_cast<int64_t>(std::min<uint64_t>(
       d.gro_flush_timeout_ns, static_cast<uint64_t>(KernelRange(Knob::kGroFlushTimeout).max)));
-  Recommendation defer =
-      Base(Knob::kNapiDeferHardIrqs, queue, d.napi_defer_hard_irqs, plan, confidence);
-  Recommendation timeout = Base(Knob::kGroFlushTimeout, queue, current_timeout, plan, confidence);
+  Recommendation defer = DeviceRecommendation(Knob::kNapiDeferHardIrqs, queue,
+                                              d.napi_defer_hard_irqs, plan, confidence);
+  Recommendation timeout =
+      DeviceRecommendation(Knob::kGroFlushTimeout, queue, current_timeout, plan, confidence);
 
   if (queue.coalesce.rx_usecs_supported) {
     const std::string why =

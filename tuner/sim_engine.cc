@@ -16,7 +16,6 @@ namespace nictune::tuner {
 namespace {
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-constexpr int64_t kIntMax = 2147483647;
 
 // One run. Each event source keeps its own next time (arrivals, the moderation timer, the
 // kernel's current step, the reader's current read, the reader's gap boundaries: sim_gaps.h); the
@@ -211,7 +210,8 @@ class Run {
   // __udp_enqueue_schedule_skb (Linux 6.18): refuse when rmem_alloc + truesize > rcvbuf, except
   // that an empty queue takes one packet whatever its size (unless rcvbuf > INT_MAX / 2).
   void DeliverToSocket() {
-    if (rmem_ + truesize_ > s_.rcvbuf_bytes && (s_.rcvbuf_bytes > (kIntMax >> 1) || rmem_ != 0)) {
+    if (rmem_ + truesize_ > s_.rcvbuf_bytes &&
+        (s_.rcvbuf_bytes > (kKernelIntMax >> 1) || rmem_ != 0)) {
       ++result_.socket_drops;
       return;
     }

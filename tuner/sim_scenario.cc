@@ -11,7 +11,6 @@ namespace nictune::tuner {
 namespace {
 
 constexpr int64_t kMaxNs = 100'000'000'000;  // 100 s: the longest run or period we accept
-constexpr int64_t kIntMax = 2147483647;      // kernel int knobs (sk_rcvbuf, budgets)
 
 absl::Status CheckRange(const char* field, int64_t value, int64_t lo, int64_t hi) {
   if (value < lo || value > hi) {
@@ -58,17 +57,19 @@ absl::Status ValidateScenario(const SimScenario& s) {
        1'000'000},
       {"moderation.ixgbe.low_latency_usecs", s.moderation.ixgbe.low_latency_usecs, 1, 1'000'000},
       {"moderation.ixgbe.bulk_latency_usecs", s.moderation.ixgbe.bulk_latency_usecs, 1, 1'000'000},
-      {"moderation.ixgbe.low_bytes_per_usec", s.moderation.ixgbe.low_bytes_per_usec, 0, kIntMax},
-      {"moderation.ixgbe.high_bytes_per_usec", s.moderation.ixgbe.high_bytes_per_usec, 0, kIntMax},
+      {"moderation.ixgbe.low_bytes_per_usec", s.moderation.ixgbe.low_bytes_per_usec, 0,
+       kKernelIntMax},
+      {"moderation.ixgbe.high_bytes_per_usec", s.moderation.ixgbe.high_bytes_per_usec, 0,
+       kKernelIntMax},
       {"moderation.dim.start_profile", s.moderation.dim.start_profile, 0, 4},
       {"napi.weight", s.napi.weight, 1, 1 << 16},
-      {"napi.netdev_budget", s.napi.netdev_budget, 1, kIntMax},
-      {"napi.budget_usecs", s.napi.budget_usecs, 1, kIntMax},
+      {"napi.netdev_budget", s.napi.netdev_budget, 1, kKernelIntMax},
+      {"napi.budget_usecs", s.napi.budget_usecs, 1, kKernelIntMax},
       {"napi.squeeze_yield_ns", s.napi.squeeze_yield_ns, 0, kMaxNs},
       {"cost.hardirq_ns", s.cost.hardirq_ns, 0, 1'000'000'000},
       {"cost.poll_ns", s.cost.poll_ns, 0, 1'000'000'000},
       {"cost.packet_ns", s.cost.packet_ns, 0, 1'000'000'000},
-      {"rcvbuf_bytes", s.rcvbuf_bytes, 0, kIntMax},
+      {"rcvbuf_bytes", s.rcvbuf_bytes, 0, kKernelIntMax},
       {"app.read_ns", s.app.read_ns, 0, 1'000'000'000},
       {"app.read_batch", s.app.read_batch, 1, 1 << 20},
       {"app.batch_overhead_ns", s.app.batch_overhead_ns, 0, 1'000'000'000},

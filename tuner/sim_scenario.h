@@ -11,6 +11,9 @@
 
 namespace nictune::tuner {
 
+// The largest value of the kernel's int knobs and fields (sk_rcvbuf, the NAPI budgets).
+inline constexpr int64_t kKernelIntMax = 2147483647;
+
 enum class ArrivalPattern {
   kConstant,  // evenly spaced at rate_pps (a paced sender, a line-rate stream)
   kPoisson,   // exponential gaps with mean 1 / rate_pps (many independent senders)

@@ -21,7 +21,7 @@ bool Keeps(const Json& r) {
 }
 
 // "50 -> 84 us", "212992 B (keep)"; on/off knobs without their unit.
-std::string Change(const Json& r) {
+std::string ChangeText(const Json& r) {
   const std::string current = NumberOrDash(NumberAt(r, "current"), 6);
   const std::string recommended = NumberOrDash(NumberAt(r, "recommended"), 6);
   std::string unit = TextAt(r, "unit");
@@ -97,7 +97,7 @@ std::string RenderRecommendations(const Json& set, bool why, size_t width) {
   for (const Json& r : recommendations) {
     if (Keeps(r)) continue;
     const Json confidence = r.contains("confidence") ? r["confidence"] : Json();
-    table.AddRow({TextAt(r, "knob"), TextAt(r, "target"), Change(r),
+    table.AddRow({TextAt(r, "knob"), TextAt(r, "target"), ChangeText(r),
                   NumberOrDash(NumberAt(confidence, "value"), 2), TextAt(r, "expected_effect")});
   }
   absl::StrAppend(&out, table.rows() == 0 ? "no changes: every knob is as recommended\n"
@@ -106,7 +106,7 @@ std::string RenderRecommendations(const Json& set, bool why, size_t width) {
   if (!why) return out;
   for (const Json& r : recommendations) {
     const Json confidence = r.contains("confidence") ? r["confidence"] : Json();
-    absl::StrAppend(&out, "\n", TextAt(r, "knob"), " on ", TextAt(r, "target"), ": ", Change(r),
+    absl::StrAppend(&out, "\n", TextAt(r, "knob"), " on ", TextAt(r, "target"), ": ", ChangeText(r),
                     "\n  formula:    ", TextAt(r, "formula"), "\n  inputs:     ", Inputs(r),
                     "\n  confidence: ", NumberOrDash(NumberAt(confidence, "value"), 2), " (",
                     TextAt(confidence, "reason"), ")\n");

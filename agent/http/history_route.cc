@@ -21,7 +21,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-double UnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
+double HistoryUnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
 
 struct SplitQuery {
   std::string history_query;  // the parameters ParseHistoryQuery knows, still encoded
@@ -124,7 +124,7 @@ Response Answer(store::Store& store, const Request& request) {
     for (const store::SeriesHistory& one : result->series) {
       Json points = Json::array();
       for (const store::HistoryPoint& point : one.points) {
-        points.push_back(Json::array({UnixSeconds(point.ts), point.value}));
+        points.push_back(Json::array({HistoryUnixSeconds(point.ts), point.value}));
       }
       series.push_back(Json{{"name", one.name},
                             {"labels", LabelsJson(one.labels)},
@@ -132,8 +132,8 @@ Response Answer(store::Store& store, const Request& request) {
                             {"points", std::move(points)}});
     }
   }
-  const Json body{{"since", UnixSeconds(query->since)},
-                  {"until", UnixSeconds(query->until)},
+  const Json body{{"since", HistoryUnixSeconds(query->since)},
+                  {"until", HistoryUnixSeconds(query->until)},
                   {"step_s", absl::ToDoubleSeconds(query->step)},
                   {"resolution_s", absl::ToDoubleSeconds(coarsest)},
                   {"series", std::move(series)}};

@@ -20,7 +20,7 @@ constexpr int64_t kVacuumPagesPerStep = 1024;
 
 int64_t AlignDown(int64_t ts, int64_t step) { return ts - (((ts % step) + step) % step); }
 
-struct Mean {
+struct RollupMean {
   double weighted_sum = 0;
   int64_t count = 0;
 };
@@ -195,7 +195,7 @@ absl::StatusOr<bool> Maintenance::Downsample(size_t resolution, int64_t now_ms,
       connection_->QueryInt64("SELECT max(id) FROM series", operation);
   if (!max_series.ok()) return max_series.status();
 
-  std::map<int64_t, Mean> means;
+  std::map<int64_t, RollupMean> means;
   if (!stamps->empty()) {
     absl::StatusOr<Statement> read = connection_->Prepare(
         "SELECT series_id, value, count FROM samples "
@@ -213,7 +213,7 @@ absl::StatusOr<bool> Maintenance::Downsample(size_t resolution, int64_t now_ms,
         if (!row.ok()) return row.status();
         if (!*row) break;
         const int64_t count = read->ColumnInt64(2);
-        Mean& mean = means[read->ColumnInt64(0)];
+        RollupMean& mean = means[read->ColumnInt64(0)];
         mean.weighted_sum += read->ColumnDouble(1) * static_cast<double>(count);
         mean.count += count;
       }

@@ -19,7 +19,7 @@ static_assert(sizeof(nictune_irq_start) == 16);
 
 namespace {
 
-uint64_t Saturating(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+uint64_t SaturatingDifference(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 }  // namespace
 
@@ -43,7 +43,7 @@ absl::Status SoftirqTimingGate::Close() { return Write(epoch_, true, weight_); }
 uint64_t SoftirqTimingGate::OpenNs(uint64_t now_ns) const {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t open = open_ns_;
-  if (open_since_ns_ != 0) open += Saturating(now_ns, open_since_ns_);
+  if (open_since_ns_ != 0) open += SaturatingDifference(now_ns, open_since_ns_);
   return open;
 }
 
@@ -64,7 +64,7 @@ absl::Status SoftirqTimingGate::Write(uint64_t epoch, bool closed, uint64_t weig
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (closed && !closed_) {
-      open_ns_ += Saturating(now, open_since_ns_);
+      open_ns_ += SaturatingDifference(now, open_since_ns_);
       open_since_ns_ = 0;
     } else if (!closed && closed_) {
       open_since_ns_ = now;

@@ -16,7 +16,7 @@
 namespace nictune::driver::netlink {
 namespace {
 
-constexpr size_t kRequestBufferBytes = 8 * 1024;
+constexpr size_t kGenlRequestBytes = 8 * 1024;
 
 }  // namespace
 
@@ -86,7 +86,7 @@ absl::Status GenlSocket::Request(const RequestContext& context, uint16_t family_
                                  uint8_t version, bool dump, AttributeWriter write_attributes,
                                  ReplyHandler on_reply) {
   const std::string what = DescribeRequest(context);
-  char request[kRequestBufferBytes];
+  char request[kGenlRequestBytes];
   nlmsghdr* message = mnl_nlmsg_put_header(request);
   message->nlmsg_type = family_id;
   // A do-request asks for an ack so that its end is explicit; a dump ends with NLMSG_DONE.

@@ -24,7 +24,7 @@ namespace {
 // Every TCP state bit: UDP sockets report TCP_CLOSE (unbound or unconnected) or
 // TCP_ESTABLISHED (connected); asking for all keeps both.
 constexpr uint32_t kAllStates = 0xffffffff;
-constexpr size_t kRequestBufferBytes = 256;
+constexpr size_t kSockDiagRequestBytes = 256;
 
 }  // namespace
 
@@ -46,7 +46,7 @@ absl::Status SockDiagSocket::DumpUdp(uint8_t family,
   const std::string what = absl::StrCat("sock_diag netlink SOCK_DIAG_BY_FAMILY UDP ",
                                         family == AF_INET6 ? "IPv6" : "IPv4", " in netns ",
                                         netns_inode_);
-  char request[kRequestBufferBytes];
+  char request[kSockDiagRequestBytes];
   nlmsghdr* message = mnl_nlmsg_put_header(request);
   message->nlmsg_type = SOCK_DIAG_BY_FAMILY;
   message->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
