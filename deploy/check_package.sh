@@ -21,10 +21,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache_dir=${NICTUNE_CHECK_CACHE:-/var/cache/nictune-check}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+. "$top/deploy/clean_root.sh"
 bpf=${NICTUNE_CHECK_BPF:-true}
-suite=bookworm
 
 fail() {
   echo "check_package: FAIL: $*" >&2
@@ -41,8 +39,6 @@ command -v lintian >/dev/null || fail "lintian not found: apt-get install -y lin
 
 root=
 unpacked=
-staging=
-mounts=()
 nictuned_pid=
 
 cleanup() {
@@ -52,20 +48,8 @@ cleanup() {
     for _ in $(seq 50); do kill -0 "$nictuned_pid" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$nictuned_pid" 2>/dev/null || true
   fi
-  local i
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-    umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || true
-  done
   [[ -z $unpacked ]] || rm -rf "$unpacked"
-  [[ -z $staging ]] || rm -rf --one-file-system "$staging" "$tarball.partial"
-  [[ -n $root ]] || exit "$status"
-  # Never delete through a mount that is still there (a bind of the host's /dev).
-  # (grep -q on a pipe could end findmnt with SIGPIPE, which pipefail reads as "no match".)
-  if grep -q "^$root/" <<<"$(findmnt -rno TARGET)"; then
-    echo "check_package: $root still has mounts; left in place" >&2
-  else
-    rm -rf --one-file-system "$root"
-  fi
+  clean_root_remove check_package
   exit "$status"
 }
 trap cleanup EXIT
@@ -79,7 +63,6 @@ else
 fi
 [[ -f $deb ]] || fail "$deb: no such package file"
 deb_name=$(basename "$deb")
-arch=$(dpkg --print-architecture)
 
 # ---------------------------------------------------------------------------------------------
 step "package: $deb"
@@ -142,41 +125,11 @@ printf '%s\n' "${owners[@]}" | sort | uniq -c | awk '{printf "  %-26s %2d librar
 [[ ${#missing[@]} -eq 0 ]] || fail "Depends lacks ${missing[*]}"
 
 # ---------------------------------------------------------------------------------------------
-# A minbase bookworm tree, bootstrapped once and kept as a tarball; every run unpacks a new copy.
-tarball="$cache_dir/$suite-minbase-$arch.tar.gz"
-if [[ ! -f $tarball ]]; then
-  step "bootstrapping $suite minbase from $mirror (once; cached as $tarball)"
-  mkdir -p "$cache_dir"
-  staging=$(mktemp -d "$cache_dir/staging.XXXXXX")
-  debootstrap --variant=minbase "$suite" "$staging" "$mirror"
-  tar -C "$staging" -czf "$tarball.partial" .
-  mv "$tarball.partial" "$tarball"
-  rm -rf --one-file-system "$staging"
-  staging=
-fi
+step "a fresh clean root (deploy/clean_root.sh)"
+clean_root_make check "$bpf"
+root=$clean_root
 
-root=$(mktemp -d /var/tmp/nictune-check.XXXXXX)
-
-mount_in_root() {  # mount_in_root TARGET MOUNT-ARGS...
-  local target=$root$1
-  shift
-  mkdir -p "$target"
-  mount "$@" "$target"
-  mounts+=("$target")
-}
-
-step "fresh copy of the tree in $root"
-tar -C "$root" -xzf "$tarball"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-mount_in_root /proc -t proc proc
-mount_in_root /sys -t sysfs sysfs
-mount_in_root /dev --bind /dev
-mount_in_root /dev/pts -t devpts devpts -o newinstance,ptmxmode=0666
-# An empty /run: no /run/systemd/system, as on a machine where systemd is not PID 1.
-mount_in_root /run -t tmpfs tmpfs -o mode=0755
-if [[ $bpf == true ]]; then
-  mount_in_root /sys/kernel/tracing -t tracefs tracefs
-fi
+echo "fresh copy of the tree in $root"
 
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
   DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"; }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/http/query.h"
+#include "agent/http/unix_seconds.h"
 #include "agent/model/json_text.h"
 #include "agent/store/change_state.h"
 #include "nlohmann/json.hpp"
@@ -16,8 +17,6 @@ namespace nictune::http {
 namespace {
 
 using Json = nlohmann::json;
-
-double UnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
 
 absl::StatusOr<absl::Time> ParseChangesQuery(absl::string_view query) {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> parameters =

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "agent/http/query.h"
+#include "agent/http/unix_seconds.h"
 #include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
@@ -20,8 +21,6 @@ namespace nictune::http {
 namespace {
 
 using Json = nlohmann::json;
-
-double HistoryUnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
 
 struct SplitQuery {
   std::string history_query;  // the parameters ParseHistoryQuery knows, still encoded
@@ -124,7 +123,7 @@ Response Answer(store::Store& store, const Request& request) {
     for (const store::SeriesHistory& one : result->series) {
       Json points = Json::array();
       for (const store::HistoryPoint& point : one.points) {
-        points.push_back(Json::array({HistoryUnixSeconds(point.ts), point.value}));
+        points.push_back(Json::array({UnixSeconds(point.ts), point.value}));
       }
       series.push_back(Json{{"name", one.name},
                             {"labels", LabelsJson(one.labels)},
@@ -132,8 +131,8 @@ Response Answer(store::Store& store, const Request& request) {
                             {"points", std::move(points)}});
     }
   }
-  const Json body{{"since", HistoryUnixSeconds(query->since)},
-                  {"until", HistoryUnixSeconds(query->until)},
+  const Json body{{"since", UnixSeconds(query->since)},
+                  {"until", UnixSeconds(query->until)},
                   {"step_s", absl::ToDoubleSeconds(query->step)},
                   {"resolution_s", absl::ToDoubleSeconds(coarsest)},
                   {"series", std::move(series)}};

@@ -15,13 +15,12 @@
 namespace nictune::store {
 namespace {
 
-constexpr int kOpenFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 // -journal: the change journal keeps a rollback journal, which must never meet another file.
 constexpr const char* kCompanions[] = {"", "-wal", "-shm", "-journal"};
 
-bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
 }  // namespace
+
+bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 absl::Status QuickCheck(Connection& connection) {
   absl::StatusOr<Statement> check = connection.Prepare("PRAGMA quick_check(1)", "quick_check");
@@ -40,7 +39,8 @@ absl::StatusOr<std::string> MoveDatabaseAside(const std::string& path, absl::Tim
   const std::string stem = absl::StrCat(path, ".corrupt-", absl::ToUnixSeconds(now));
   std::string target = stem;
   // A second failure within the same second must not overwrite the first file kept for study.
-  for (int n = 1; Exists(target) || Exists(target + "-wal") || Exists(target + "-journal"); ++n) {
+  for (int n = 1;
+       FileExists(target) || FileExists(target + "-wal") || FileExists(target + "-journal"); ++n) {
     target = absl::StrCat(stem, ".", n);
   }
   for (const char* suffix : kCompanions) {
@@ -60,7 +60,8 @@ absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy
   absl::Status damage;
   absl::StatusOr<std::string> moved;
   {
-    absl::StatusOr<Connection> connection = Connection::Open(path, kOpenFlags, busy_timeout_ms);
+    absl::StatusOr<Connection> connection =
+        Connection::Open(path, kOpenOrCreateFlags, busy_timeout_ms);
     if (!connection.ok()) return connection.status();
     damage = QuickCheck(*connection);
     if (damage.ok()) return connection;
@@ -79,7 +80,7 @@ absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy
       "store: %s is damaged (%s); moved it to %s and started an empty database: the history "
       "before now is in the moved file",
       path, damage.message(), *moved));
-  absl::StatusOr<Connection> fresh = Connection::Open(path, kOpenFlags, busy_timeout_ms);
+  absl::StatusOr<Connection> fresh = Connection::Open(path, kOpenOrCreateFlags, busy_timeout_ms);
   if (!fresh.ok()) return fresh.status();
   absl::Status fresh_check = QuickCheck(*fresh);
   if (!fresh_check.ok()) return fresh_check;

@@ -4,6 +4,8 @@
 // aside (with its -wal and -shm) to nictune.db.corrupt-<unix time> and a fresh one started.
 #pragma once
 
+#include <sqlite3.h>
+
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -11,6 +13,14 @@
 #include "agent/store/sqlite_connection.h"
 
 namespace nictune::store {
+
+// How the store's files are opened: read-write, created when missing, the connection used by one
+// thread at a time.
+inline constexpr int kOpenOrCreateFlags =
+    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+
+// Whether anything exists at `path`.
+bool FileExists(const std::string& path);
 
 // A connection that passed quick_check. `now` names the moved-aside file.
 absl::StatusOr<Connection> OpenCheckedDatabase(const std::string& path, int busy_timeout_ms,

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "agent/store/sample_stamps.h"
 #include "agent/store/series_labels.h"
+#include "agent/store/weighted_mean.h"
 
 namespace nictune::store {
 namespace {
@@ -86,11 +87,6 @@ absl::StatusOr<std::optional<size_t>> ChooseResolution(Connection& connection,
   return finest_covering;
 }
 
-struct Mean {
-  double weighted_sum = 0;
-  int64_t count = 0;
-};
-
 }  // namespace
 
 absl::StatusOr<HistoryResult> ReadHistory(Connection& connection,
@@ -154,7 +150,7 @@ absl::StatusOr<HistoryResult> ReadHistory(Connection& connection,
       "query history: read samples");
   if (!lookup.ok()) return lookup.status();
   for (const MatchedSeries& series : *matched) {
-    std::map<int64_t, Mean> buckets;
+    std::map<int64_t, WeightedMean> buckets;
     for (int64_t stamp : stamps) {
       lookup->Reset();
       lookup->BindInt64(1, resolution_ms);
@@ -167,7 +163,7 @@ absl::StatusOr<HistoryResult> ReadHistory(Connection& connection,
       const int64_t bucket =
           step_ms > resolution_ms ? stamp - (((stamp % step_ms) + step_ms) % step_ms) : stamp;
       const int64_t count = lookup->ColumnInt64(1);
-      Mean& mean = buckets[bucket];
+      WeightedMean& mean = buckets[bucket];
       mean.weighted_sum += lookup->ColumnDouble(0) * static_cast<double>(count);
       mean.count += count;
     }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/store/journal.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
@@ -17,10 +15,7 @@
 namespace nictune::store {
 namespace {
 
-constexpr int kJournalOpenFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 constexpr int kOpenExistingFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-
-bool JournalFileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 absl::Status Configure(Connection& journal) {
   absl::StatusOr<std::string> mode =
@@ -40,7 +35,7 @@ absl::Status WriteFreshJournal(const std::string& path, const std::vector<Change
                                int busy_ms) {
   std::remove(path.c_str());
   std::remove((path + "-journal").c_str());
-  absl::StatusOr<Connection> fresh = Connection::Open(path, kJournalOpenFlags, busy_ms);
+  absl::StatusOr<Connection> fresh = Connection::Open(path, kOpenOrCreateFlags, busy_ms);
   if (!fresh.ok()) return fresh.status();
   if (absl::Status s = fresh->Exec("PRAGMA synchronous = FULL", "configure"); !s.ok()) return s;
   if (absl::Status s = ApplyMigrations(*fresh, JournalMigrations()); !s.ok()) return s;
@@ -81,7 +76,7 @@ absl::Status Recover(const std::string& path, const std::string& state_dir,
 
 absl::StatusOr<Connection> OpenChecked(const std::string& path, const std::string& state_dir,
                                        int busy_ms, absl::Time now) {
-  if (JournalFileExists(path)) {
+  if (FileExists(path)) {
     absl::Status damage;
     {
       absl::StatusOr<Connection> existing = Connection::Open(path, kOpenExistingFlags, busy_ms);
@@ -94,7 +89,7 @@ absl::StatusOr<Connection> OpenChecked(const std::string& path, const std::strin
     }
     if (absl::Status s = Recover(path, state_dir, damage, busy_ms, now); !s.ok()) return s;
   }
-  return Connection::Open(path, kJournalOpenFlags, busy_ms);
+  return Connection::Open(path, kOpenOrCreateFlags, busy_ms);
 }
 
 // Copies the journal an older nictuned kept in nictune.db, once. Damage there does not stop it:
@@ -108,7 +103,7 @@ absl::Status ImportLegacyJournal(Connection& journal, const std::string& state_d
   if (done->value_or(0) > 0) return absl::OkStatus();
   const std::string legacy_path = absl::StrCat(state_dir, "/", kDatabaseFileName);
   SalvagedChanges legacy;
-  if (JournalFileExists(legacy_path)) {
+  if (FileExists(legacy_path)) {
     absl::StatusOr<Connection> legacy_db =
         Connection::Open(legacy_path, kOpenExistingFlags, busy_ms);
     if (!legacy_db.ok()) return legacy_db.status();
@@ -153,7 +148,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& state_
                                                        absl::Time now) {
   const std::string path = absl::StrCat(state_dir, "/", kJournalFileName);
   const auto busy_ms = static_cast<int>(absl::ToInt64Milliseconds(busy_timeout));
-  const bool created = !JournalFileExists(path);
+  const bool created = !FileExists(path);
   absl::StatusOr<Connection> connection = OpenChecked(path, state_dir, busy_ms, now);
   if (!connection.ok()) return connection.status();
   if (absl::Status s = Configure(*connection); !s.ok()) return s;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "agent/store/disk_usage.h"
 #include "agent/store/sample_stamps.h"
+#include "agent/store/weighted_mean.h"
 
 namespace nictune::store {
 namespace {
@@ -19,11 +20,6 @@ constexpr int64_t kMaxTs = std::numeric_limits<int64_t>::max();
 constexpr int64_t kVacuumPagesPerStep = 1024;
 
 int64_t AlignDown(int64_t ts, int64_t step) { return ts - (((ts % step) + step) % step); }
-
-struct RollupMean {
-  double weighted_sum = 0;
-  int64_t count = 0;
-};
 
 }  // namespace
 
@@ -195,7 +191,7 @@ absl::StatusOr<bool> Maintenance::Downsample(size_t resolution, int64_t now_ms,
       connection_->QueryInt64("SELECT max(id) FROM series", operation);
   if (!max_series.ok()) return max_series.status();
 
-  std::map<int64_t, RollupMean> means;
+  std::map<int64_t, WeightedMean> means;
   if (!stamps->empty()) {
     absl::StatusOr<Statement> read = connection_->Prepare(
         "SELECT series_id, value, count FROM samples "
@@ -213,7 +209,7 @@ absl::StatusOr<bool> Maintenance::Downsample(size_t resolution, int64_t now_ms,
         if (!row.ok()) return row.status();
         if (!*row) break;
         const int64_t count = read->ColumnInt64(2);
-        RollupMean& mean = means[read->ColumnInt64(0)];
+        WeightedMean& mean = means[read->ColumnInt64(0)];
         mean.weighted_sum += read->ColumnDouble(1) * static_cast<double>(count);
         mean.count += count;
       }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "driver/bpf/hook_events.h"
+#include "driver/bpf/saturating_difference.h"
 #include "driver/errno_text.h"
 
 namespace nictune::driver::bpf {
@@ -21,8 +22,6 @@ uint64_t ClockNs(clockid_t clock) {
   clock_gettime(clock, &now);
   return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
 }
-
-uint64_t Saturating(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 }  // namespace
 
@@ -128,7 +127,7 @@ void DutyHook::BeginMeasuringLocked(uint64_t now_ns) {
 
 void DutyHook::EndMeasuringLocked(uint64_t now_ns) {
   if (attached_since_ns_ == 0) return;
-  attached_ns_ += Saturating(now_ns, attached_since_ns_);
+  attached_ns_ += SaturatingDifference(now_ns, attached_since_ns_);
   last_stretch_ = {attached_since_ns_, now_ns};
   attached_since_ns_ = 0;
 }
@@ -181,7 +180,7 @@ void DutyHook::DetachStarts() {
   const uint64_t now = MonotonicNs();
   EndMeasuringLocked(now);
   if (counted_since_ns_ != 0) {
-    counted_ns_ += Saturating(now, counted_since_ns_);
+    counted_ns_ += SaturatingDifference(now, counted_since_ns_);
     counted_since_ns_ = 0;
   }
 }
@@ -214,18 +213,18 @@ uint64_t DutyHook::Events() const { return events_.Total(); }
 uint64_t DutyHook::AttachedNs(uint64_t now_ns) const {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t total = attached_ns_;
-  if (attached_since_ns_ != 0) return total + Saturating(now_ns, attached_since_ns_);
+  if (attached_since_ns_ != 0) return total + SaturatingDifference(now_ns, attached_since_ns_);
   // Asked as of a moment before its last stretch ended (a reader that took the time, then read
   // the maps while a slot ended): the part of that stretch after the moment is not yet measured.
   const auto [began_ns, ended_ns] = last_stretch_;
-  if (now_ns < ended_ns) total -= Saturating(ended_ns, std::max(now_ns, began_ns));
+  if (now_ns < ended_ns) total -= SaturatingDifference(ended_ns, std::max(now_ns, began_ns));
   return total;
 }
 
 uint64_t DutyHook::CountedNs(uint64_t now_ns) const {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t total = counted_ns_;
-  if (counted_since_ns_ != 0) total += Saturating(now_ns, counted_since_ns_);
+  if (counted_since_ns_ != 0) total += SaturatingDifference(now_ns, counted_since_ns_);
   return total;
 }
 
@@ -259,7 +258,7 @@ absl::Status DutyHook::AttachLink(HandlerLink& link) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.attaches;
     stats_.attach_ns += after - before;
-    stats_.attach_cpu_ns += Saturating(cpu_after, cpu_before);
+    stats_.attach_cpu_ns += SaturatingDifference(cpu_after, cpu_before);
   }
   if (attached == nullptr) {
     return absl::InternalError(absl::StrCat("BPF ", spec_.name, ": attach ", link.tracepoint, ": ",
@@ -279,7 +278,7 @@ void DutyHook::DetachLink(HandlerLink& link) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.detaches;
   stats_.detach_ns += after - before;
-  stats_.detach_cpu_ns += Saturating(cpu_after, cpu_before);
+  stats_.detach_cpu_ns += SaturatingDifference(cpu_after, cpu_before);
 }
 
 }  // namespace nictune::driver::bpf

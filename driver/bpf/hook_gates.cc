@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "driver/bpf/irq.h"
 #include "driver/bpf/per_cpu_map.h"
+#include "driver/bpf/saturating_difference.h"
 #include "driver/bpf/softirq_timing.h"
 #include "driver/errno_text.h"
 
@@ -16,12 +17,6 @@ namespace nictune::driver::bpf {
 
 static_assert(sizeof(nictune_softirq_timing) == 24);
 static_assert(sizeof(nictune_irq_start) == 16);
-
-namespace {
-
-uint64_t SaturatingDifference(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
-}  // namespace
 
 SoftirqTimingGate::SoftirqTimingGate(int timing_map_fd)
     : timing_map_fd_(timing_map_fd), start_ns_(MonotonicNs()) {

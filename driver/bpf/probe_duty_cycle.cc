@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "driver/bpf/saturating_difference.h"
 #include "driver/bpf/softirq.h"
 
 namespace nictune::driver::bpf {
@@ -258,14 +259,6 @@ bool ProbeDutyCycle::Detach(const std::vector<size_t>& hooks, const ProbeBudgetP
   return true;
 }
 
-namespace {
-
-// A counter read twice: what it rose by, 0 if it went back (a lost increment read between two
-// racing CPUs), so that one odd read never becomes a debt.
-uint64_t Rise(uint64_t after, uint64_t before) { return after >= before ? after - before : 0; }
-
-}  // namespace
-
 ProbeDutyCycle::HookReading ProbeDutyCycle::Read(const DutyHook& hook, uint64_t now_ns) {
   const LinkStats links = hook.link_stats();
   return HookReading{.events = hook.Events(),
@@ -278,15 +271,15 @@ ProbeDutyCycle::HookReading ProbeDutyCycle::Read(const DutyHook& hook, uint64_t 
 double ProbeDutyCycle::SpentBetween(size_t i, const HookReading& before,
                                     const HookReading& now) const {
   // Events counted with the gate closed cost the closed gate; the others the whole programs.
-  const uint64_t counted = Rise(now.counted_ns, before.counted_ns);
-  const double open_share =
-      counted == 0 ? 1.0
-                   : std::min(1.0, static_cast<double>(Rise(now.attached_ns, before.attached_ns)) /
-                                       static_cast<double>(counted));
+  const uint64_t counted = SaturatingDifference(now.counted_ns, before.counted_ns);
+  const double open_share = counted == 0 ? 1.0
+                                         : std::min(1.0, static_cast<double>(SaturatingDifference(
+                                                             now.attached_ns, before.attached_ns)) /
+                                                             static_cast<double>(counted));
   const double ns_per_event =
       open_share * costs_[i].ns_per_event() + (1 - open_share) * costs_[i].gate_ns_per_event();
-  return static_cast<double>(Rise(now.events, before.events)) * ns_per_event +
-         static_cast<double>(Rise(now.link_cpu_ns, before.link_cpu_ns));
+  return static_cast<double>(SaturatingDifference(now.events, before.events)) * ns_per_event +
+         static_cast<double>(SaturatingDifference(now.link_cpu_ns, before.link_cpu_ns));
 }
 
 std::vector<HookLoad> ProbeDutyCycle::MeasureLocked(uint64_t now_ns, double& spent_ns) {
@@ -325,7 +318,8 @@ std::vector<HookLoad> ProbeDutyCycle::MeasureLocked(uint64_t now_ns, double& spe
 BudgetOptions ProbeDutyCycle::PlanningBudgetLocked(uint64_t now_ns, double spent_ns) {
   BudgetOptions budget = options_.budget;
   if (!account_) return budget;
-  if (spent_at_ns_ != 0) account_->Record(spent_ns, absl::Nanoseconds(Rise(now_ns, spent_at_ns_)));
+  if (spent_at_ns_ != 0)
+    account_->Record(spent_ns, absl::Nanoseconds(SaturatingDifference(now_ns, spent_at_ns_)));
   spent_at_ns_ = std::max(spent_at_ns_, now_ns);
   // plan_ is written by this thread alone: reading it here needs no lock.
   budget.cpu_share = account_->PlanningShare(plan_.periods_per_slot);
