@@ -149,10 +149,14 @@ struct Planning {
   double floor_us = 0;    // the cost floor
   double queue_peak = 0;  // the queue's peak rate, the sockets' included
   double ring_peak = 0;   // one ring's share of it
-  bool dropped_at_current = false;
-  // Sockets dropped at the current interval, but no more than the queue's stalls brought them.
+  bool sockets_dropped_at_current = false;
+  bool ring_dropped_at_current = false;
+  bool dropped_at_current = false;  // sockets or the ring
+  // Sockets or the ring dropped at the current interval, but no more than the queue's stalls
+  // brought them.
   bool dropped_within_stalls = false;
-  double observed_cap_s = kInf;  // (1 - dropped_backoff) * current when sockets dropped at it
+  // (1 - dropped_backoff) * current when sockets or the ring dropped at it
+  double observed_cap_s = kInf;
   std::string cost_source = "measured";
   const char* packet_cost_source = "measured";
   const SocketModel* worst = nullptr;
@@ -242,6 +246,37 @@ bool DroppedBeyondStalls(const SocketObservation& s, const QueueObservation& q,
          StalledArrivals(static_cast<double>(s.packets), q.stall_s, window);
 }
 
+// Whether the ring overflowed more often than the queue's stalls explain: a stall of s seconds
+// fills the ring with what arrives meanwhile, at any interval. Arrivals are the packets received
+// and those the full ring missed.
+bool RingDroppedBeyondStalls(const QueueObservation& q, absl::Duration window) {
+  const double arrivals = static_cast<double>(q.rx_packets) + static_cast<double>(q.drops.ring);
+  return static_cast<double>(q.drops.ring) > StalledArrivals(arrivals, q.stall_s, window);
+}
+
+// Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose count
+// per interval the margin does not cover for a small socket; a ring whose peak the samples
+// missed): the plan stays below that interval, unless the queue's stalls explain them.
+void CapForDropsAtCurrent(Planning& p, absl::Duration window) {
+  const CoalesceState& c = p.queue.coalesce;
+  const bool static_interval = c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0;
+  if (!static_interval) return;
+  p.sockets_dropped_at_current = std::any_of(
+      p.models.begin(), p.models.end(),
+      [&](const SocketModel& m) { return DroppedBeyondStalls(*m.socket, p.queue, window); });
+  p.ring_dropped_at_current = RingDroppedBeyondStalls(p.queue, window);
+  p.dropped_at_current = p.sockets_dropped_at_current || p.ring_dropped_at_current;
+  const bool dropped = p.queue.drops.ring > 0 ||
+                       std::any_of(p.models.begin(), p.models.end(),
+                                   [](const SocketModel& m) { return m.socket->drops > 0; });
+  p.dropped_within_stalls = dropped && !p.dropped_at_current;
+  p.plan.drops_within_stalls = p.dropped_within_stalls;
+  p.plan.ring_dropped_at_current = p.ring_dropped_at_current;
+  if (p.dropped_at_current) {
+    p.observed_cap_s = (1 - p.config.dropped_backoff) * static_cast<double>(c.rx_usecs) * 1e-6;
+  }
+}
+
 // The queue's peak, CPU saturation, the ring's limit and the cap drops at the current interval
 // set.
 void SetLimits(Planning& p, absl::Duration window) {
@@ -263,22 +298,8 @@ void SetLimits(Planning& p, absl::Duration window) {
     plan.ring_limit_s =
         (1 - p.config.margin) * c.rx_ring_size / p.ring_peak - plan.interrupt_cost_s;
   }
-  plan.constrained = !p.models.empty() || plan.ring_limit_s < kInf;
-  // Drops seen at the current static interval outweigh the model (e.g. random arrivals, whose
-  // count per interval the margin does not cover for a small socket): stay below it.
-  const bool static_interval = c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0;
-  const bool dropped = std::any_of(p.models.begin(), p.models.end(),
-                                   [](const SocketModel& m) { return m.socket->drops > 0; });
-  p.dropped_at_current =
-      static_interval &&
-      std::any_of(p.models.begin(), p.models.end(), [&](const SocketModel& m) {
-        return DroppedBeyondStalls(*m.socket, p.queue, window);
-      });
-  p.dropped_within_stalls = static_interval && dropped && !p.dropped_at_current;
-  plan.drops_within_stalls = p.dropped_within_stalls;
-  if (p.dropped_at_current) {
-    p.observed_cap_s = (1 - p.config.dropped_backoff) * static_cast<double>(c.rx_usecs) * 1e-6;
-  }
+  CapForDropsAtCurrent(p, window);
+  plan.constrained = !p.models.empty() || plan.ring_limit_s < kInf || p.observed_cap_s < kInf;
 }
 
 bool AllFit(const Planning& p, double interval_s) {
@@ -471,6 +492,14 @@ void WorstSocketFormula(Planning& p) {
   plan.inputs.push_back({"margin", in.margin, "fraction"});
 }
 
+// Who dropped at the current interval, for the formula.
+const char* WhatDropped(const Planning& p) {
+  if (p.sockets_dropped_at_current && p.ring_dropped_at_current) {
+    return "sockets and the ring dropped";
+  }
+  return p.ring_dropped_at_current ? "the ring dropped" : "sockets dropped";
+}
+
 // The queue's part: the ring, the drops at the current interval, the cost floor.
 void QueueFormula(Planning& p) {
   IntervalPlan& plan = p.plan;
@@ -490,15 +519,13 @@ void QueueFormula(Planning& p) {
     plan.inputs.push_back({"rx_ring_size", static_cast<double>(c.rx_ring_size), "descriptors"});
   }
   if (p.dropped_at_current) {
-    absl::StrAppend(&f,
-                    absl::StrFormat("; sockets dropped at the current %u us: the interval stays "
-                                    "below (1 - %.2f) * %u us = %.2f us",
-                                    c.rx_usecs, p.config.dropped_backoff, c.rx_usecs,
-                                    Us(p.observed_cap_s)));
+    absl::StrAppend(&f, absl::StrFormat("; %s at the current %u us: the interval stays below "
+                                        "(1 - %.2f) * %u us = %.2f us",
+                                        WhatDropped(p), c.rx_usecs, p.config.dropped_backoff,
+                                        c.rx_usecs, Us(p.observed_cap_s)));
   } else if (p.dropped_within_stalls) {
-    absl::StrAppend(&f, absl::StrFormat("; sockets dropped at the current %u us no more than "
-                                        "arrived in %.2f ms of stalled delivery: not the "
-                                        "interval's doing",
+    absl::StrAppend(&f, absl::StrFormat("; drops at the current %u us no more than arrived in "
+                                        "%.2f ms of stalled delivery: not the interval's doing",
                                         c.rx_usecs, p.queue.stall_s * 1e3));
   }
   plan.inputs.push_back({"rx_rate", plan.rx_rate_pps, "pps"});
@@ -512,6 +539,26 @@ void QueueFormula(Planning& p) {
                       plan.ceiling.max_rate, p.cost_source));
 }
 
+// Why a hold below the floor lasts, and what ends it: neither a live socket's buffer nor the ring
+// is the tuner's to grow.
+std::string HeldBecause(const Planning& p) {
+  std::string why;
+  if (p.sockets_dropped_at_current) {
+    why =
+        "while the sockets that dropped keep their buffers: a longer interval would add to "
+        "their drops; the buffer must grow for the floor (rmem_default reaches new sockets, "
+        "SO_RCVBUF is the application's)";
+  }
+  if (p.ring_dropped_at_current) {
+    const uint32_t ring = p.queue.coalesce.rx_ring_size;
+    absl::StrAppend(&why, why.empty() ? "" : "; ", "while the ring",
+                    ring > 0 ? absl::StrFormat(" of %u descriptors", ring) : std::string(),
+                    " drops at the current interval: a longer one would add to its drops; the "
+                    "ring must grow for the floor (ethtool -G)");
+  }
+  return why;
+}
+
 // When no interval is drop-free: why, or that the buffer must grow and at which interval.
 void GrowthFormula(Planning& p) {
   IntervalPlan& plan = p.plan;
@@ -521,13 +568,11 @@ void GrowthFormula(Planning& p) {
     return;
   }
   if (plan.held_for_drops) {
-    absl::StrAppend(
-        &f, absl::StrFormat("; held at %d us, below the cost floor %.2f us, while the sockets that "
-                            "dropped keep their buffers: a longer interval would add to their "
-                            "drops; the buffer must grow for the floor (rmem_default reaches new "
-                            "sockets, SO_RCVBUF is the application's), and interrupts take more "
-                            "than %g of a CPU meanwhile",
-                            plan.interval_us, p.floor_us, p.config.interrupt_cpu_share));
+    absl::StrAppend(&f,
+                    absl::StrFormat("; held at %d us, below the cost floor %.2f us, %s",
+                                    plan.interval_us, p.floor_us, HeldBecause(p)),
+                    absl::StrFormat(", and interrupts take more than %g of a CPU meanwhile",
+                                    p.config.interrupt_cpu_share));
     return;
   }
   if (!plan.constrained || plan.drop_free) return;

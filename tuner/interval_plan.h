@@ -61,14 +61,17 @@ struct IntervalPlan {
   // interrupts); chosen when > 0.
   int64_t near_floor_buffer_interval_us = 0;
   bool drop_free = false;      // no socket or ring overflow predicted at interval_us
-  // interval_us is below the cost floor because sockets dropped at the current static interval:
-  // a longer one would add to their drops until their buffers grow, and none of the knobs grows
-  // a live socket's buffer (rmem_default reaches new sockets; SO_RCVBUF is the application's).
+  // interval_us is below the cost floor because sockets or the ring dropped at the current static
+  // interval: a longer one would add to their drops until their buffers or the ring grow, and
+  // none of the knobs grows a live socket's buffer (rmem_default reaches new sockets; SO_RCVBUF is
+  // the application's) or the ring (ethtool -G, which the tuner leaves to a person).
   bool held_for_drops = false;
   int64_t unheld_interval_us = 0;  // when held: the interval chosen without the hold, which the
                                    // socket needs (buffers for new sockets) are sized at
-  // Sockets dropped at the current static interval, but no more than arrived while the queue's
-  // delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
+  // The rx ring overflowed at the current static interval more than the queue's stalls explain.
+  bool ring_dropped_at_current = false;
+  // Sockets or the ring dropped at the current static interval, but no more than arrived while
+  // the queue's delivery stalled: the drops are the stall's, not the interval's (tuner/stalls.h).
   bool drops_within_stalls = false;
   bool cpu_saturated = false;  // the softirq cannot keep up at the peak rate (burst_model.h)
   // Every modelled socket's need at interval_us (unheld_interval_us when held), the worst's

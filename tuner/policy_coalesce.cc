@@ -70,6 +70,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   }
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
   const double drop_rate = PerSecond(SocketDrops(queue), obs.window);
+  const double ring_drop_rate = PerSecond(queue.drops.ring, obs.window);
   const double floor_rate =
       plan.max_interval_s > 0 ? 1 / plan.max_interval_s : std::numeric_limits<double>::infinity();
 
@@ -79,21 +80,23 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
         QueueRecommendation(Knob::kAdaptiveRx, queue, c.adaptive_rx ? 1 : 0, plan, confidence);
     r.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
     r.inputs.push_back({"socket_drops", drop_rate, "1/s"});
-    const bool violates = plan.constrained && interrupt_rate < floor_rate && drop_rate > 0;
+    r.inputs.push_back({"ring_drops", ring_drop_rate, "1/s"});
+    const bool violates =
+        plan.constrained && interrupt_rate < floor_rate && (drop_rate > 0 || ring_drop_rate > 0);
     if (c.adaptive_rx && !violates) {
       adaptive_stays_on = true;
       r.formula = absl::StrFormat(
           "adaptive-rx on: interrupt rate %.0f/s, floor 1 / u_max = %.0f/s, socket drops "
-          "%.2f/s: it keeps the floor or nothing drops -> keep on",
-          interrupt_rate, floor_rate, drop_rate);
+          "%.2f/s, ring drops %.2f/s: it keeps the floor or nothing drops -> keep on",
+          interrupt_rate, floor_rate, drop_rate, ring_drop_rate);
       r.expected_effect = "no change";
     } else if (c.adaptive_rx) {
       r.recommended = 0;
       r.formula = absl::StrFormat(
           "adaptive-rx on: interrupt rate %.0f/s < floor 1 / u_max = %.0f/s while sockets drop "
-          "%.2f/s -> off, rx-usecs set from the fill math",
-          interrupt_rate, floor_rate, drop_rate);
-      r.expected_effect = "interrupt rate held at or above the floor; socket drops should stop";
+          "%.2f/s and the ring %.2f/s -> off, rx-usecs set from the fill math",
+          interrupt_rate, floor_rate, drop_rate, ring_drop_rate);
+      r.expected_effect = "interrupt rate held at or above the floor; the drops should stop";
       r.expected_gain = plan.drop_free ? 1.0 : 0.5;
     } else {
       r.formula = "adaptive-rx off: the tuner sets rx-usecs from the fill math -> keep off";
@@ -106,6 +109,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   usecs.step = plan.granularity_us;
   usecs.inputs.push_back({"interrupt_rate", interrupt_rate, "1/s"});
   usecs.inputs.push_back({"socket_drops", drop_rate, "1/s"});
+  usecs.inputs.push_back({"ring_drops", ring_drop_rate, "1/s"});
   if (!plan.constrained) {
     usecs.formula = absl::StrFormat(
         "no socket with traffic and no ring limit seen -> keep rx-usecs %u", c.rx_usecs);
@@ -132,7 +136,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   // Drops a stall explains are no gain to chase: the gain is then what it would be without them.
   // Counting them made the controller write, every window, a value a few us from the last (2892,
   // 2898, 2904 us on the emulated NIC), each "gain 1.00", and guard every one.
-  const bool interval_dropped = drop_rate > 0 && !plan.drops_within_stalls;
+  const bool interval_dropped =
+      (drop_rate > 0 || plan.ring_dropped_at_current) && !plan.drops_within_stalls;
   if (interval_dropped && plan.drop_free) {
     usecs.expected_gain = 1.0;
   } else if (current_s > plan.max_interval_s && plan.drop_free) {

@@ -540,6 +540,79 @@ TEST(CoalescePolicyTest, DropsAStallExplainsPromiseNoGain) {
   }
 }
 
+// The same socket, drop-free in the model up to about 2897 us, behind a ring that overflowed 50
+// times at a static 2111 us (the model's peak missed the burst that did it). The ring's drops
+// keep the plan below 0.9 * 2111 us, as sockets' drops do; when a 5 ms stall brought 50 packets
+// late, they are the stall's, and the fill math's interval stands.
+TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalCapItUnlessAStallExplainsThem) {
+  for (const double stall_s : {0.0, 0.005}) {
+    Observation obs = EmulatedNicWindow(2111, 0, stall_s);
+    obs.queues[0].rx_packets = 20000;
+    obs.queues[0].drops.ring = 50;
+    obs.queues[0].coalesce.rx_ring_size = 256;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    if (stall_s > 0) {
+      EXPECT_GT(usecs.recommended, 2800) << usecs.formula;
+      EXPECT_THAT(usecs.formula, HasSubstr("no more than arrived in 5.00 ms of stalled delivery"));
+    } else {
+      EXPECT_LE(usecs.recommended, 1899) << usecs.formula;
+      EXPECT_THAT(usecs.formula, HasSubstr("the ring dropped at the current 2111 us: the interval "
+                                           "stays below (1 - 0.10) * 2111 us = 1899.90 us"));
+      EXPECT_EQ(usecs.expected_gain, 1.0) << usecs.formula;
+    }
+  }
+}
+
+// Ring drops at a static 2111 us below a 3000 us cost floor: the ring is no knob of the tuner's,
+// so the plan holds below the current interval, and says the ring must grow for the floor.
+TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalHoldItBelowTheCostFloor) {
+  Observation obs = EmulatedNicWindow(2111, 0, 0);
+  obs.queues[0].rx_packets = 20000;
+  obs.queues[0].drops.ring = 50;
+  obs.queues[0].coalesce.rx_ring_size = 256;
+  obs.queues[0].interrupt_cost_s = 300e-6;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& held = Find(*recs, Knob::kRxUsecs);
+  EXPECT_LE(held.recommended, 1899) << held.formula;
+  EXPECT_THAT(held.formula, HasSubstr("below the cost floor 3000.00 us, while the ring of 256 "
+                                      "descriptors drops at the current interval"));
+  EXPECT_THAT(held.formula, Not(HasSubstr("the sockets that dropped")));
+}
+
+// Drops the ring alone saw, with no socket or ring size to model, still constrain the interval.
+TEST(CoalescePolicyTest, RingDropsConstrainAQueueWithNothingModelled) {
+  Observation obs = EmulatedNicWindow(1000, 0, 0);
+  obs.queues[0].sockets.clear();
+  obs.queues[0].rx_packets = 20000;
+  obs.queues[0].drops.ring = 50;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_LE(usecs.recommended, 900) << usecs.formula;
+  EXPECT_THAT(usecs.formula, HasSubstr("the ring dropped at the current 1000 us"));
+}
+
+// adaptive-rx that lets the interrupt rate fall below the floor (50/s against 1 / 2897 us) is
+// switched off when the ring drops, not only when sockets do.
+TEST(CoalescePolicyTest, AdaptiveRxGoesOffWhenTheRingDropsBelowTheFloor) {
+  for (const uint64_t ring_drops : {uint64_t{0}, uint64_t{40}}) {
+    Observation obs = EmulatedNicWindow(2111, 0, 0);
+    QueueObservation& q = obs.queues[0];
+    q.rx_packets = 20000;
+    q.interrupts = 100;
+    q.drops.ring = ring_drops;
+    q.coalesce.adaptive_rx_supported = true;
+    q.coalesce.adaptive_rx = true;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
+    EXPECT_EQ(adaptive.recommended, ring_drops > 0 ? 0 : 1) << adaptive.formula;
+  }
+}
+
 // A window of the closed loop at 2884 us whose socket probe's slots missed it: the socket kept up
 // with 14,990 pps but for 34 drops, and those drops are all the window counted of it. Read as its
 // arrivals they are 17 pps, which fills 31.25 packets in 1.8 s and let a longer interval through;
