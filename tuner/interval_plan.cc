@@ -368,9 +368,13 @@ void ChooseInterval(Planning& p) {
     }
     HoldForDrops(p, longest_us);
   }
+  // Each of the observation's rings interrupts on its own vector, at most once an interval: a
+  // whole-device observation of N rings counts N vectors' interrupts.
+  const double rings = std::max<uint32_t>(1, p.queue.rx_rings);
   plan.predicted_interrupt_rate =
-      plan.interval_us > 0 ? std::min(1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
-                           : plan.rx_rate_pps;
+      plan.interval_us > 0
+          ? std::min(rings * 1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
+          : plan.rx_rate_pps;
 }
 
 // The buffer that holds what the socket must hold at the interval.

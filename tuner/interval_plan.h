@@ -81,7 +81,7 @@ struct IntervalPlan {
   // Non-empty when no interval is drop-free and a bigger socket buffer cannot help either (CPU
   // saturation, ring overrun at the cost floor): why, in words a person can act on.
   std::string unresolved;
-  double predicted_interrupt_rate = 0;
+  double predicted_interrupt_rate = 0;  // all the observation's rings' vectors together
   std::string formula;  // the arithmetic up to the choice, numbers substituted
   std::vector<Input> inputs;
 };

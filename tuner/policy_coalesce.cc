@@ -69,6 +69,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     confidence = Discount(confidence, 0.8, "interrupt cost not measured, assumed");
   }
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
+  // The floor is one vector's; a whole-device observation of N rings counts N vectors.
+  const double vector_rate = interrupt_rate / std::max<uint32_t>(1, queue.rx_rings);
   const double drop_rate = PerSecond(SocketDrops(queue), obs.window);
   const double ring_drop_rate = PerSecond(queue.drops.ring, obs.window);
   const double floor_rate =
@@ -82,20 +84,24 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     r.inputs.push_back({"socket_drops", drop_rate, "1/s"});
     r.inputs.push_back({"ring_drops", ring_drop_rate, "1/s"});
     const bool violates =
-        plan.constrained && interrupt_rate < floor_rate && (drop_rate > 0 || ring_drop_rate > 0);
+        plan.constrained && vector_rate < floor_rate && (drop_rate > 0 || ring_drop_rate > 0);
+    const std::string rate_text =
+        queue.rx_rings > 1 ? absl::StrFormat("interrupt rate %.0f/s per vector (%.0f/s over %u)",
+                                             vector_rate, interrupt_rate, queue.rx_rings)
+                           : absl::StrFormat("interrupt rate %.0f/s", interrupt_rate);
     if (c.adaptive_rx && !violates) {
       adaptive_stays_on = true;
       r.formula = absl::StrFormat(
-          "adaptive-rx on: interrupt rate %.0f/s, floor 1 / u_max = %.0f/s, socket drops "
-          "%.2f/s, ring drops %.2f/s: it keeps the floor or nothing drops -> keep on",
-          interrupt_rate, floor_rate, drop_rate, ring_drop_rate);
+          "adaptive-rx on: %s, floor 1 / u_max = %.0f/s, socket drops %.2f/s, ring drops "
+          "%.2f/s: it keeps the floor or nothing drops -> keep on",
+          rate_text, floor_rate, drop_rate, ring_drop_rate);
       r.expected_effect = "no change";
     } else if (c.adaptive_rx) {
       r.recommended = 0;
       r.formula = absl::StrFormat(
-          "adaptive-rx on: interrupt rate %.0f/s < floor 1 / u_max = %.0f/s while sockets drop "
-          "%.2f/s and the ring %.2f/s -> off, rx-usecs set from the fill math",
-          interrupt_rate, floor_rate, drop_rate, ring_drop_rate);
+          "adaptive-rx on: %s < floor 1 / u_max = %.0f/s while sockets drop %.2f/s and the ring "
+          "%.2f/s -> off, rx-usecs set from the fill math",
+          rate_text, floor_rate, drop_rate, ring_drop_rate);
       r.expected_effect = "interrupt rate held at or above the floor; the drops should stop";
       r.expected_gain = plan.drop_free ? 1.0 : 0.5;
     } else {

@@ -689,6 +689,46 @@ TEST(CoalescePolicyTest, AWholeDeviceObservationsRingLimitIsOneRingsShare) {
                         "socket's flow)"));
 }
 
+// The same four rings at a static 200 us: each vector interrupts 5000 times a second, 20000/s
+// together. At the ring limit's 281 us they interrupt about 3559/s each, 14235/s together: the
+// gain is the 29% that saves, not one vector's rate set against all four's.
+TEST(CoalescePolicyTest, AWholeDeviceObservationsInterruptsArePredictedForEveryVector) {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.queue = -1;
+  q.rx_rings = 4;
+  q.sockets.clear();
+  q.drops.socket = 0;
+  q.rx_packets *= 4;
+  q.interrupts = 4 * 5000 * 10;
+  q.coalesce.adaptive_rx = false;
+  q.coalesce.rx_usecs = 200;
+  q.coalesce.rx_ring_size = 256;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, 281) << usecs.formula;
+  EXPECT_NEAR(usecs.expected_gain, 1 - 200.0 / 281, 0.001) << usecs.expected_effect;
+  EXPECT_THAT(usecs.expected_effect, HasSubstr("about 14235 interrupts/s (now 20000/s)"));
+}
+
+// Seed 001's socket behind one of four rings whose vectors interrupt 8000/s each under
+// adaptive-rx, 32000/s together: each vector is below the socket's floor (1 / 82 us, about
+// 12200/s) while it drops, so adaptive-rx goes off, though the four together are above it.
+TEST(CoalescePolicyTest, AWholeDeviceObservationsAdaptiveRxIsJudgedPerVector) {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.queue = -1;
+  q.rx_rings = 4;
+  q.rx_packets *= 4;
+  q.interrupts *= 4;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
+  EXPECT_EQ(adaptive.recommended, 0) << adaptive.formula;
+  EXPECT_THAT(adaptive.formula, HasSubstr("interrupt rate 8000/s per vector (32000/s over 4)"));
+}
+
 // Without a handler time, an interrupt's cost is the hard IRQ time over the interrupts: the split
 // is the mean of the serving CPUs, so their hard IRQ time together is the mean times their count.
 TEST(CoalescePolicyTest, TheHardIrqShareFallbackCountsEveryServingCpu) {
