@@ -66,6 +66,7 @@
 #include "agent/service/sampler.h"
 #include "agent/service/service_state.h"
 #include "agent/service/store_settings.h"
+#include "agent/service/stray_arguments.h"
 #include "agent/service/tuning.h"
 #include "agent/store/journal.h"
 #include "agent/store/state_dir.h"
@@ -934,7 +935,12 @@ int main(int argc, char** argv) {
   const std::vector<std::string> flagfiles = nictune::service::FlagfilesFromArgs(argc, argv);
   const std::vector<std::string> emulated_nic_args =
       nictune::service::RepeatedFlagValues(argc, argv, "emulated_nic");
-  absl::ParseCommandLine(argc, argv);
+  const std::vector<std::string> given(argv, argv + argc);
+  if (std::optional<std::string> stray =
+          nictune::service::StrayArgumentError(absl::ParseCommandLine(argc, argv), given)) {
+    std::cerr << *stray << "\n";
+    return 2;
+  }
   // Blocked before any thread starts, so that every thread inherits the mask and only the
   // sampling loop's sigtimedwait receives them.
   const sigset_t signals = nictune::service::BlockServiceSignals();

@@ -89,6 +89,21 @@ TEST_F(NictunedStartTest, AListenAddressThatDoesNotParseIsRefusedAtStart) {
   }
 }
 
+// Words where flags belong stop nictuned before it starts anything: `nictuned version` once ran
+// the service, and `--bpf false` meant --bpf. Bounded: a start would outlive the 10 s wait.
+TEST_F(NictunedStartTest, AStrayArgumentIsAUsageErrorNotAStart) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"version"}, std::vector<std::string>{"--once", "false"}}) {
+    absl::StatusOr<BackgroundProgram> run = BackgroundProgram::Start(Argv(extra));
+    ASSERT_TRUE(run.ok()) << run.status();
+    absl::StatusOr<ProgramOutput> done = run->Wait(absl::Seconds(10));
+    ASSERT_TRUE(done.ok()) << done.status();
+    EXPECT_EQ(done->exit_code, 2) << done->err;
+    EXPECT_THAT(done->err, HasSubstr(absl::StrCat("unexpected argument \"", extra.back(), "\"")));
+    EXPECT_FALSE(std::filesystem::exists(Socket())) << extra.back();
+  }
+}
+
 TEST_F(NictunedStartTest, AnAddressBeyondLoopbackIsServedWithAWarning) {
   std::vector<std::string> argv = Argv({});
   argv[2] = "--listen=0.0.0.0:0";
