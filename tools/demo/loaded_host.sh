@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# The loaded host the demos run (seeds.sh, recommend.sh), sourced by them: nictune-emulated-nic in
+# The loaded host the demos run (seeds.sh, recommend.sh, try.sh, walk.sh), sourced by them: nictune-emulated-nic in
 # a network namespace of its own taking RATE pps of FRAME-byte frames at START_RX_USECS, and a UDP
 # sink there whose socket has rmem_default's size, on the NIC's CPU below its SCHED_FIFO priority
 # (it drains between bursts, as a reader on the softirq's CPU does). Nothing of the host's network
@@ -8,6 +8,12 @@
 # everything started is stopped on exit, also on Ctrl-C, the agent's pid being AGENT_PID.
 
 DEMO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# No BUILD given: deploy/run.sh's build, else deploy/package.sh's, whichever has the emulated NIC.
+if [[ -z ${BUILD:-} ]]; then
+  for BUILD in build build-package; do
+    [[ -x $BUILD/driver/emulated/nictune-emulated-nic ]] && break
+  done
+fi
 NIC_BIN=$BUILD/driver/emulated/nictune-emulated-nic
 AGENT_BIN=$BUILD/agent/nictuned
 CLI_BIN=$BUILD/agent/nictune
@@ -16,7 +22,8 @@ demo_require() {  # demo_require BINARY...: each built, and root
   local bin
   for bin in "$@"; do
     [[ -x $bin ]] || {
-      echo "$DEMO: $bin not built (cmake --build $BUILD --target $(basename "$bin"))" >&2
+      echo "$DEMO: $bin not built (deploy/run.sh or deploy/package.sh builds it; or give the" \
+        "build directory as the first argument)" >&2
       exit 2
     }
   done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `nictune recommend` prints for a loaded host, live (docs/testing.md "The demo"). As root,
 # from the repository:
-#   tools/demo/recommend.sh [BUILD_DIR] [SAVE_JSON]     (default: build, nothing saved)
+#   tools/demo/recommend.sh [BUILD_DIR] [SAVE_JSON]  (default: build, else build-package; nothing saved)
 # The same loaded host as seeds.sh (loaded_host.sh): nictune-emulated-nic taking RATE pps of
 # 1514-byte frames at an rx-usecs (8000) whose bursts overflow the sink's socket.
 # nictuned runs in recommend mode, so it changes nothing. Once its recommendations name the
@@ -13,7 +13,7 @@
 # Bounded: at most about 60 s; everything it starts is stopped on exit, also on Ctrl-C.
 set -euo pipefail
 
-BUILD=${1:-build}
+BUILD=${1:-}
 SAVE_JSON=${2:-}
 DEMO=recommend
 . "$(dirname "$0")/loaded_host.sh"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The seeds, replayed live on the emulated NIC (docs/testing.md "The demo"). As root, from the
 # repository:
-#   tools/demo/seeds.sh [BUILD_DIR]        (default: build)
+#   tools/demo/seeds.sh [BUILD_DIR]        (default: build, else build-package)
 # Starts nictune-emulated-nic in a namespace of its own (nothing of the host's network is
 # touched), a UDP sink in that namespace on the NIC's CPU, and nictuned in apply mode tuning the
 # NIC over its control socket. Prints:
@@ -16,7 +16,7 @@
 # Bounded: about 2 minutes of traffic; everything it starts is stopped on exit, also on Ctrl-C.
 set -euo pipefail
 
-BUILD=${1:-build}
+BUILD=${1:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEMO=seeds
 . "$HERE/loaded_host.sh"

@@ -3,7 +3,7 @@
 # The README's way in, timed step by step (docs/benchmarks.md "The five-minute walk"): install the
 # .deb, check the host, run the agent, read a recommendation and carry it out by hand. As root, on
 # a Debian 12 host that has the package's dependencies (deploy/bootstrap.sh --agent installs them):
-#   tools/demo/walk.sh DEB [BUILD_DIR]     (DEB: what deploy/package.sh printed; BUILD_DIR: build)
+#   tools/demo/walk.sh DEB [BUILD_DIR]     (DEB: what deploy/package.sh printed; BUILD_DIR: build, else build-package)
 # The traffic is the demos' loaded host (loaded_host.sh) with the emulated NIC from BUILD_DIR,
 # which the package does not carry. Where systemd is PID 1 the package's service runs the agent;
 # elsewhere this starts /usr/sbin/nictuned with the package's flagfile, as the unit does. The
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 DEB=${1:?usage: tools/demo/walk.sh DEB [BUILD_DIR]}
-BUILD=${2:-build}
+BUILD=${2:-}
 DEMO=walk
 . "$(dirname "$0")/loaded_host.sh"
 demo_require "$NIC_BIN"

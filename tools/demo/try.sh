@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A loaded host to carry a recommendation out on by hand, without touching the host's own network
+# (README "Quick start"). As root, from the repository:
+#   tools/demo/try.sh [BUILD_DIR] [SECONDS]    (default: build, else build-package; 600 s)
+# The demos' loaded host (loaded_host.sh): the emulated NIC emu0 in a namespace of its own, taking
+# 20,000 pps of 1514-byte frames at rx-usecs 8000 into a socket that overflows between interrupts,
+# and an agent in recommend mode that watches it on its own port. Once the agent recommends for
+# emu0, this prints the commands to run in another terminal: the recommendation, its by-hand
+# line (for the emulated NIC a request to its control socket, where a NIC's is `ethtool -C`),
+# and how to read the setting back. It stays up SECONDS, or until Ctrl-C; everything it started
+# is stopped and deleted on exit.
+set -euo pipefail
+
+BUILD=${1:-}
+SECONDS_UP=${2:-600}
+DEMO=try
+. "$(dirname "$0")/loaded_host.sh"
+demo_require "$NIC_BIN" "$AGENT_BIN" "$CLI_BIN"
+command -v socat >/dev/null || { echo "try: needs socat (deploy/bootstrap.sh --agent installs it)" >&2; exit 2; }
+demo_setup
+HTTP_PORT=${HTTP_PORT:-19879}
+URL=http://127.0.0.1:$HTTP_PORT
+
+demo_start_nic 10.77.0.1/24 "$SECONDS_UP"
+demo_start_sink 10.77.0.1 "$SECONDS_UP"
+"$AGENT_BIN" --mode=recommend --emulated_nic="emu0=$CONTROL" --listen="127.0.0.1:$HTTP_PORT" \
+  --state_dir="$STATE/agent" --socket= --interval=1s --window=5s \
+  >"$STATE/agent.out" 2>"$STATE/agent.err" &
+AGENT_PID=$!
+
+# The installed CLI when there is one (the package's), else the build's.
+CLI=$(command -v nictune || realpath "$CLI_BIN")
+for _ in $(seq 45); do
+  sleep 1
+  "$CLI" --url="$URL" recommend 2>/dev/null | awk '$1 == "rx_usecs" && $2 == "emu0" { f = 1 } END { exit !f }' &&
+    break
+done
+"$CLI" --url="$URL" recommend 2>/dev/null | grep -q '^rx_usecs *emu0' ||
+  { echo "try: no recommendation for emu0 within 45 s" >&2; tail -5 "$STATE/agent.err" >&2; exit 1; }
+
+cat <<TEXT
+try: up for ${SECONDS_UP} s. emu0, an emulated NIC in namespace $NETNS, takes $RATE pps of
+$FRAME-byte frames at rx-usecs $START_RX_USECS into a UDP socket of $RCVBUF bytes that overflows
+between interrupts; an agent in recommend mode watches it at $URL.
+In another terminal, as root:
+
+  $CLI --url=$URL recommend
+  $CLI --url=$URL recommend --as=ethtool
+
+and run the line the second prints for emu0 (a request to the NIC's control socket; for a NIC
+it is ethtool -C). Then read the setting back, and watch interrupts and drops change:
+
+  printf 'GET rx_usecs\\n' | socat - UNIX-CONNECT:$CONTROL
+  $CLI --url=$URL top --count=3
+
+Ctrl-C here stops it all and deletes what it made.
+TEXT
+wait "$NIC_PID" || true
