@@ -17,6 +17,7 @@
 #include "agent/cli/agent_url.h"
 #include "agent/cli/cli_args.h"
 #include "agent/cli/exit_code.h"
+#include "agent/cli/line_wrapping_buffer.h"
 #include "agent/cli/run_command.h"
 #include "agent/cli/tcp_agent_client.h"
 #include "agent/cli/terminal_width.h"
@@ -65,24 +66,26 @@ class PlainPacer : public Pacer {
 };
 
 int Main(const std::vector<std::string>& args) {
+  LineWrappingBuffer wrapped_err(std::cerr, TerminalWidth(STDERR_FILENO, std::getenv("COLUMNS")));
+  std::ostream err(&wrapped_err);
   absl::StatusOr<CliArgs> parsed = ParseCliArgs(args);
   if (!parsed.ok()) {
     // One line and where to look, not the whole usage: the error stays on screen.
-    std::cerr << parsed.status().message() << "\n(nictune help lists the commands and options)\n";
+    err << parsed.status().message() << "\n(nictune help lists the commands and options)\n";
     return ToInt(ExitCode::kUsage);
   }
   std::unique_ptr<AgentClient> client;
   if (parsed->url) {
     absl::StatusOr<AgentUrl> url = ParseAgentUrl(*parsed->url);
     if (!url.ok()) {
-      std::cerr << "nictune: " << url.status().message() << "\n";
+      err << "nictune: " << url.status().message() << "\n";
       return ToInt(ExitCode::kUsage);
     }
     std::optional<std::string> token;
     if (parsed->token_file) {
       absl::StatusOr<std::string> read = http::ReadTokenFile(*parsed->token_file);
       if (!read.ok()) {
-        std::cerr << "nictune: --token_file: " << read.status().message() << "\n";
+        err << "nictune: --token_file: " << read.status().message() << "\n";
         return ToInt(ExitCode::kUsage);
       }
       token = *std::move(read);
@@ -92,7 +95,7 @@ int Main(const std::vector<std::string>& args) {
     client = std::make_unique<UnixSocketAgentClient>(parsed->socket_path);
   }
   const Terminal terminal{.out = std::cout,
-                          .err = std::cerr,
+                          .err = err,
                           .is_tty = isatty(STDOUT_FILENO) == 1,
                           .width = TerminalWidth(STDOUT_FILENO, std::getenv("COLUMNS"))};
   if (std::holds_alternative<TopCommand>(parsed->command)) {

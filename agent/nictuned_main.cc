@@ -910,13 +910,13 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
 
 int main(int argc, char** argv) {
   // --help (agent/service/help_request.h) puts the program's name and a colon in front of this.
+  // Each line within 80 columns, as the flags' help is wrapped.
   absl::SetProgramUsageMessage(
-      "measures NIC interrupt mitigation (interrupts, NAPI polls, softirq time, socket "
-      "fill and drops) per queue and CPU, and recommends coalescing, budget and buffer "
-      "settings.\n  nictuned --once --json   one window as JSON\n  nictuned --check         what "
-      "works on this host, and what does not\n  nictuned                 the "
-      "service: sampling loop, /metrics and /api/v1 on --listen, sd_notify\n  nictuned "
-      "--flagfile=/etc/nictune/nictuned.flags   flags from a file (SIGHUP re-reads it)");
+      "measures NIC interrupt mitigation and recommends its settings.\n"
+      "  nictuned --once --json   one window as JSON\n"
+      "  nictuned --check         what works on this host, and what does not\n"
+      "  nictuned                 the service: sampling, /metrics, /api/v1, sd_notify\n"
+      "  nictuned --flagfile=F    flags from a file, one a line (SIGHUP re-reads it)");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return "nictuned " + std::string(nictune::agent::Version()) + "\n"; };
   // abseil's --helpfull names each flag's file as the source tree does ("agent/nictuned_main.cc"),

@@ -22,7 +22,7 @@ struct Option {
   std::optional<std::string> value;  // none: bare --name
 };
 
-// Options that a bare --name sets: the word after one is never its value.
+// Options that a bare --name sets: the word after one is its value only when it is true or false.
 bool IsSwitch(absl::string_view name) {
   return name == "json" || name == "help" || name == "version" || name == "why" ||
          name == "sparkline" || name == "list";
@@ -97,12 +97,13 @@ class Options {
   // Fails naming the first option nobody took.
   absl::Status NoneLeft() const {
     if (options_.empty()) return absl::OkStatus();
-    return Usage(absl::StrCat("nictune ", command_, ": unknown option --", options_[0].name));
+    return Usage(absl::StrCat("nictune", command_.empty() ? "" : " ", command_,
+                              ": unknown option --", options_[0].name));
   }
 
  private:
   std::string Where(absl::string_view name) const {
-    return absl::StrCat("nictune ", command_, " --", name, ": ");
+    return absl::StrCat("nictune ", command_, command_.empty() ? "" : " ", "--", name, ": ");
   }
 
   std::string command_;
@@ -270,6 +271,9 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
           .value = std::nullopt};
       if (equals != std::string::npos) {
         option.value = arg.substr(equals + 1);
+      } else if (IsSwitch(option.name) && i + 1 < args.size() &&
+                 (args[i + 1] == "true" || args[i + 1] == "false")) {
+        option.value = args[++i];  // `--json false`: no command or argument is spelled so
       } else if (!IsSwitch(option.name) && i + 1 < args.size() &&
                  !absl::StartsWith(args[i + 1], "--") &&
                  // Before the command, a command's name is the command: `--jsn status` is an
@@ -313,7 +317,11 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
     command = help_topic;
   }
   if (help || !command) {
-    if (!help) return Usage("nictune: no command given");
+    if (!help) {
+      // An option nobody takes is the mistake to name, not the missing command.
+      if (absl::Status s = parsed.NoneLeft(); !s.ok()) return s;
+      return Usage("nictune: no command given");
+    }
     if (command && !CommandUsageText(*command)) {
       return Usage(absl::StrCat("nictune help: unknown command \"", *command, "\" (",
                                 CommandNames(), ")"));
@@ -324,6 +332,10 @@ absl::StatusOr<CliArgs> ParseCliArgs(const std::vector<std::string>& args) {
   absl::StatusOr<Command> parsed_command = ParseCommand(*command, parsed);
   if (!parsed_command.ok()) return parsed_command.status();
   if (absl::Status s = parsed.NoneLeft(); !s.ok()) return s;
+  if (const auto* recommend = std::get_if<RecommendCommand>(&*parsed_command);
+      recommend != nullptr && recommend->format != RecommendFormat::kTable && out.json) {
+    return Usage("nictune recommend: give --json or --as, not both");
+  }
   out.command = *std::move(parsed_command);
   return out;
 }

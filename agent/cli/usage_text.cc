@@ -10,19 +10,23 @@
 namespace nictune::cli {
 namespace {
 
+// Every line fits 80 columns: what a terminal shows without wrapping, and the width text is read
+// at off one (agent/cli/terminal_width.h). deploy/man/help_to_man.py and the bash completion read
+// this layout: a usage paragraph, "commands:" with each command's lines, "exit codes:".
 constexpr absl::string_view kUsageLine =
-    "usage: nictune [--socket=PATH | --url=http://HOST:PORT [--token_file=F]] [--json] COMMAND\n";
+    "usage: nictune [--socket=PATH | --url=URL [--token_file=F]] [--json] COMMAND\n";
 
 constexpr absl::string_view kAbout =
-    R"(Talks to the nictuned agent over its unix socket (default /run/nictune/nictune.sock, root only) or
-over HTTP (--url; mutating commands need --token_file with the agent's --api_token_file token).
---json prints the agent's JSON answer, pretty, for scripts. Options are --name=value or
---name value, before or after the command.
+    R"(Talks to the nictuned agent over its unix socket (default
+/run/nictune/nictune.sock, root only) or over HTTP (--url=http://HOST:PORT;
+mutating commands need --token_file with the agent's --api_token_file token).
+--json prints the agent's JSON answer, pretty, for scripts. Options are
+--name=value or --name value, before or after the command.
 )";
 
 constexpr absl::string_view kExitCodes =
-    "exit codes: 0 ok, 1 the agent (or the CLI's own what-if) answered with an error, 2 usage,\n"
-    "3 cannot reach the agent\n";
+    "exit codes: 0 ok, 1 the agent (or the CLI's own what-if) answered with an error,\n"
+    "2 usage, 3 cannot reach the agent\n";
 
 struct CommandHelp {
   absl::string_view name;
@@ -30,36 +34,39 @@ struct CommandHelp {
 };
 
 constexpr CommandHelp kCommands[] = {
-    {"status",
-     "  status                       mode, version, uptime, sources, BPF programs, store, sampling\n"},
+    {"status", "  status              mode, version, uptime, sources, probes, store, sampling\n"},
     {"top",
      "  top [--interval=1s] [--count=N]\n"
-     "                               live per-queue view (ints/s, packets/poll, budget exhausted,\n"
-     "                               rx share, drops, CPU split) and socket fill; Ctrl-C stops\n"},
+     "                      live per-queue view (ints/s, packets/poll, budget spent,\n"
+     "                      rx share, drops, CPU split) and socket fill; Ctrl-C stops\n"},
     {"recommend",
      "  recommend [--why | --as=ethtool | --as=sysctl | --as=tuned]\n"
-     "                               current -> recommended per knob and target; --why: formulas;\n"
-     "                               --as: the changes as commands (ethtool -C, sysctl -w, ...),\n"
-     "                               the host sysctls as a sysctl.d file, or a tuned profile;\n"
-     "                               commands last until a reboot, the file and the profile stay\n"},
+     "                      current -> recommended per knob and target; --why: the\n"
+     "                      formulas; --as: the changes as commands (ethtool -C,\n"
+     "                      sysctl -w, ...), the host sysctls as a sysctl.d file, or a\n"
+     "                      tuned profile; commands last until a reboot, the file and\n"
+     "                      the profile stay\n"},
     {"whatif",
-     "  whatif --rate_pps=R --truesize_bytes=T --rcvbuf_bytes=B [--drain_gap_us=G] [--margin=M]\n"
-     "         [--rx_usecs=U] [--ring_size=N | --device=D]\n"
-     "                               the tuner's interval and buffer for that socket (the ring: N\n"
-     "                               descriptors, or device D's as the agent reads it), simulated\n"},
+     "  whatif --rate_pps=R --truesize_bytes=T --rcvbuf_bytes=B [--drain_gap_us=G]\n"
+     "         [--margin=M] [--rx_usecs=U] [--ring_size=N | --device=D]\n"
+     "                      the tuner's interval and buffer for that socket, simulated\n"
+     "                      (ring: N descriptors, or device D's as the agent reads it)\n"},
     {"apply",
-     "  apply [--knob=K --target=T]  apply the current recommendations (or one) now (apply mode)\n"},
+     "  apply [--knob=K --target=T]\n"
+     "                      apply the recommendations (or one) now (apply mode)\n"},
     {"rollback",
      "  rollback --change=ID | --knob=K --target=T\n"
-     "                               put a changed knob back to its original value\n"},
-    {"restore", "  restore                      put every knob the agent changed back\n"},
+     "                      put a changed knob back to its original value\n"},
+    {"restore", "  restore             put every knob the agent changed back\n"},
     {"history",
-     "  history --series=A[,B] [--since=-1h] [--until=now] [--step=10s] [--label=KEY=VALUE]...\n"
-     "          [--sparkline]        stored samples as a table, or a sparkline per series\n"
-     "  history --list               the names of the stored series\n"},
+     "  history --series=A[,B] [--since=-1h] [--until=now] [--step=10s]\n"
+     "          [--label=KEY=VALUE]... [--sparkline]\n"
+     "                      stored samples as a table, or a sparkline per series\n"
+     "  history --list      the names of the stored series\n"},
     {"version",
-     "  version (or --version)       this CLI's version; `nictune status` gives the agent's\n"},
-    {"help", "  help [COMMAND]               this text, or one command's part of it\n"},
+     "  version (or --version)\n"
+     "                      this CLI's version; `nictune status` gives the agent's\n"},
+    {"help", "  help [COMMAND]      this text, or one command's part of it\n"},
 };
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(CliArgsTest, HelpNeedsNoCommand) {
   EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"--help"}).command));
   EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"whatif", "-h"}).command));
   EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent (or the CLI's own what-if) "
-                                     "answered with an error, 2 usage,\n3 cannot reach the agent"));
+                                     "answered with an error,\n2 usage, 3 cannot reach the agent"));
 }
 
 TEST(CliArgsTest, VersionNeedsNoCommandAndHelpWins) {
@@ -113,6 +113,24 @@ TEST(CliArgsTest, AnOptionTakesItsValueAfterEqualsOrAsTheNextWord) {
       ParseOk({"history", "--series", "a,b", "--since", "-1h"}).command);
   EXPECT_EQ(history.series, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(history.since, "-1h");
+}
+
+// A switch's value may be spaced too: true and false are never a command or an argument.
+TEST(CliArgsTest, ASwitchTakesTrueOrFalseAsTheNextWord) {
+  const CliArgs off = ParseOk({"--json", "false", "status"});
+  EXPECT_FALSE(off.json);
+  EXPECT_TRUE(std::holds_alternative<StatusCommand>(off.command));
+  EXPECT_TRUE(ParseOk({"--json", "true", "status"}).json);
+  EXPECT_FALSE(std::get<RecommendCommand>(ParseOk({"recommend", "--why", "false"}).command).why);
+  EXPECT_TRUE(std::get<RecommendCommand>(ParseOk({"recommend", "--why", "true"}).command).why);
+}
+
+// The mistake named is the one made: an unknown option before no command is that option, and a
+// missing value of a global option reads as one phrase.
+TEST(CliArgsTest, UsageErrorsWithoutACommandNameTheOption) {
+  EXPECT_EQ(ParseError({"--bogus"}), "nictune: unknown option --bogus");
+  EXPECT_EQ(ParseError({"--socket"}), "nictune --socket: needs a value (--socket=VALUE)");
+  EXPECT_THAT(ParseError({"recommend", "--as=tuned", "--json"}), HasSubstr("--json or --as"));
 }
 
 TEST(CliArgsTest, RecommendAsEthtoolSysctlOrTuned) {
