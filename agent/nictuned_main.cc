@@ -210,8 +210,17 @@ Probes OpenProbes(bool per_packet) {
     LogWarning(absl::StrCat("BPF probes unavailable, measuring from procfs/sysfs only: ", why));
     return {nullptr, why};
   }
+  std::vector<std::string> waiting;
   for (const auto& p : (*opened)->Status()) {
-    if (!p.attached) LogWarning(absl::StrCat("BPF program ", p.name, " disabled: ", p.reason));
+    if (p.waiting) {
+      waiting.push_back(p.name);
+    } else if (!p.attached) {
+      LogWarning(absl::StrCat("BPF program ", p.name, " disabled: ", p.reason));
+    }
+  }
+  if (!waiting.empty()) {
+    LogInfo(absl::StrCat("BPF per-packet probes ", absl::StrJoin(waiting, ", "),
+                         ": attached while a socket is under pressure"));
   }
   return {*std::move(opened), ""};
 }

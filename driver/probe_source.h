@@ -26,6 +26,9 @@ struct ProbeStatus {
   // A per-packet concern (txshare, sockfill, truesize): loaded, but its programs run only while
   // SetPerPacketProbes(true); its maps (and counters) are kept while it is off.
   bool per_packet = false;
+  // A per-packet concern that is off until switched on (not attached, and not for a fault): the
+  // agent switches it on while a socket is under pressure.
+  bool waiting = false;
 };
 
 // Counters below are cumulative since the probes were attached, except where marked "peak":

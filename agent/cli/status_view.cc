@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/time.h"
+#include "agent/cli/duration_text.h"
 #include "agent/cli/json_text.h"
 #include "agent/cli/text_table.h"
 #include "agent/cli/time_text.h"
@@ -14,8 +14,7 @@ namespace nictune::cli {
 namespace {
 
 std::string Seconds(std::optional<double> seconds) {
-  if (!seconds) return "-";
-  return absl::FormatDuration(absl::Trunc(absl::Seconds(*seconds), absl::Milliseconds(1)));
+  return seconds ? DurationText(*seconds) : "-";
 }
 
 std::string BpfLine(const nlohmann::json& bpf) {
@@ -24,16 +23,23 @@ std::string BpfLine(const nlohmann::json& bpf) {
     return absl::StrCat("BPF: not in use (", TextAt(bpf, "why_not"), "); procfs/sysfs only\n");
   }
   std::vector<std::string> attached;
+  std::vector<std::string> waiting;
   std::vector<std::string> failed;
   for (const nlohmann::json& p : bpf.value("programs", nlohmann::json::array())) {
     if (p.value("attached", false)) {
       attached.push_back(absl::StrCat(TextAt(p, "name"), " (", TextAt(p, "attach_type"), ")"));
+    } else if (p.value("waiting", false)) {
+      waiting.push_back(TextAt(p, "name"));
     } else {
       failed.push_back(absl::StrCat(TextAt(p, "name"), ": ", TextAt(p, "reason")));
     }
   }
   std::string out = absl::StrCat("BPF: ", attached.size(),
                                  " programs attached: ", absl::StrJoin(attached, ", "), "\n");
+  if (!waiting.empty()) {
+    absl::StrAppend(&out, "BPF on demand: ", absl::StrJoin(waiting, ", "),
+                    " (per-packet probes, attached while a socket is under pressure)\n");
+  }
   for (const std::string& f : failed) absl::StrAppend(&out, "BPF not attached: ", f, "\n");
   return out;
 }

@@ -101,10 +101,22 @@ model::Snapshot SnapshotCollector::Collect() {
     s.bpf = *std::move(counters);
     bpf.in_use = true;
     std::vector<std::string> disabled;
+    std::vector<std::string> waiting;
     for (const auto& p : probes_->Status()) {
-      if (!p.attached) disabled.push_back(absl::StrCat(p.name, " (", p.reason, ")"));
+      if (p.waiting) {
+        waiting.push_back(p.name);
+      } else if (!p.attached) {
+        disabled.push_back(absl::StrCat(p.name, " (", p.reason, ")"));
+      }
     }
-    if (!disabled.empty()) bpf.detail = absl::StrCat("disabled: ", absl::StrJoin(disabled, "; "));
+    std::vector<std::string> detail;
+    if (!disabled.empty())
+      detail.push_back(absl::StrCat("disabled: ", absl::StrJoin(disabled, "; ")));
+    if (!waiting.empty()) {
+      detail.push_back(absl::StrCat("on demand: ", absl::StrJoin(waiting, ", "),
+                                    " (while a socket is under pressure)"));
+    }
+    bpf.detail = absl::StrJoin(detail, "; ");
   } else {
     bpf.detail = std::string(counters.status().message());
   }

@@ -38,6 +38,7 @@ nlohmann::json BpfJson(const service::BpfHealth& bpf,
     programs.push_back({{"name", p.name},
                         {"attach_type", p.attach_type},
                         {"attached", p.attached},
+                        {"waiting", p.waiting},
                         {"reason", p.reason}});
   }
   nlohmann::json map_pressure = nlohmann::json::array();

@@ -108,6 +108,7 @@ class BpfProbeSource final : public ProbeSource {
         std::string schedule = duty_->Describe(hook_name);
         if (schedule == "detached" && status.per_packet) schedule = kPausedReason;
         status.attached = schedule != kPausedReason && schedule != "detached";
+        status.waiting = schedule == kPausedReason;
         if (!status.reason.empty()) status.reason += "; ";
         status.reason += schedule;
       }

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "agent/cli/duration_text.h"
 #include "agent/cli/history_view.h"
 #include "agent/cli/recommend_commands.h"
 #include "agent/cli/recommend_view.h"
@@ -183,8 +184,8 @@ TEST(CliViewsTest, TheLoadedHostsCommandsSetItsEmulatedNicOverItsControlSocket) 
 
 TEST(CliViewsTest, StatusFromARecordedAgent) {
   const std::string out = RenderStatus(Fixture("status.json"), kNoWidthLimit);
-  EXPECT_THAT(out, HasSubstr("nictuned 0.1.0, mode recommend, up 23.562s, on exit restore\n"
-                             "sampling every 200ms, tuner window 1s\n"));
+  EXPECT_THAT(out, HasSubstr("nictuned 0.1.0, mode recommend, up 24 s, on exit restore\n"
+                             "sampling every 200 ms, tuner window 1 s\n"));
   EXPECT_THAT(out, HasSubstr("sampling: 56 samples (0 failed), 11 windows, missed intervals 4, "
                              "last sample 2026-11-29 23:21:21 UTC (took "));
   EXPECT_THAT(out, HasSubstr("store: /tmp/h11x/nictune.db: healthy, 0 errors\n"));
@@ -193,6 +194,41 @@ TEST(CliViewsTest, StatusFromARecordedAgent) {
                              "sockfill (tp_btf), truesize (tp_btf)\n"));
   EXPECT_THAT(LineStartingWith(out, "/proc/net/softnet_stat"), ContainsRegex("procfs +yes$"));
   EXPECT_THAT(out, Not(HasSubstr("\x1b")));
+}
+
+// Per-packet probes off until a socket is under pressure are one line of their own, not faults.
+TEST(CliViewsTest, StatusListsTheProbesOnDemandApartFromThoseThatFailed) {
+  Json status = Fixture("status.json");
+  for (Json& p : status["bpf"]["programs"]) {
+    if (p["name"] == "txshare" || p["name"] == "truesize") {
+      p["attached"] = false;
+      p["waiting"] = true;
+      p["reason"] = "per-packet probe, detached until switched on";
+    } else if (p["name"] == "udp_fail") {
+      p["attached"] = false;
+      p["reason"] = "tracepoint udp:udp_fail_queue_rcv_skb not found";
+    }
+  }
+  const std::string out = RenderStatus(status, kNoWidthLimit);
+  EXPECT_THAT(out, HasSubstr("BPF: 5 programs attached: "));
+  EXPECT_THAT(out, HasSubstr("BPF on demand: txshare, truesize (per-packet probes, attached while "
+                             "a socket is under pressure)\n"));
+  EXPECT_THAT(out, HasSubstr("BPF not attached: udp_fail: tracepoint"));
+  EXPECT_THAT(out, Not(HasSubstr("BPF not attached: txshare")));
+}
+
+// A length of time reads in the units a person uses, whatever its size.
+TEST(CliViewsTest, DurationsReadInTheirTwoLargestUnits) {
+  EXPECT_EQ(DurationText(0.0004), "400 us");
+  EXPECT_EQ(DurationText(0.0123), "12 ms");
+  EXPECT_EQ(DurationText(1), "1 s");
+  EXPECT_EQ(DurationText(2.54), "2.5 s");
+  EXPECT_EQ(DurationText(23.562), "24 s");
+  EXPECT_EQ(DurationText(245), "4 min 5 s");
+  EXPECT_EQ(DurationText(600), "10 min");
+  EXPECT_EQ(DurationText(3 * 3600 + 12 * 60 + 7), "3 h 12 min");
+  EXPECT_EQ(DurationText(11 * 86400 + 4 * 3600 + 33), "11 d 4 h");
+  EXPECT_EQ(DurationText(-1), "-");
 }
 
 TEST(CliViewsTest, StatusNamesAnotherTunerAndWhatItTouches) {
