@@ -37,6 +37,15 @@ const std::string kNictune = testing_support::BinaryDir() + "/agent/nictune";
 
 using testing_support::TempDir;
 
+// The CLI's stderr as one line a message: its errors wrap at 80 columns off a terminal, each
+// continuation indented two spaces past a break at a space.
+std::string Unwrapped(std::string text) {
+  for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
+    text.replace(at, 3, " ");
+  }
+  return text;
+}
+
 class CliAgainstAgentTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -91,7 +100,7 @@ TEST_F(CliAgainstAgentTest, Status) {
   const ProgramOutput status = Nictune({"status"});
   EXPECT_EQ(status.exit_code, 0) << status.err;
   EXPECT_THAT(status.out, ContainsRegex("^nictuned [0-9.]+, mode recommend, up "));
-  EXPECT_THAT(status.out, HasSubstr("sampling every 200ms, tuner window 1s"));
+  EXPECT_THAT(status.out, HasSubstr("sampling every 200 ms, tuner window 1 s"));
   EXPECT_THAT(status.out, HasSubstr(absl::StrCat("store: ", dir_->path(), "/nictune.db: healthy")));
   EXPECT_THAT(status.out, ContainsRegex("\nBPF: [0-9]+ programs attached: "));
   EXPECT_THAT(status.out, ContainsRegex("\n/proc/interrupts +procfs +yes"));
@@ -123,8 +132,8 @@ TEST_F(CliAgainstAgentTest, WhatifSeed001) {
       Nictune({"whatif", "--rate_pps=812744", "--truesize_bytes=0", "--rcvbuf_bytes=212992"});
   EXPECT_EQ(bad.exit_code, 1);
   // Answered by the CLI's own tuner, through the agent's route in process (no agent needed).
-  EXPECT_THAT(bad.err, HasSubstr("nictune: the CLI's own tuner: POST /api/v1/whatif: 400 "
-                                 "bad_request: whatif field \"truesize_bytes\""));
+  EXPECT_THAT(Unwrapped(bad.err), HasSubstr("nictune: the CLI's own tuner: POST /api/v1/whatif: "
+                                            "400 bad_request: whatif field \"truesize_bytes\""));
   const ProgramOutput usage = Nictune({"whatif", "--rate_pps=812744"});
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("missing --truesize_bytes, --rcvbuf_bytes"));
@@ -154,7 +163,7 @@ TEST_F(CliAgainstAgentTest, History) {
   EXPECT_THAT(spark.out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +[▁▂▃▄▅▆▇█]+ "));
   const ProgramOutput bad = Nictune({"history", "--series=1bad"});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_THAT(bad.err, HasSubstr("GET /api/v1/history?series=1bad: 400 "));
+  EXPECT_THAT(Unwrapped(bad.err), HasSubstr("GET /api/v1/history?series=1bad: 400 "));
 }
 
 TEST_F(CliAgainstAgentTest, TopTwoFrames) {
@@ -193,10 +202,15 @@ TEST(CliWithoutAgentTest, StatusExits3NamingTheSocket) {
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->exit_code, 3);
   EXPECT_EQ(status->out, "");
-  EXPECT_EQ(status->err, absl::StrCat("nictune: cannot reach the agent: unix socket ", dir->path(),
-                                      "/nictune.sock: connect: No such file or directory (errno "
-                                      "2) (is nictuned running, and is --socket or --url the one "
-                                      "it serves?)\n"));
+  // Wrapped at 80 columns off a terminal, every word kept.
+  for (const absl::string_view line : absl::StrSplit(status->err, '\n')) {
+    EXPECT_LE(line.size(), 80u) << line;
+  }
+  EXPECT_EQ(Unwrapped(status->err),
+            absl::StrCat("nictune: cannot reach the agent: unix socket ", dir->path(),
+                         "/nictune.sock: connect: No such file or directory (errno "
+                         "2) (is nictuned running, and is --socket or --url the one "
+                         "it serves?)\n"));
 }
 
 }  // namespace

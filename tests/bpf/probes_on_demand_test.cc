@@ -109,8 +109,10 @@ TEST(ProbesOnDemandTest, PerPacketProbesStopWhenDetachedAndResumeFromKeptMaps) {
       EXPECT_NE(status.reason.find("per-packet probe, detached until switched on"),
                 std::string::npos)
           << status.reason;
+      EXPECT_TRUE(status.waiting) << status.name;
     } else {
       EXPECT_TRUE(status.attached) << status.name << ": " << status.reason;
+      EXPECT_FALSE(status.waiting) << status.name;
     }
   }
 
