@@ -800,6 +800,19 @@ void GatherApplyFacts(const std::string& proc_root, check::SupportFacts& facts) 
       CAP_NET_ADMIN, "CAP_NET_ADMIN", "coalescing, rings and channels cannot be set");
 }
 
+// --check: what a start takes first, looked at without taking it.
+void CheckStartHolds(check::SupportFacts& facts) {
+  facts.state_lock = store::StateDirLock::CheckFree(absl::GetFlag(FLAGS_state_dir));
+  facts.listen = absl::GetFlag(FLAGS_listen);
+  if (!facts.listen.empty()) {
+    // The flag parsed at the start of --check (CheckStartFlags).
+    absl::StatusOr<http::ListenAddress> address = http::ParseListenAddress(facts.listen);
+    facts.listen_free = address.ok() ? http::CheckTcpFree(*address) : address.status();
+  }
+  facts.socket = absl::GetFlag(FLAGS_socket);
+  if (!facts.socket.empty()) facts.socket_free = http::CheckUnixSocketFree(facts.socket);
+}
+
 // --check: the flags checked as a start checks them (exit 2), then what works here.
 int RunCheck(const sigset_t& signals, const std::vector<std::string>& emulated_nic_args) {
   if (absl::GetFlag(FLAGS_once)) {
@@ -822,6 +835,7 @@ int RunCheck(const sigset_t& signals, const std::vector<std::string>& emulated_n
   if (!GatherMeasuringFacts(signals, paths, facts)) return 1;
   facts.other_tuners = observe::FindOtherTuners(paths.proc);
   facts.state_dir = check::CheckDirectoryWritable(absl::GetFlag(FLAGS_state_dir));
+  CheckStartHolds(facts);
   if (settings->mode == service::Mode::kApply) GatherApplyFacts(paths.proc, facts);
   const std::vector<check::SupportItem> items = check::SupportReport(facts);
   std::cout << check::FormatSupportReport(items) << std::flush;

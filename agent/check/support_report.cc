@@ -6,10 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agent/cli/text_table.h"
 #include "tuner/knob.h"
 
 namespace nictune::check {
 namespace {
+
+constexpr size_t kReportWidth = 80;
 
 std::string Word(Support support) {
   switch (support) {
@@ -194,6 +197,30 @@ void AddStateDir(const SupportFacts& facts, std::vector<SupportItem>& out) {
                                           : ": runs without history")});
 }
 
+// A start stops (exit 1) when another agent holds the state directory or another program the
+// address or the socket.
+void AddStartHolds(const SupportFacts& facts, std::vector<SupportItem>& out) {
+  // Only a holder stops a start; a directory it cannot open is the state directory's line.
+  if (absl::IsFailedPrecondition(facts.state_lock)) {
+    out.push_back(
+        {Support::kCannot, "state directory lock", std::string(facts.state_lock.message())});
+  }
+  if (facts.listen.empty()) {
+    out.push_back({Support::kOk, "listen", "disabled (--listen=): no /metrics or HTTP API"});
+  } else if (facts.listen_free.ok()) {
+    out.push_back({Support::kOk, "listen", absl::StrCat(facts.listen, " is free to serve")});
+  } else {
+    out.push_back({Support::kCannot, "listen", std::string(facts.listen_free.message())});
+  }
+  if (facts.socket.empty()) {
+    out.push_back({Support::kOk, "CLI socket", "disabled (--socket=): the CLI needs --url"});
+  } else if (facts.socket_free.ok()) {
+    out.push_back({Support::kOk, "CLI socket", absl::StrCat(facts.socket, " is free to serve")});
+  } else {
+    out.push_back({Support::kCannot, "CLI socket", std::string(facts.socket_free.message())});
+  }
+}
+
 void AddApply(const SupportFacts& facts, std::vector<SupportItem>& out) {
   if (!facts.apply) return;
   if (facts.sysctls_writable.ok()) {
@@ -233,6 +260,7 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
   AddKnobs(facts, out);
   AddOtherTuners(facts, out);
   AddStateDir(facts, out);
+  AddStartHolds(facts, out);
   AddApply(facts, out);
   return out;
 }
@@ -240,10 +268,19 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
 std::string FormatSupportReport(const std::vector<SupportItem>& items) {
   size_t width = 0;
   for (const SupportItem& item : items) width = std::max(width, item.what.size());
+  // The details wrap within 80 columns under their own column, as a terminal shows them whole.
+  const size_t detail_column = 8 + width + 2;
+  const size_t detail_width =
+      std::max<size_t>(30, kReportWidth - std::min(detail_column, kReportWidth));
   std::string text;
   for (const SupportItem& item : items) {
     absl::StrAppend(&text, Word(item.support), std::string(8 - Word(item.support).size(), ' '),
-                    item.what, std::string(width - item.what.size() + 2, ' '), item.detail, "\n");
+                    item.what, std::string(width - item.what.size() + 2, ' '));
+    const std::vector<std::string> lines = cli::WrapToWidth(item.detail, detail_width);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      absl::StrAppend(&text, i == 0 ? "" : std::string(detail_column, ' '), lines[i], "\n");
+    }
+    if (lines.empty()) absl::StrAppend(&text, "\n");
   }
   const auto count = [&items](Support support) {
     return std::count_if(items.begin(), items.end(),

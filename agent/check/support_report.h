@@ -42,6 +42,14 @@ struct SupportFacts {
       std::vector<observe::OtherTuner>{};
   // The change journal and the history: a start without them runs on, except in apply mode.
   absl::Status state_dir;
+  // What a start takes before anything else and stops without (another agent, another program
+  // on the port): the state directory's lock, --listen's address ("" when disabled) and --socket's
+  // path ("" when disabled), each as Check*Free found it.
+  absl::Status state_lock;
+  std::string listen;
+  absl::Status listen_free;
+  std::string socket;
+  absl::Status socket_free;
   // The host's knobs, then each device's (CheckKnobReach).
   std::vector<KnobReach> knobs;
   bool apply = false;  // --mode=apply: its self-tests below were made

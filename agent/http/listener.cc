@@ -33,11 +33,12 @@ std::optional<sockaddr_un> UnixAddress(const std::string& path) {
   return address;
 }
 
-// Replaces a socket file nobody listens on; refuses a live one and anything not a socket.
-absl::Status ClearStaleSocket(const std::string& path, const sockaddr_un& address) {
+// Whether a listener could take the path: nothing there, or a socket nobody listens on (true:
+// it is to be replaced); an error for a live socket and anything not a socket.
+absl::StatusOr<bool> StaleSocketAt(const std::string& path, const sockaddr_un& address) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return absl::OkStatus();
+    if (errno == ENOENT) return false;
     return ErrnoStatus(errno, absl::StrCat("unix socket ", path, ": lstat"));
   }
   if (!S_ISSOCK(st.st_mode)) {
@@ -58,6 +59,13 @@ absl::Status ClearStaleSocket(const std::string& path, const sockaddr_un& addres
     return ErrnoStatus(connect_errno,
                        absl::StrCat("unix socket ", path, ": probing the existing socket"));
   }
+  return true;
+}
+
+// Replaces a socket file nobody listens on; refuses a live one and anything not a socket.
+absl::Status ClearStaleSocket(const std::string& path, const sockaddr_un& address) {
+  absl::StatusOr<bool> stale = StaleSocketAt(path, address);
+  if (!stale.ok() || !*stale) return stale.status();
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return ErrnoStatus(errno, absl::StrCat("unix socket ", path, ": removing the stale socket"));
   }
@@ -132,6 +140,21 @@ absl::StatusOr<Listener> Listener::Tcp(const ListenAddress& address, int backlog
     listener.name_ = FormatListenAddress({address.host, address.ipv6, *port});
   }
   return listener;
+}
+
+absl::Status CheckTcpFree(const ListenAddress& address) {
+  absl::StatusOr<Listener> probe = Listener::Tcp(address, /*backlog=*/1);
+  return probe.status();  // closed as it goes: nothing is kept
+}
+
+absl::Status CheckUnixSocketFree(const std::string& path) {
+  const std::optional<sockaddr_un> address = UnixAddress(path);
+  if (!address) {
+    return absl::InvalidArgumentError(absl::StrCat("unix socket \"", path,
+                                                   "\": expected an absolute path shorter than ",
+                                                   sizeof(sockaddr_un::sun_path), " bytes"));
+  }
+  return StaleSocketAt(path, *address).status();
 }
 
 absl::StatusOr<Listener> Listener::Unix(const std::string& path, int backlog) {

@@ -50,4 +50,10 @@ class Listener {
   ino_t socket_inode_ = 0;  // unix: so that closing removes our socket file, not a successor's
 };
 
+// What a start would meet, without keeping anything (nictuned --check): the TCP address bound
+// and let go at once (EADDRINUSE when another program serves it), and the unix socket's path
+// looked at as Listener::Unix would, nothing created or removed.
+absl::Status CheckTcpFree(const ListenAddress& address);
+absl::Status CheckUnixSocketFree(const std::string& path);
+
 }  // namespace nictune::http

@@ -74,6 +74,19 @@ absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir)
   return StateDirLock(fd, path);
 }
 
+absl::Status StateDirLock::CheckFree(const std::string& state_dir) {
+  const std::string path = absl::StrCat(state_dir, "/", kLockFileName);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return errno == ENOENT ? absl::OkStatus() : ErrnoError("open lock file", path, errno);
+  struct flock probe = WholeFile(F_WRLCK);
+  const bool held = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  const std::string holder = held ? Holder(fd) : "";
+  ::close(fd);
+  if (!held) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("its lock is ", holder, " (another nictuned?): ", path));
+}
+
 StateDirLock::~StateDirLock() {
   // Closing the descriptor releases the lock; the file stays, so the next agent finds it.
   if (fd_ >= 0) ::close(fd_);

@@ -19,6 +19,10 @@ class StateDirLock {
   // process holds it; other errors (a read-only or missing directory) name the file and errno.
   static absl::StatusOr<StateDirLock> Acquire(const std::string& state_dir);
 
+  // Whether Acquire would find the lock held, without creating or taking it (nictuned --check):
+  // FailedPrecondition naming the holder as Acquire does; OK when it is free or not there yet.
+  static absl::Status CheckFree(const std::string& state_dir);
+
   StateDirLock(StateDirLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
     other.fd_ = -1;
   }

@@ -224,5 +224,36 @@ TEST(SupportReportTest, OtherTunersNotLookedForIsNotNone) {
   EXPECT_THAT(Item(items, "other tuners").detail, HasSubstr("not looked for"));
 }
 
+// What a start takes first, held by another: the state directory by a second agent, the port by
+// another program, the socket by a live agent. Each stops a start (exit 1), so --check says
+// cannot and exits 1; free, each says it is.
+TEST(SupportReportTest, WhatAnotherAgentOrProgramHoldsStopsAStartAndSaysWhy) {
+  SupportFacts facts = EverythingWorks();
+  facts.listen = "127.0.0.1:9877";
+  facts.socket = "/run/nictune/nictune.sock";
+  std::vector<SupportItem> items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "listen").detail, "127.0.0.1:9877 is free to serve");
+  EXPECT_EQ(Item(items, "CLI socket").support, Support::kOk);
+  EXPECT_EQ(Find(items, "state directory lock"), nullptr);
+  EXPECT_EQ(SupportExitCode(items), 0);
+
+  facts.state_lock = absl::FailedPreconditionError(
+      "state directory /var/lib/nictune is in use: its lock /var/lib/nictune/nictuned.lock is "
+      "held by PID 812 (another nictuned?)");
+  facts.listen_free =
+      absl::UnavailableError("listen on 127.0.0.1:9877: bind: Address already in use (errno 98)");
+  facts.socket_free = absl::FailedPreconditionError(
+      "unix socket /run/nictune/nictune.sock: another process (an agent already running?) "
+      "listens on it");
+  items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "state directory lock").support, Support::kCannot);
+  EXPECT_THAT(Item(items, "state directory lock").detail, HasSubstr("held by PID 812"));
+  EXPECT_EQ(Item(items, "listen").support, Support::kCannot);
+  EXPECT_THAT(Item(items, "listen").detail, HasSubstr("Address already in use"));
+  EXPECT_EQ(Item(items, "CLI socket").support, Support::kCannot);
+  EXPECT_EQ(SupportExitCode(items), 1);
+  EXPECT_THAT(FormatSupportReport(items), HasSubstr("cannot run as asked here: 3 item(s)"));
+}
+
 }  // namespace
 }  // namespace nictune::check

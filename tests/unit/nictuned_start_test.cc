@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,27 @@ TEST_F(NictunedStartTest, ASecondAgentOnTheStateDirectoryStopsNamingTheFirst) {
   // It stopped before it touched anything: no socket of its own, the first one still serving.
   EXPECT_FALSE(std::filesystem::exists(Dir() + "/second.sock"));
   EXPECT_TRUE(Status().ok());
+}
+
+// --check says what a start would meet: with an agent already on the state directory and the
+// socket, a start stops, so --check exits 1 naming both; it takes and leaves nothing of theirs.
+TEST_F(NictunedStartTest, CheckBesideARunningAgentSaysAStartWouldStop) {
+  absl::StatusOr<BackgroundProgram> first = BackgroundProgram::Start(Argv({}));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(Status().ok());
+  absl::StatusOr<BackgroundProgram> check = BackgroundProgram::Start(Argv({"--check"}));
+  ASSERT_TRUE(check.ok()) << check.status();
+  absl::StatusOr<ProgramOutput> done = check->Wait(absl::Seconds(20));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->exit_code, 1) << done->out << done->err;
+  // Each item's detail wraps under its column: one line an item, read unwrapped.
+  const std::string report = std::regex_replace(done->out, std::regex("\n {20,}"), " ");
+  EXPECT_THAT(report, ::testing::ContainsRegex("cannot +state directory lock +its lock is held by "
+                                               "PID " +
+                                               std::to_string(first->pid())));
+  EXPECT_THAT(report, ::testing::ContainsRegex("cannot +CLI socket +unix socket .*listens on it"));
+  EXPECT_THAT(done->out, HasSubstr("nictuned cannot run as asked here"));
+  EXPECT_TRUE(Status().ok()) << "the first agent still serves";
 }
 
 TEST_F(NictunedStartTest, SighupChecksAReloadAsAStartWouldAndAppliesAShorterIntervalAtOnce) {
