@@ -62,6 +62,11 @@ Answer Exchange(AgentClient& client, const AgentRequest& request, Terminal& term
   }
   const std::string what = absl::StrCat(client.Where(), ": ", request.method, " ", request.target);
   Json body = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  if (response->status == 400 && client.InProcess() && body.is_object()) {
+    terminal.err << "nictune: " << TextAt(body, "detail")
+                 << "\n(nictune help lists the commands and options)\n";
+    return {.json = std::nullopt, .code = ExitCode::kUsage};
+  }
   if (response->status >= 400) {
     if (!body.is_discarded() && body.is_object() && body.contains("error")) {
       terminal.err << "nictune: " << what << ": " << response->status << " "

@@ -25,8 +25,8 @@ mutating commands need --token_file with the agent's --api_token_file token).
 )";
 
 constexpr absl::string_view kExitCodes =
-    "exit codes: 0 ok, 1 the agent (or the CLI's own what-if) answered with an error,\n"
-    "2 usage, 3 cannot reach the agent\n";
+    "exit codes: 0 ok, 1 the agent answered with an error, 2 usage (nothing was sent;\n"
+    "whatif's numbers out of range too), 3 cannot reach the agent\n";
 
 struct CommandHelp {
   absl::string_view name;

@@ -81,6 +81,14 @@ std::string RenderWhatif(const Json& answer) {
                   Packets(held), ": rcvbuf needed ", TextAt(answer, "rcvbuf_needed_bytes"),
                   " bytes\n");
   const Json sim = ObjectAt(answer, "simulation");
+  // Without --ring_size or --device the plan has no ring limit; say what the simulation took.
+  const Json inputs = ObjectAt(answer, "inputs");
+  if (!sim.empty() && inputs.contains("ring_size") && inputs["ring_size"].is_null()) {
+    absl::StrAppend(&out,
+                    "ring not given (--ring_size or --device): no ring limit planned; "
+                    "simulated with ",
+                    TextAt(sim, "ring_size"), " descriptors, more than an interval brings\n");
+  }
   if (!sim.empty()) absl::StrAppend(&out, SimulationLine("simulated at", sim));
   const Json recommended = ObjectAt(recommendation, "simulation");
   if (!recommended.empty() && recommended != sim) {

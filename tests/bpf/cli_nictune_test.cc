@@ -130,10 +130,9 @@ TEST_F(CliAgainstAgentTest, WhatifSeed001) {
   EXPECT_THAT(whatif.out, HasSubstr("recommended: rx-usecs 87, the buffer as it is (212992 bytes)"));
   const ProgramOutput bad =
       Nictune({"whatif", "--rate_pps=812744", "--truesize_bytes=0", "--rcvbuf_bytes=212992"});
-  EXPECT_EQ(bad.exit_code, 1);
-  // Answered by the CLI's own tuner, through the agent's route in process (no agent needed).
-  EXPECT_THAT(Unwrapped(bad.err), HasSubstr("nictune: the CLI's own tuner: POST /api/v1/whatif: "
-                                            "400 bad_request: whatif field \"truesize_bytes\""));
+  // Refused by the CLI's own tuner, the agent's route in process: a usage error, nothing sent.
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(Unwrapped(bad.err), HasSubstr("nictune: whatif field \"truesize_bytes\""));
   const ProgramOutput usage = Nictune({"whatif", "--rate_pps=812744"});
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("missing --truesize_bytes, --rcvbuf_bytes"));

@@ -70,8 +70,9 @@ TEST(CliArgsTest, UsageErrorsNameTheOption) {
 TEST(CliArgsTest, HelpNeedsNoCommand) {
   EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"--help"}).command));
   EXPECT_TRUE(std::holds_alternative<HelpCommand>(ParseOk({"whatif", "-h"}).command));
-  EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent (or the CLI's own what-if) "
-                                     "answered with an error,\n2 usage, 3 cannot reach the agent"));
+  EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent answered with an error, 2 "
+                                     "usage (nothing was sent;\nwhatif's numbers out of range "
+                                     "too), 3 cannot reach the agent"));
 }
 
 TEST(CliArgsTest, VersionNeedsNoCommandAndHelpWins) {

@@ -201,16 +201,16 @@ TEST(CliRunTest, HttpErrorIsExit1WithTheServersErrorAndDetail) {
 }
 
 // whatif runs the agent's own route in process: no agent is asked (this socket does not exist),
-// and a bad input is the route's own 400, its request named once.
-TEST(CliRunTest, WhatifNeedsNoAgentAndBadInputsAreTheRoutesOwn400) {
+// and a bad input, the route's own refusal, is a usage error: nothing was sent anywhere.
+TEST(CliRunTest, WhatifNeedsNoAgentAndBadInputsAreUsageErrors) {
   UnixSocketAgentClient client("/tmp/nictune-cli-test-no-such-dir/nictune.sock");
   CountingPacer pacer;
   const CliRun bad = RunWith(
       client, pacer, {"whatif", "--rate_pps=-5", "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
-  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err,
-            "nictune: the CLI's own tuner: POST /api/v1/whatif: 400 bad_request: whatif field "
-            "\"rate_pps\": must be >= 1 and <= 1e+07, got -5.0\n");
+            "nictune: whatif field \"rate_pps\": must be >= 1 and <= 1e+07, got -5.0\n"
+            "(nictune help lists the commands and options)\n");
   const CliRun seed = RunWith(client, pacer,
                               {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
                                "--rcvbuf_bytes=212992", "--margin=0"});

@@ -369,6 +369,12 @@ TEST(CliViewsTest, WhatifSeed001ThroughTheRealRoute) {
                                  "drops/s"));
   // The recommendation is what was simulated: one simulation line.
   EXPECT_THAT(out, Not(HasSubstr("simulated the recommendation")));
+  // No ring was given: the plan has no ring limit, and the line says what the simulation took.
+  EXPECT_THAT(out, ContainsRegex("ring not given \\(--ring_size or --device\\): no ring limit "
+                                 "planned; simulated with [0-9]+ descriptors"));
+  EXPECT_THAT(WhatifView(R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,
+                             "ring_size":1024})"),
+              Not(HasSubstr("ring not given")));
 }
 
 // The README's what-if sample is the head of what the CLI prints for its command at 80 columns,
