@@ -29,6 +29,7 @@
 #include "agent/check/knob_reach.h"
 #include "agent/check/support_report.h"
 #include "agent/check/tracefs.h"
+#include "agent/check/tracepoints.h"
 #include "agent/check/writable_dir.h"
 #include "agent/collect/snapshot_collector.h"
 #include "agent/http/apply_route.h"
@@ -765,6 +766,7 @@ bool GatherMeasuringFacts(const sigset_t& signals, const collect::CollectorPaths
                                                  ": the probes' CO-RE relocations need it"));
   }
   facts.tracefs = check::CheckTracefs();
+  facts.tracepoints = check::CheckTracepoints(facts.tracefs, kBtf);
   facts.capabilities = {
       {"CAP_BPF", check::CheckCapabilityHeld(CAP_BPF, "CAP_BPF", "the probes cannot be loaded")},
       {"CAP_PERFMON", check::CheckCapabilityHeld(CAP_PERFMON, "CAP_PERFMON",

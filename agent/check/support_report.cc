@@ -45,6 +45,28 @@ void AddTracefs(const SupportFacts& facts, std::vector<SupportItem>& out) {
   }
 }
 
+// Present or not whatever the probes' privileges: a missing one is a probe no start can attach.
+void AddTracepoints(const SupportFacts& facts, std::vector<SupportItem>& out) {
+  if (!facts.tracepoints.ok()) {
+    out.push_back({Support::kLimited, "tracepoints",
+                   absl::StrCat("not looked for: ", facts.tracepoints.status().message())});
+    return;
+  }
+  std::vector<std::string> missing;
+  for (const TracepointPresence& t : *facts.tracepoints) {
+    if (!t.present) missing.push_back(absl::StrCat(t.name, " (", t.concern, ")"));
+  }
+  const size_t all = facts.tracepoints->size();
+  if (missing.empty()) {
+    out.push_back({Support::kOk, "tracepoints",
+                   absl::StrCat("the ", all, " the probes attach to are all there")});
+    return;
+  }
+  out.push_back({Support::kLimited, "tracepoints",
+                 absl::StrCat(all - missing.size(), " of ", all, "; missing, so the probe named ",
+                              "cannot attach: ", absl::StrJoin(missing, ", "))});
+}
+
 std::string ProbeDetail(const driver::ProbeStatus& probe) {
   return absl::StrCat("attached (", probe.attach_type, ")",
                       probe.per_packet ? ", runs while sockets are under pressure" : "");
@@ -255,6 +277,7 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
   }
   AddCapabilities(facts, out);
   AddTracefs(facts, out);
+  AddTracepoints(facts, out);
   AddProbes(facts, out);
   AddSources(facts, out);
   AddKnobs(facts, out);

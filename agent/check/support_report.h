@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "agent/check/knob_reach.h"
+#include "agent/check/tracepoints.h"
 #include "agent/model/source.h"
 #include "agent/observe/other_tuners.h"
 #include "driver/probe_source.h"
@@ -31,6 +32,8 @@ struct SupportFacts {
   absl::Status btf;
   // tracefs, where a tracepoint program's event id is read (CheckTracefs); OK with its path.
   absl::StatusOr<std::string> tracefs = absl::UnknownError("not checked");
+  // The tracepoints the probes attach to, looked up before they load (CheckTracepoints).
+  absl::StatusOr<std::vector<TracepointPresence>> tracepoints = absl::UnknownError("not checked");
   std::vector<HeldCapability> capabilities;
   // The probes as loaded: empty with a reason when none could be opened.
   std::vector<driver::ProbeStatus> probes;

@@ -20,6 +20,9 @@ SupportFacts EverythingWorks() {
   facts.kernel = "Linux 6.18.44 x86_64";
   facts.capabilities = {{"CAP_BPF", absl::OkStatus()}, {"CAP_PERFMON", absl::OkStatus()}};
   facts.tracefs = std::string("/sys/kernel/tracing");
+  facts.tracepoints = std::vector<TracepointPresence>{
+      {.name = "napi:napi_poll", .concern = "napi", .present = true},
+      {.name = "irq:irq_handler_entry", .concern = "irq", .present = true}};
   facts.probes = {{.name = "napi_poll", .attach_type = "tp_btf", .attached = true},
                   {.name = "irq", .attach_type = "raw_tp", .attached = true}};
   facts.sources = {{.name = "bpf", .source = model::Source::kBpf, .in_use = true},
@@ -253,6 +256,20 @@ TEST(SupportReportTest, WhatAnotherAgentOrProgramHoldsStopsAStartAndSaysWhy) {
   EXPECT_EQ(Item(items, "CLI socket").support, Support::kCannot);
   EXPECT_EQ(SupportExitCode(items), 1);
   EXPECT_THAT(FormatSupportReport(items), HasSubstr("cannot run as asked here: 3 item(s)"));
+}
+
+// A tracepoint the kernel lacks is said before any probe loads, naming the probe it stops.
+TEST(SupportReportTest, AMissingTracepointNamesTheProbeItStops) {
+  SupportFacts facts = EverythingWorks();
+  EXPECT_EQ(Item(SupportReport(facts), "tracepoints").detail,
+            "the 2 the probes attach to are all there");
+  (*facts.tracepoints)[0].present = false;
+  const std::vector<SupportItem> items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "tracepoints").support, Support::kLimited);
+  EXPECT_THAT(Item(items, "tracepoints").detail, HasSubstr("1 of 2; missing"));
+  EXPECT_THAT(Item(items, "tracepoints").detail, HasSubstr("napi:napi_poll (napi)"));
+  facts.tracepoints = absl::NotFoundError("neither tracefs nor BTF could be read");
+  EXPECT_THAT(Item(SupportReport(facts), "tracepoints").detail, HasSubstr("not looked for"));
 }
 
 }  // namespace

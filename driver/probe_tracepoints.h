@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel tracepoints nictuned's probes attach to, by concern: what `nictuned --check` looks
+// for before any program loads. Each driver/bpf/CONCERN.bpf.c names its tracepoints in
+// NICTUNE_TRACEPOINT lines; a unit test holds this list and those lines to each other.
+#pragma once
+
+#include "absl/strings/string_view.h"
+
+namespace nictune::driver {
+
+struct ProbeTracepoint {
+  absl::string_view concern;  // the probe: "napi" (driver/bpf/napi.bpf.c)
+  absl::string_view group;    // tracefs's events/GROUP/EVENT
+  absl::string_view event;
+};
+
+inline constexpr ProbeTracepoint kProbeTracepoints[] = {
+    {"irq", "irq", "irq_handler_entry"},
+    {"irq", "irq", "irq_handler_exit"},
+    {"softirq", "irq", "softirq_entry"},
+    {"softirq", "irq", "softirq_exit"},
+    {"softirq", "irq", "softirq_raise"},
+    {"napi", "napi", "napi_poll"},
+    {"txshare", "skb", "consume_skb"},
+    {"drops", "skb", "kfree_skb"},
+    {"udp_fail", "udp", "udp_fail_queue_rcv_skb"},
+    {"sockfill", "sock", "sk_data_ready"},
+    {"sockfill", "sock", "sock_rcvqueue_full"},
+    {"truesize", "net", "netif_receive_skb"},
+};
+
+}  // namespace nictune::driver
