@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "agent/http/unix_socket_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -133,6 +134,18 @@ TEST_F(CliAgainstAgentTest, WhatifSeed001) {
   // Refused by the CLI's own tuner, the agent's route in process: a usage error, nothing sent.
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(Unwrapped(bad.err), HasSubstr("nictune: whatif field \"truesize_bytes\""));
+  // The CLI's own answer is the agent's: the same JSON as the running agent's route gives.
+  const ProgramOutput local =
+      Nictune({"--json", "whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+               "--rcvbuf_bytes=212992", "--margin=0"});
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  absl::StatusOr<http::Response> agent_answer =
+      http::Call(socket_, "POST", "/api/v1/whatif",
+                 R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,"margin":0})",
+                 absl::Seconds(10));
+  ASSERT_TRUE(agent_answer.ok()) << agent_answer.status();
+  ASSERT_EQ(agent_answer->status, 200) << agent_answer->body;
+  EXPECT_EQ(nlohmann::json::parse(local.out), nlohmann::json::parse(agent_answer->body));
   const ProgramOutput usage = Nictune({"whatif", "--rate_pps=812744"});
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("missing --truesize_bytes, --rcvbuf_bytes"));
@@ -160,6 +173,14 @@ TEST_F(CliAgainstAgentTest, History) {
                                        "--since=-1m", "--step=1s", "--sparkline"});
   EXPECT_EQ(spark.exit_code, 0) << spark.err;
   EXPECT_THAT(spark.out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +[▁▂▃▄▅▆▇█]+ "));
+  // The stored series listed, and a well-formed name the store never held is an error, not an
+  // empty table.
+  const ProgramOutput list = Nictune({"history", "--list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, ContainsRegex("(^|\n)nictune_softnet_processed_total\n"));
+  const ProgramOutput unknown = Nictune({"history", "--series=nictune_no_such_series"});
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.out;
+  EXPECT_THAT(Unwrapped(unknown.err), HasSubstr("nictune_no_such_series"));
   const ProgramOutput bad = Nictune({"history", "--series=1bad"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(Unwrapped(bad.err), HasSubstr("GET /api/v1/history?series=1bad: 400 "));

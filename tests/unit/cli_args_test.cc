@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "agent/cli/agent_request.h"
 #include "agent/cli/agent_url.h"
@@ -73,6 +74,31 @@ TEST(CliArgsTest, HelpNeedsNoCommand) {
   EXPECT_THAT(UsageText(), HasSubstr("exit codes: 0 ok, 1 the agent answered with an error, 2 "
                                      "usage (nothing was sent;\nwhatif's numbers out of range "
                                      "too), 3 cannot reach the agent"));
+}
+
+// `help COMMAND` and `COMMAND --help` for every command: that command's part of the usage.
+TEST(CliArgsTest, EveryCommandHasItsOwnHelp) {
+  for (absl::string_view name : absl::StrSplit(CommandNames(), ", ")) {
+    const std::string command(name);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"help", command}, std::vector<std::string>{command, "--help"}}) {
+      const CliArgs parsed = ParseOk(args);
+      const auto* help = std::get_if<HelpCommand>(&parsed.command);
+      ASSERT_NE(help, nullptr) << args[0] << " " << args[1];
+      // `help --help` is help itself: the whole text.
+      if (args == std::vector<std::string>{"help", "--help"}) continue;
+      EXPECT_EQ(help->command, command) << args[0] << " " << args[1];
+    }
+    const std::optional<std::string> text = CommandUsageText(command);
+    ASSERT_TRUE(text.has_value()) << command;
+    EXPECT_THAT(*text, ::testing::ContainsRegex("\n  " + command + "( |\n)")) << *text;
+  }
+}
+
+TEST(CliArgsTest, HistoryListAsksForTheSeriesNames) {
+  const AgentRequest list = RequestOk({"history", "--list"});
+  EXPECT_EQ(list.method, "GET");
+  EXPECT_EQ(list.target, "/api/v1/history/series");
 }
 
 TEST(CliArgsTest, VersionNeedsNoCommandAndHelpWins) {

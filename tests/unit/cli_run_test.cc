@@ -258,20 +258,27 @@ TEST(CliRunTest, WhatifForADeviceTakesItsRingFromTheAgent) {
               HasSubstr("the agent's snapshot has no device eth9; pass --ring_size"));
 }
 
-TEST(CliRunTest, JsonPrintsTheAnswerUnchangedAndPretty) {
+// --json prints what the agent answered, every field as sent, indented: a body with fields no
+// view shows (a newer agent's) comes out whole.
+TEST(CliRunTest, JsonPrintsTheAgentsAnswerUnchangedAndPretty) {
+  const Json answer = {{"recommendations", Json::array({{{"knob", "rx_usecs"},
+                                                         {"target", "eth0"},
+                                                         {"current", 8000},
+                                                         {"recommended", 84},
+                                                         {"field_of_a_newer_agent", {1, 2}}}})},
+                       {"samples", 10}};
   http::Router router;
-  ASSERT_TRUE(http::AddWhatifRoute(router).ok());
-  const std::string body =
-      R"({"rate_pps":812744,"truesize_bytes":2994,"rcvbuf_bytes":212992,"margin":0})";
-  const http::Response direct =
-      router.Dispatch({.method = "POST", .path = "/api/v1/whatif", .body = body});
+  ASSERT_TRUE(
+      router
+          .Add("GET", "/api/v1/recommendations", http::Effect::kReadsOnly,
+               [&answer](const http::Request&) { return http::Response{.body = answer.dump()}; })
+          .ok());
   RouterClient client(std::move(router));
   CountingPacer pacer;
-  const CliRun run = RunWith(client, pacer,
-                             {"--json", "whatif", "--rate_pps=812744", "--truesize_bytes=2994",
-                              "--rcvbuf_bytes=212992", "--margin=0"});
+  const CliRun run = RunWith(client, pacer, {"--json", "recommend"});
   EXPECT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(run.out, Json::parse(direct.body).dump(2) + "\n");
+  EXPECT_EQ(client.calls, (std::vector<std::string>{"GET /api/v1/recommendations"}));
+  EXPECT_EQ(run.out, answer.dump(2) + "\n");
 }
 
 TEST(CliRunTest, TopPrintsCountFramesWithoutAnsiWhenNotATerminal) {
@@ -336,14 +343,32 @@ TEST(CliRunTest, HistoryRelativeRangeIsResolvedBeforeSending) {
 }
 
 // The real unix socket server and client: the whatif answer of seed 001 end to end.
-TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
+// A real exchange over the agent's unix socket server: an answer rendered, an error named with
+// its socket and request; and whatif, answered in process, never reaches the server.
+TEST(CliRunTest, RequestsOverTheRealUnixSocket) {
   absl::StatusOr<testing_support::TempDir> temp =
       testing_support::TempDir::Create("nictune-cli-run-");
   ASSERT_TRUE(temp.ok()) << temp.status();
   const std::string dir = temp->path();
+  auto asked = std::make_shared<std::vector<std::string>>();
   {
     http::Router router;
-    ASSERT_TRUE(http::AddWhatifRoute(router).ok());
+    ASSERT_TRUE(router
+                    .Add("GET", "/api/v1/history/series", http::Effect::kReadsOnly,
+                         [asked](const http::Request& r) {
+                           asked->push_back(r.path);
+                           return http::Response{
+                               .body =
+                                   Json{{"series", {"nictune_softnet_processed_total"}}}.dump()};
+                         })
+                    .ok());
+    ASSERT_TRUE(router
+                    .Add("POST", "/api/v1/whatif", http::Effect::kReadsOnly,
+                         [asked](const http::Request& r) {
+                           asked->push_back(r.path);
+                           return http::Response{.status = 500, .body = "{}"};
+                         })
+                    .ok());
     absl::StatusOr<http::Listener> listener = http::Listener::Unix(dir + "/s.sock", 16);
     ASSERT_TRUE(listener.ok()) << listener.status();
     absl::StatusOr<std::unique_ptr<http::HttpServer>> server =
@@ -351,17 +376,22 @@ TEST(CliRunTest, WhatifOverTheRealUnixSocket) {
     ASSERT_TRUE(server.ok()) << server.status();
     UnixSocketAgentClient client(dir + "/s.sock");
     CountingPacer pacer;
-    const CliRun run = RunWith(client, pacer,
-                               {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
-                                "--rcvbuf_bytes=212992", "--margin=0"});
-    EXPECT_EQ(run.code, 0) << run.err;
-    EXPECT_THAT(run.out, HasSubstr("capacity 71.14 packets (71.14 usable), fill time 87.5 us\n"));
+    const CliRun list = RunWith(client, pacer, {"history", "--list"});
+    EXPECT_EQ(list.code, 0) << list.err;
+    EXPECT_EQ(list.out, "nictune_softnet_processed_total\n");
+    const CliRun whatif = RunWith(client, pacer,
+                                  {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
+                                   "--rcvbuf_bytes=212992", "--margin=0"});
+    EXPECT_EQ(whatif.code, 0) << whatif.err;
+    EXPECT_THAT(whatif.out,
+                HasSubstr("capacity 71.14 packets (71.14 usable), fill time 87.5 us\n"));
     const CliRun missing = RunWith(client, pacer, {"status"});
     EXPECT_EQ(missing.code, 1);
     EXPECT_EQ(missing.err, absl::StrCat("nictune: unix socket ", dir,
                                         "/s.sock: GET /api/v1/status: 404 not_found: no resource "
                                         "at /api/v1/status\n"));
   }
+  EXPECT_EQ(*asked, (std::vector<std::string>{"/api/v1/history/series"}));
 }
 
 }  // namespace
