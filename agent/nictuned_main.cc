@@ -565,7 +565,8 @@ struct Actuation {
 
 Actuation OpenActuation(const Held& held, const Knobs& knobs,
                         const service::SamplerSettings& settings,
-                        metrics::TuningSeries& tuning_series) {
+                        metrics::TuningSeries& tuning_series,
+                        service::KnobChangeWatch& knob_changes) {
   Actuation actuation;
   if (!held.journal) return actuation;
   absl::StatusOr<std::string> boot_id = actuate::ReadBootId();
@@ -581,7 +582,7 @@ Actuation OpenActuation(const Held& held, const Knobs& knobs,
       tuner::ControllerConfig{.window = settings.window,
                               .guard = absl::GetFlag(FLAGS_guard),
                               .cooldown = absl::GetFlag(FLAGS_cooldown)},
-      settings.mode, &tuning_series);
+      settings.mode, &tuning_series, &knob_changes);
   return actuation;
 }
 
@@ -866,7 +867,8 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
   Knobs knobs = OpenKnobs(emulated_nics);
   metrics::MetricsExporter exporter(SeriesOptionsFromFlags());
   metrics::TuningSeries tuning_series(exporter.registry());
-  Actuation actuation = OpenActuation(held, knobs, settings, tuning_series);
+  service::KnobChangeWatch knob_changes;
+  Actuation actuation = OpenActuation(held, knobs, settings, tuning_series, knob_changes);
   if (absl::Status can_apply = CanApply(settings, actuation.tuning.get()); !can_apply.ok()) {
     LogError(can_apply.ToString());
     return 1;
@@ -912,7 +914,8 @@ int RunService(const sigset_t& signals, const std::vector<std::string>& flagfile
                             .observations = &observations,
                             .probes = probes.source.get(),
                             .tuning = actuation.tuning.get(),
-                            .per_packet = per_packet ? &*per_packet : nullptr},
+                            .per_packet = per_packet ? &*per_packet : nullptr,
+                            .knob_changes = &knob_changes},
                            settings, state, exporter, &health);
 
   http::Router router;

@@ -44,6 +44,19 @@ std::string BpfLine(const nlohmann::json& bpf) {
   return out;
 }
 
+// Values another hand set since the agent started (a person, tuned, bpftune), newest last.
+std::string KnobChangesLines(const nlohmann::json& changes) {
+  if (!changes.is_object() || changes.value("total", 0) == 0) return "";
+  std::string out = absl::StrCat(
+      "knobs changed by another hand than nictune's: ", TextAt(changes, "total"), " since start\n");
+  for (const nlohmann::json& c : changes.value("latest", nlohmann::json::array())) {
+    absl::StrAppend(&out, "  ", TextAt(c, "knob"), " on ", TextAt(c, "target"), ": ",
+                    TextAt(c, "from"), " -> ", TextAt(c, "to"), ", read ",
+                    AgentTimeText(TextAt(c, "seen")), "\n");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderStatus(const nlohmann::json& status, size_t width) {
@@ -84,6 +97,8 @@ std::string RenderStatus(const nlohmann::json& status, size_t width) {
     absl::StrAppend(&out, "another tuner is running: ", TextAt(t, "name"), " (pid ",
                     TextAt(t, "pid"), "): ", TextAt(t, "overlap"), "\n");
   }
+  absl::StrAppend(&out,
+                  KnobChangesLines(status.value("knobs_changed_by_others", nlohmann::json())));
 
   TextTable sources({{"SOURCE"}, {"KIND"}, {"IN USE"}, {"DETAIL"}});
   for (const nlohmann::json& s : status.value("sources", nlohmann::json::array())) {

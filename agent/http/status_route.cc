@@ -8,6 +8,7 @@
 #include "agent/model/source.h"
 #include "agent/service/time_json.h"
 #include "nlohmann/json.hpp"
+#include "tuner/knob.h"
 
 namespace nictune::http {
 namespace {
@@ -29,6 +30,18 @@ nlohmann::json OtherTunersJson(const std::vector<observe::OtherTuner>& tuners) {
     out.push_back({{"name", t.name}, {"pid", t.pid}, {"overlap", t.overlap}});
   }
   return out;
+}
+
+nlohmann::json KnobChangesJson(const service::ServiceStatus& status) {
+  nlohmann::json latest = nlohmann::json::array();
+  for (const service::KnobChange& c : status.knob_changes) {
+    latest.push_back({{"knob", std::string(tuner::KnobName(c.knob))},
+                      {"target", c.target},
+                      {"from", c.from},
+                      {"to", c.to},
+                      {"seen", service::TimeJson(c.seen)}});
+  }
+  return {{"total", status.knob_changes_total}, {"latest", std::move(latest)}};
 }
 
 nlohmann::json BpfJson(const service::BpfHealth& bpf,
@@ -90,6 +103,7 @@ nlohmann::json StatusJson(const service::ServiceStatus& status, absl::Time now) 
         {"last_error_time", service::TimeJson(store.last_error_time)},
         {"path", store.path}}},
       {"other_tuners", OtherTunersJson(status.other_tuners)},
+      {"knobs_changed_by_others", KnobChangesJson(status)},
       {"other_tuners_unknown", status.other_tuners_unknown},
   };
 }

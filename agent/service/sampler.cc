@@ -201,6 +201,11 @@ void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
       if (set->recommendations.empty()) {
         set->reason = "the tuner found nothing to change in the latest window";
       }
+      // Read before this window's step writes anything.
+      if (ports_.knob_changes != nullptr) {
+        ports_.knob_changes->Observe(set->recommendations, set->window_end.value_or(now));
+        state_.SetKnobChanges(ports_.knob_changes->Changes(), ports_.knob_changes->total());
+      }
       if (ports_.tuning != nullptr) {
         ports_.tuning->OnTunerWindow(*observation, set->recommendations, now);
       }

@@ -18,6 +18,7 @@
 #include "agent/metrics/exporter.h"
 #include "agent/rate_limited_log.h"
 #include "agent/service/health_metrics.h"
+#include "agent/service/knob_change_watch.h"
 #include "agent/service/per_packet_switch.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/service/service_state.h"
@@ -52,6 +53,8 @@ struct SamplerPorts {
   TunerWindowSink* tuning = nullptr;      // null: nobody acts on the recommendations
   // Told of every tuner window; null: the per-packet probes stay as they started.
   PerPacketSwitch* per_packet = nullptr;
+  // Fed each window's readings; null: changes by another hand are not looked for.
+  KnobChangeWatch* knob_changes = nullptr;
 };
 
 struct StepOutcome {

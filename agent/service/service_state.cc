@@ -62,6 +62,12 @@ void ServiceState::SetBpfPrograms(std::vector<driver::ProbeStatus> programs) {
   status_.bpf.programs = std::move(programs);
 }
 
+void ServiceState::SetKnobChanges(std::vector<KnobChange> latest, uint64_t total) {
+  std::lock_guard lock(mutex_);
+  status_.knob_changes = std::move(latest);
+  status_.knob_changes_total = total;
+}
+
 void ServiceState::SetOtherTuners(absl::StatusOr<std::vector<observe::OtherTuner>> tuners) {
   std::lock_guard lock(mutex_);
   status_.other_tuners = tuners.ok() ? *std::move(tuners) : std::vector<observe::OtherTuner>{};

@@ -42,6 +42,7 @@ class ServiceState {
   void SetBpfPrograms(std::vector<driver::ProbeStatus> programs);
   void SetStorePath(const std::string& path);
   void SetOtherTuners(absl::StatusOr<std::vector<observe::OtherTuner>> tuners);
+  void SetKnobChanges(std::vector<KnobChange> latest, uint64_t total);
   void PublishInterval(std::shared_ptr<const IntervalReading> interval, SamplingHealth sampling);
   void UpdateSampling(const SamplingHealth& sampling);
   // A store operation's outcome: counts failures and keeps the latest error.

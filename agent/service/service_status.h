@@ -13,6 +13,7 @@
 #include "agent/model/source.h"
 #include "agent/observe/other_tuners.h"
 #include "agent/service/emulated_nic_spec.h"
+#include "agent/service/knob_change_watch.h"
 #include "agent/service/mode.h"
 #include "driver/probe_source.h"
 #include "tuner/recommendation.h"
@@ -76,6 +77,10 @@ struct ServiceStatus {
   StoreHealth store;
   std::vector<observe::OtherTuner> other_tuners;  // running at start or at the latest reload
   std::string other_tuners_unknown;  // why they could not be looked for; "" when they were
+  // Knob values another hand changed between two tuner windows (knob_change_watch.h): the latest
+  // few, and how many since start.
+  std::vector<KnobChange> knob_changes;
+  uint64_t knob_changes_total = 0;
 };
 
 }  // namespace nictune::service

@@ -367,6 +367,15 @@ TEST_F(ApplyCrashTest, AValueWrittenByHandIsNeverOverwrittenAndSurvivesRestore) 
   EXPECT_EQ((*newest)["pending"], false) << newest->dump();
   EXPECT_TRUE(absl::StrContains(newest->value("reason", std::string()), "changed by someone else"))
       << newest->dump();
+  // Status names the hand's value as another's, and none of the agent's own writes.
+  auto status = testing_support::GetJsonLoopback(*port, "/api/v1/status");
+  ASSERT_TRUE(status.ok()) << status.status();
+  const nlohmann::json others = (*status)["knobs_changed_by_others"];
+  EXPECT_EQ(others["total"], 1) << others.dump();
+  ASSERT_EQ(others["latest"].size(), 1u) << others.dump();
+  EXPECT_EQ(others["latest"][0]["knob"], rx_usecs) << others.dump();
+  EXPECT_EQ(others["latest"][0]["target"], kDevice) << others.dump();
+  EXPECT_EQ(others["latest"][0]["to"], by_hand) << others.dump();
 
   const ProgramOutput restore = RestoreThroughCli(dir->path());
   EXPECT_EQ(restore.exit_code, 0) << restore.out << restore.err;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # tools/demo/try.sh as the README has a newcomer use it: once it prints its commands, they are run
 # as printed: the recommendation names emu0's rx_usecs, the by-hand line for emu0 sets it, reading
-# it back gives the value set, and top answers. Stopped, it leaves no namespace or socket behind.
+# it back gives the value set, the agent's status names it as another hand's change, and top
+# answers. Stopped, it leaves no namespace or socket behind.
 # As root:  try_demo_test.sh TRY_SH BUILD_DIR
 set -euo pipefail
 
@@ -50,6 +51,18 @@ set_to=$(sed -n 's/.*SET rx_usecs \([0-9]*\).*/\1/p' <<<"$line")
 [[ $(bash -c "$line") == "OK $set_to" ]] || fail "'$line' was not taken"
 
 [[ $(bash -c "${commands[2]}") == "OK $set_to" ]] || fail "'${commands[2]}' does not read $set_to"
+
+# The agent, which writes nothing in recommend mode, says the change was another hand's once a
+# window has read it (5 s windows).
+status_command=${commands[0]% recommend}" status"
+for _ in $(seq 20); do
+  bash -c "$status_command" >"$out/status.out" 2>&1 || true
+  grep -q "rx_usecs on emu0: 8000 -> $set_to" "$out/status.out" && break
+  sleep 1
+done
+grep -q "knobs changed by another hand than nictune's: [1-9]" "$out/status.out" &&
+  grep -q "rx_usecs on emu0: 8000 -> $set_to" "$out/status.out" ||
+  fail "status does not name the change by hand within 20 s: $(cat "$out/status.out")"
 bash -c "${commands[3]}" >"$out/top.out" || fail "'${commands[3]}' failed"
 grep -q emu0 "$out/top.out" || fail "top shows no emu0: $(cat "$out/top.out")"
 

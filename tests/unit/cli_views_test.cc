@@ -231,6 +231,23 @@ TEST(CliViewsTest, DurationsReadInTheirTwoLargestUnits) {
   EXPECT_EQ(DurationText(-1), "-");
 }
 
+// Values another hand set since start: how many, and the latest with when they were read.
+TEST(CliViewsTest, StatusListsTheKnobsAnotherHandChanged) {
+  Json status = Fixture("status.json");
+  EXPECT_THAT(RenderStatus(status, kNoWidthLimit), Not(HasSubstr("another hand")));
+  status["knobs_changed_by_others"] = {
+      {"total", 3},
+      {"latest", Json::array({{{"knob", "netdev_budget"},
+                               {"target", "host"},
+                               {"from", 300},
+                               {"to", 600},
+                               {"seen", "2026-11-29T23:21:21+00:00"}}})}};
+  const std::string out = RenderStatus(status, kNoWidthLimit);
+  EXPECT_THAT(out,
+              HasSubstr("knobs changed by another hand than nictune's: 3 since start\n"
+                        "  netdev_budget on host: 300 -> 600, read 2026-11-29 23:21:21 UTC\n"));
+}
+
 TEST(CliViewsTest, StatusNamesAnotherTunerAndWhatItTouches) {
   nlohmann::json status = Fixture("status.json");
   status["other_tuners"] = nlohmann::json::array(
