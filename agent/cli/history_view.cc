@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -49,6 +50,17 @@ std::vector<Series> SeriesOf(const Json& history) {
     out.push_back(std::move(series));
   }
   return out;
+}
+
+// The store keeps a counter as its rate (docs/metrics.md "History"): the figures of a _total
+// series are per second, which its name does not say.
+std::string RateNote(const std::vector<Series>& series) {
+  const bool any_counter = std::any_of(series.begin(), series.end(), [](const Series& s) {
+    return absl::StrContains(s.title.substr(0, s.title.find('{')), "_total");
+  });
+  return any_counter ? "a _total series holds its per-second rate over each window, not the "
+                       "counter\n"
+                     : "";
 }
 
 }  // namespace
@@ -100,7 +112,7 @@ std::string RenderHistoryTable(const Json& history, size_t width) {
   if (const std::optional<double> step = NumberAt(history, "resolution_s")) {
     absl::StrAppend(&out, rows.size(), " rows, resolution ", FormatNumber(*step), " s\n");
   }
-  return out;
+  return out + WrapLines(RateNote(series), width);
 }
 
 std::string RenderHistorySparklines(const Json& history, size_t width) {
@@ -124,7 +136,7 @@ std::string RenderHistorySparklines(const Json& history, size_t width) {
                   FormatNumber(*high, 6), FormatNumber(values.back(), 6),
                   absl::StrCat(values.size())});
   }
-  return table.Render(width);
+  return table.Render(width) + WrapLines(RateNote(series), width);
 }
 
 std::string RenderSeriesNames(const Json& names) {

@@ -99,7 +99,8 @@ std::string Header(const Json& snapshot) {
 
 std::string RenderTop(const Json& snapshot, size_t width) {
   const std::map<std::string, double> drops = DropsPerDevice(snapshot);
-  // A queue is named by its device and number: a table split for a narrow terminal repeats both.
+  // A row is named by its device, queue number and kind (a queue's rx and tx rows share the
+  // number): a table split for a narrow terminal repeats all three.
   TextTable queues({{"DEVICE"},
                     {"QUEUE", Align::kRight},
                     {"KIND"},
@@ -114,7 +115,7 @@ std::string RenderTop(const Json& snapshot, size_t width) {
                     {"SIRQ%", Align::kRight},
                     {"USER%", Align::kRight},
                     {"IDLE%", Align::kRight}},
-                   /*key_columns=*/2);
+                   /*key_columns=*/3);
   for (const Json& q : ArrayAt(snapshot, "queues")) {
     const std::string device = TextAt(q, "device");
     const auto dropped = drops.find(device);

@@ -139,6 +139,8 @@ TEST(CliViewsTest, EveryViewFitsEightyColumns) {
   const std::string top = RenderTop(Fixture("snapshot.json"), 80);
   EXPECT_LE(WidestLine(top), 80u) << top;
   EXPECT_THAT(top, HasSubstr("IDLE%"));
+  // Split in blocks, each names its rows whole: a queue's rx and tx rows share the number.
+  EXPECT_THAT(top, ContainsRegex("\nDEVICE +QUEUE +KIND +HIRQ%"));
   const Json set = Fixture("recommendations.json");
   for (const bool why : {false, true}) {
     const std::string recommend = WrapLines(RenderRecommendations(set, why, 80), 80);
@@ -483,6 +485,8 @@ TEST_F(HistoryViewTest, TableHasOneRowPerTimeAndOneColumnPerSeries) {
   EXPECT_THAT(out, ContainsRegex("\n2023-11-14 22:14:00 +(0 +3|3 +0)\n"));
   EXPECT_THAT(out, ContainsRegex("\n2023-11-14 22:14:09 +(9 +3|3 +9)\n"));
   EXPECT_THAT(out, HasSubstr("10 rows, resolution 1 s\n"));
+  // A counter is stored as its rate, which its name does not say: the table says it.
+  EXPECT_THAT(out, HasSubstr("a _total series holds its per-second rate over each window"));
 }
 
 TEST_F(HistoryViewTest, SeveralSeriesFitANarrowTerminal) {
@@ -497,6 +501,7 @@ TEST_F(HistoryViewTest, SparklineWithMinMaxLast) {
   const std::string out = RenderHistorySparklines(History("nictune_softnet_processed_total"), kNoWidthLimit);
   EXPECT_THAT(out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +▁▂▃▃▄▅▆▆▇█ +0 +9 +9 "
                                  "+10\n"));
+  EXPECT_THAT(out, HasSubstr("per-second rate"));
 }
 
 TEST_F(HistoryViewTest, NoPointsIsSaidSo) {
