@@ -479,6 +479,20 @@ void AddHooks(std::vector<Figure>& figures) {
   }
 }
 
+// How a family's help reads its unit.
+std::string UnitWords(KnobValueUnit unit) {
+  switch (unit) {
+    case KnobValueUnit::kPolls:
+      return "empty polls";
+    case KnobValueUnit::kRatio:
+      return "multiples of dev_weight";
+    case KnobValueUnit::kEnabled:
+      return "1 on, 0 off";
+    default:
+      return std::string(ValueUnitName(unit));
+  }
+}
+
 // The knobs' current and recommended values, a pair of families per unit; each help names the
 // knobs it holds, in the family's unit.
 void AddKnobValues(std::vector<Figure>& figures) {
@@ -491,8 +505,7 @@ void AddKnobValues(std::vector<Figure>& figures) {
     }
     const std::string unit_name(ValueUnitName(unit));
     const std::string of_knobs =
-        absl::StrCat(" of ", absl::StrJoin(knobs, ", "),
-                     unit_name.empty() ? " (no unit)" : absl::StrCat(", in ", unit_name), ".");
+        absl::StrCat(" of ", absl::StrJoin(knobs, ", "), ", in ", UnitWords(unit), ".");
     const std::vector<FigureLabel> labels = {
         {.name = "knob", .bound = LabelBound::kKnobTargets, .knob_unit = unit},
         {.name = "target", .bound = LabelBound::kFollows}};

@@ -17,7 +17,9 @@ constexpr UnitFamilies kFamilies[] = {
     {"seconds", family::kKnobCurrentSeconds, family::kKnobRecommendedSeconds},
     {"bytes", family::kKnobCurrentBytes, family::kKnobRecommendedBytes},
     {"packets", family::kKnobCurrentPackets, family::kKnobRecommendedPackets},
-    {"", family::kKnobCurrent, family::kKnobRecommended},
+    {"polls", family::kKnobCurrentPolls, family::kKnobRecommendedPolls},
+    {"ratio", family::kKnobCurrentRatio, family::kKnobRecommendedRatio},
+    {"enabled", family::kKnobCurrentEnabled, family::kKnobRecommendedEnabled},
 };
 static_assert(std::size(kFamilies) == std::size(kKnobValueUnits));
 
@@ -33,7 +35,9 @@ KnobValueUnit ValueUnitOf(tuner::Knob knob) {
   if (unit == "us" || unit == "ns") return KnobValueUnit::kSeconds;
   if (unit == "B") return KnobValueUnit::kBytes;
   if (unit == "packets" || unit == "frames") return KnobValueUnit::kPackets;
-  return KnobValueUnit::kPlain;
+  if (unit == "polls") return KnobValueUnit::kPolls;
+  if (unit == "bool") return KnobValueUnit::kEnabled;
+  return KnobValueUnit::kRatio;  // "factor": a multiplier
 }
 
 double ValueScaleOf(tuner::Knob knob) {

@@ -17,23 +17,25 @@ enum class KnobValueUnit : size_t {
   kSeconds,  // rx_usecs, netdev_budget_usecs, gro_flush_timeout
   kBytes,    // rmem_default, rmem_max, udp_rmem_min
   kPackets,  // rx_frames, netdev_budget, dev_weight
-  kPlain,    // a count of polls, a multiplier, on/off: no unit
+  kPolls,    // napi_defer_hard_irqs: empty polls before the interrupt is re-armed
+  kRatio,    // dev_weight_rx_bias, dev_weight_tx_bias: multipliers of dev_weight
+  kEnabled,  // adaptive_rx: 1 on, 0 off
 };
 
 inline constexpr KnobValueUnit kKnobValueUnits[] = {
     KnobValueUnit::kSeconds, KnobValueUnit::kBytes, KnobValueUnit::kPackets,
-    KnobValueUnit::kPlain};
+    KnobValueUnit::kPolls,   KnobValueUnit::kRatio, KnobValueUnit::kEnabled};
 
 KnobValueUnit ValueUnitOf(tuner::Knob knob);
 
 // What one of the knob's own units is in its family's: 1e-6 for microseconds.
 double ValueScaleOf(tuner::Knob knob);
 
-// nictune_knob_current_seconds, ... nictune_knob_current (plain).
+// nictune_knob_current_seconds, ... nictune_knob_current_enabled.
 std::string_view CurrentFamilyOf(KnobValueUnit unit);
 std::string_view RecommendedFamilyOf(KnobValueUnit unit);
 
-// The catalog's unit word, as the family's name ends: "seconds", ...; "" for kPlain.
+// The catalog's unit word, as the family's name ends: "seconds", ..., "enabled".
 std::string_view ValueUnitName(KnobValueUnit unit);
 
 }  // namespace nictune::metrics

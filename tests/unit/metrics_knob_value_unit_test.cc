@@ -25,10 +25,11 @@ TEST(KnobValueUnitTest, TimeIsInSecondsAndEveryFamilyEndsInItsUnit) {
   EXPECT_EQ(ValueUnitOf(Knob::kRmemMax), KnobValueUnit::kBytes);
   EXPECT_DOUBLE_EQ(ValueScaleOf(Knob::kRmemMax), 1);
   EXPECT_EQ(ValueUnitOf(Knob::kRxFrames), KnobValueUnit::kPackets);
-  EXPECT_EQ(ValueUnitOf(Knob::kAdaptiveRx), KnobValueUnit::kPlain);
-  EXPECT_EQ(ValueUnitOf(Knob::kDevWeightRxBias), KnobValueUnit::kPlain);
+  EXPECT_EQ(ValueUnitOf(Knob::kAdaptiveRx), KnobValueUnit::kEnabled);
+  EXPECT_EQ(ValueUnitOf(Knob::kDevWeightRxBias), KnobValueUnit::kRatio);
+  EXPECT_EQ(ValueUnitOf(Knob::kNapiDeferHardIrqs), KnobValueUnit::kPolls);
   EXPECT_EQ(CurrentFamilyOf(KnobValueUnit::kSeconds), family::kKnobCurrentSeconds);
-  EXPECT_EQ(RecommendedFamilyOf(KnobValueUnit::kPlain), family::kKnobRecommended);
+  EXPECT_EQ(RecommendedFamilyOf(KnobValueUnit::kEnabled), family::kKnobRecommendedEnabled);
   for (const KnobValueUnit unit : kKnobValueUnits) {
     for (const std::string& name :
          {std::string(CurrentFamilyOf(unit)), std::string(RecommendedFamilyOf(unit))}) {
@@ -36,8 +37,8 @@ TEST(KnobValueUnitTest, TimeIsInSecondsAndEveryFamilyEndsInItsUnit) {
       ASSERT_NE(figure, nullptr) << name;
       EXPECT_EQ(figure->unit, ValueUnitName(unit)) << name;
       const std::string unit_name(ValueUnitName(unit));
-      const bool plain = name == family::kKnobCurrent || name == family::kKnobRecommended;
-      EXPECT_TRUE(unit_name.empty() ? plain : absl::EndsWith(name, "_" + unit_name)) << name;
+      EXPECT_FALSE(unit_name.empty()) << name;
+      EXPECT_TRUE(absl::EndsWith(name, "_" + unit_name)) << name;
     }
   }
 }
@@ -47,7 +48,10 @@ TEST(KnobValueUnitTest, EachFamilysHelpNamesItsKnobs) {
               ::testing::HasSubstr("rx_usecs, netdev_budget_usecs, gro_flush_timeout, in seconds"));
   EXPECT_THAT(FindFigure(family::kKnobRecommendedBytes)->help,
               ::testing::HasSubstr("rmem_default, rmem_max, udp_rmem_min, in bytes"));
-  EXPECT_THAT(FindFigure(family::kKnobCurrent)->help, ::testing::HasSubstr("(no unit)"));
+  EXPECT_THAT(FindFigure(family::kKnobCurrentEnabled)->help,
+              ::testing::HasSubstr("adaptive_rx, in 1 on, 0 off"));
+  EXPECT_THAT(FindFigure(family::kKnobCurrentRatio)->help,
+              ::testing::HasSubstr("dev_weight_rx_bias, dev_weight_tx_bias, in multiples"));
   for (const KnobValueUnit unit : kKnobValueUnits) {
     EXPECT_THAT(FindFigure(CurrentFamilyOf(unit))->help,
                 ::testing::Not(::testing::HasSubstr("so_rcvbuf")));
