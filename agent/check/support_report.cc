@@ -219,6 +219,14 @@ void AddStateDir(const SupportFacts& facts, std::vector<SupportItem>& out) {
                                           : ": runs without history")});
 }
 
+// What a start would serve at --listen or --socket: disabled, free, or another's.
+SupportItem EndpointItem(const char* what, const std::string& endpoint, const absl::Status& free,
+                         const char* disabled) {
+  if (endpoint.empty()) return {Support::kOk, what, disabled};
+  if (free.ok()) return {Support::kOk, what, absl::StrCat(endpoint, " is free to serve")};
+  return {Support::kCannot, what, std::string(free.message())};
+}
+
 // A start stops (exit 1) when another agent holds the state directory or another program the
 // address or the socket.
 void AddStartHolds(const SupportFacts& facts, std::vector<SupportItem>& out) {
@@ -227,20 +235,10 @@ void AddStartHolds(const SupportFacts& facts, std::vector<SupportItem>& out) {
     out.push_back(
         {Support::kCannot, "state directory lock", std::string(facts.state_lock.message())});
   }
-  if (facts.listen.empty()) {
-    out.push_back({Support::kOk, "listen", "disabled (--listen=): no /metrics or HTTP API"});
-  } else if (facts.listen_free.ok()) {
-    out.push_back({Support::kOk, "listen", absl::StrCat(facts.listen, " is free to serve")});
-  } else {
-    out.push_back({Support::kCannot, "listen", std::string(facts.listen_free.message())});
-  }
-  if (facts.socket.empty()) {
-    out.push_back({Support::kOk, "CLI socket", "disabled (--socket=): the CLI needs --url"});
-  } else if (facts.socket_free.ok()) {
-    out.push_back({Support::kOk, "CLI socket", absl::StrCat(facts.socket, " is free to serve")});
-  } else {
-    out.push_back({Support::kCannot, "CLI socket", std::string(facts.socket_free.message())});
-  }
+  out.push_back(EndpointItem("listen", facts.listen, facts.listen_free,
+                             "disabled (--listen=): no /metrics or HTTP API"));
+  out.push_back(EndpointItem("CLI socket", facts.socket, facts.socket_free,
+                             "disabled (--socket=): the CLI needs --url"));
 }
 
 void AddApply(const SupportFacts& facts, std::vector<SupportItem>& out) {

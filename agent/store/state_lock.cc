@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -33,11 +34,12 @@ struct flock WholeFile(short type) {
   return lock;
 }
 
-// "held by PID 1234", or without a PID when the holder is in another PID namespace.
-std::string Holder(int fd) {
+// "held by PID 1234", or without a PID when the holder is in another PID namespace; nullopt when
+// nobody holds the lock.
+std::optional<std::string> Holder(int fd) {
   struct flock probe = WholeFile(F_WRLCK);
-  if (::fcntl(fd, F_GETLK, &probe) != 0 || probe.l_type == F_UNLCK)
-    return "held by another process";
+  if (::fcntl(fd, F_GETLK, &probe) != 0) return "held by another process";
+  if (probe.l_type == F_UNLCK) return std::nullopt;
   if (probe.l_pid <= 0) return "held by a process in another PID namespace";
   return absl::StrCat("held by PID ", probe.l_pid);
 }
@@ -60,7 +62,8 @@ absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir)
   if (::fcntl(fd, F_SETLK, &lock) != 0) {
     const int error = errno;
     if (error == EAGAIN || error == EACCES) {
-      const std::string holder = Holder(fd);
+      // Released between the two calls: still taken a moment ago.
+      const std::string holder = Holder(fd).value_or("held by another process");
       ::close(fd);
       return absl::FailedPreconditionError(absl::StrCat(
           "state directory ", state_dir, " is in use: its lock ", path, " is ", holder,
@@ -78,13 +81,11 @@ absl::Status StateDirLock::CheckFree(const std::string& state_dir) {
   const std::string path = absl::StrCat(state_dir, "/", kLockFileName);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return errno == ENOENT ? absl::OkStatus() : ErrnoError("open lock file", path, errno);
-  struct flock probe = WholeFile(F_WRLCK);
-  const bool held = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
-  const std::string holder = held ? Holder(fd) : "";
+  const std::optional<std::string> holder = Holder(fd);
   ::close(fd);
-  if (!held) return absl::OkStatus();
+  if (!holder) return absl::OkStatus();
   return absl::FailedPreconditionError(
-      absl::StrCat("its lock is ", holder, " (another nictuned?): ", path));
+      absl::StrCat("its lock is ", *holder, " (another nictuned?): ", path));
 }
 
 StateDirLock::~StateDirLock() {

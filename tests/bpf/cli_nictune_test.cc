@@ -11,7 +11,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -23,6 +22,7 @@
 #include "tests/support/privileges.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wrapped_text.h"
 
 namespace nictune {
 namespace {
@@ -38,14 +38,8 @@ const std::string kNictune = testing_support::BinaryDir() + "/agent/nictune";
 
 using testing_support::TempDir;
 
-// The CLI's stderr as one line a message: its errors wrap at 80 columns off a terminal, each
-// continuation indented two spaces past a break at a space.
-std::string Unwrapped(std::string text) {
-  for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
-    text.replace(at, 3, " ");
-  }
-  return text;
-}
+using testing_support::JoinWrappedLines;
+using testing_support::WidestLine;
 
 class CliAgainstAgentTest : public ::testing::Test {
  protected:
@@ -133,7 +127,7 @@ TEST_F(CliAgainstAgentTest, WhatifSeed001) {
       Nictune({"whatif", "--rate_pps=812744", "--truesize_bytes=0", "--rcvbuf_bytes=212992"});
   // Refused by the CLI's own tuner, the agent's route in process: a usage error, nothing sent.
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_THAT(Unwrapped(bad.err), HasSubstr("nictune: whatif field \"truesize_bytes\""));
+  EXPECT_THAT(JoinWrappedLines(bad.err), HasSubstr("nictune: whatif field \"truesize_bytes\""));
   // The CLI's own answer is the agent's: the same JSON as the running agent's route gives.
   const ProgramOutput local =
       Nictune({"--json", "whatif", "--rate_pps=812744", "--truesize_bytes=2994",
@@ -166,9 +160,7 @@ TEST_F(CliAgainstAgentTest, History) {
   // Off a terminal the table is 80 columns wide: the series' name wraps in its header.
   EXPECT_THAT(table.out,
               ContainsRegex("nictune_softnet_processed_[^\n]*\n +total\\{cpu=0\\}"));
-  for (const absl::string_view line : absl::StrSplit(table.out, '\n')) {
-    EXPECT_LE(line.size(), 80u) << line;
-  }
+  EXPECT_LE(WidestLine(table.out), 80u) << table.out;
   const ProgramOutput spark = Nictune({"history", "--series=nictune_softnet_processed_total",
                                        "--since=-1m", "--step=1s", "--sparkline"});
   EXPECT_EQ(spark.exit_code, 0) << spark.err;
@@ -180,10 +172,10 @@ TEST_F(CliAgainstAgentTest, History) {
   EXPECT_THAT(list.out, ContainsRegex("(^|\n)nictune_softnet_processed_total\n"));
   const ProgramOutput unknown = Nictune({"history", "--series=nictune_no_such_series"});
   EXPECT_EQ(unknown.exit_code, 1) << unknown.out;
-  EXPECT_THAT(Unwrapped(unknown.err), HasSubstr("nictune_no_such_series"));
+  EXPECT_THAT(JoinWrappedLines(unknown.err), HasSubstr("nictune_no_such_series"));
   const ProgramOutput bad = Nictune({"history", "--series=1bad"});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_THAT(Unwrapped(bad.err), HasSubstr("GET /api/v1/history?series=1bad: 400 "));
+  EXPECT_THAT(JoinWrappedLines(bad.err), HasSubstr("GET /api/v1/history?series=1bad: 400 "));
 }
 
 TEST_F(CliAgainstAgentTest, TopTwoFrames) {
@@ -223,10 +215,8 @@ TEST(CliWithoutAgentTest, StatusExits3NamingTheSocket) {
   EXPECT_EQ(status->exit_code, 3);
   EXPECT_EQ(status->out, "");
   // Wrapped at 80 columns off a terminal, every word kept.
-  for (const absl::string_view line : absl::StrSplit(status->err, '\n')) {
-    EXPECT_LE(line.size(), 80u) << line;
-  }
-  EXPECT_EQ(Unwrapped(status->err),
+  EXPECT_LE(WidestLine(status->err), 80u) << status->err;
+  EXPECT_EQ(JoinWrappedLines(status->err),
             absl::StrCat("nictune: cannot reach the agent: unix socket ", dir->path(),
                          "/nictune.sock: connect: No such file or directory (errno "
                          "2) (is nictuned running, and is --socket or --url the one "

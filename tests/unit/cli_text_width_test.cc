@@ -7,33 +7,26 @@
 
 #include "absl/strings/str_split.h"
 #include "agent/cli/line_wrapping_buffer.h"
-#include "agent/cli/text_table.h"
 #include "agent/cli/usage_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/wrapped_text.h"
 
 namespace nictune::cli {
 namespace {
 
 using ::testing::HasSubstr;
 
-// Every line of `text` that is wider than `width`, for the failure message.
-std::vector<std::string> WiderThan(const std::string& text, size_t width) {
-  std::vector<std::string> wide;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (DisplayWidth(std::string(line)) > width) wide.emplace_back(line);
-  }
-  return wide;
-}
+using testing_support::WidestLine;
 
 TEST(CliTextWidthTest, TheHelpAndEachCommandsFitEightyColumns) {
-  EXPECT_THAT(WiderThan(UsageText(), 80), ::testing::IsEmpty());
+  EXPECT_LE(WidestLine(UsageText()), 80u) << UsageText();
   for (absl::string_view name : absl::StrSplit(CommandNames(), ", ")) {
     const std::optional<std::string> text = CommandUsageText(name);
     ASSERT_TRUE(text.has_value()) << name;
-    EXPECT_THAT(WiderThan(*text, 80), ::testing::IsEmpty()) << name;
+    EXPECT_LE(WidestLine(*text), 80u) << *text << name;
   }
 }
 
@@ -47,7 +40,7 @@ TEST(CliTextWidthTest, AWrappedLineKeepsEveryWordAndEndsWhereItEnded) {
         << "short\n"
         << "unfinished";
   }
-  EXPECT_THAT(WiderThan(out.str(), 40), ::testing::IsEmpty()) << out.str();
+  EXPECT_LE(WidestLine(out.str()), 40u) << out.str();
   std::string joined = out.str();
   std::erase(joined, '\n');
   std::erase(joined, ' ');
@@ -68,8 +61,8 @@ TEST(CliTextWidthTest, TheBinariesHelpAndTheCliErrorsFitEightyColumnsOffATermina
     absl::StatusOr<testing_support::ProgramOutput> run = testing_support::RunProgram(argv);
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_FALSE(run->out.empty() && run->err.empty()) << argv[1];
-    EXPECT_THAT(WiderThan(run->out, 80), ::testing::IsEmpty()) << argv[1];
-    EXPECT_THAT(WiderThan(run->err, 80), ::testing::IsEmpty()) << argv[1];
+    EXPECT_LE(WidestLine(run->out), 80u) << run->out << argv[1];
+    EXPECT_LE(WidestLine(run->err), 80u) << run->err << argv[1];
   }
 }
 

@@ -31,10 +31,13 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/build_paths.h"
+#include "tests/support/wrapped_text.h"
 #include "tests/unit/temp_store.h"
 
 namespace nictune::cli {
 namespace {
+
+using testing_support::WidestLine;
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
@@ -55,15 +58,6 @@ std::string LineStartingWith(const std::string& text, const std::string& prefix)
     if (absl::StartsWith(line, prefix)) return std::string(line);
   }
   return "";
-}
-
-// The widest line of `text`, in columns.
-size_t WidestLine(const std::string& text) {
-  size_t widest = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    widest = std::max(widest, DisplayWidth(std::string(line)));
-  }
-  return widest;
 }
 
 TEST(CliViewsTest, TableAlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {

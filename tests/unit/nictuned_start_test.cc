@@ -10,7 +10,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wrapped_text.h"
 
 namespace nictune {
 namespace {
@@ -144,7 +144,7 @@ TEST_F(NictunedStartTest, CheckBesideARunningAgentSaysAStartWouldStop) {
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->exit_code, 1) << done->out << done->err;
   // Each item's detail wraps under its column: one line an item, read unwrapped.
-  const std::string report = std::regex_replace(done->out, std::regex("\n {20,}"), " ");
+  const std::string report = testing_support::JoinWrappedLines(done->out);
   EXPECT_THAT(report, ::testing::ContainsRegex("cannot +state directory lock +its lock is held by "
                                                "PID " +
                                                std::to_string(first->pid())));

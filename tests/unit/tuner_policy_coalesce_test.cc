@@ -540,16 +540,23 @@ TEST(CoalescePolicyTest, DropsAStallExplainsPromiseNoGain) {
   }
 }
 
+// EmulatedNicWindow's queue without socket drops, its 256-descriptor ring having missed 50 of the
+// 20,000 packets that arrived (the model's peak missed the burst that did it).
+Observation RingDroppingWindow(uint32_t rx_usecs, double stall_s) {
+  Observation obs = EmulatedNicWindow(rx_usecs, 0, stall_s);
+  obs.queues[0].rx_packets = 20000;
+  obs.queues[0].drops.ring = 50;
+  obs.queues[0].coalesce.rx_ring_size = 256;
+  return obs;
+}
+
 // The same socket, drop-free in the model up to about 2897 us, behind a ring that overflowed 50
 // times at a static 2111 us (the model's peak missed the burst that did it). The ring's drops
 // keep the plan below 0.9 * 2111 us, as sockets' drops do; when a 5 ms stall brought 50 packets
 // late, they are the stall's, and the fill math's interval stands.
 TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalCapItUnlessAStallExplainsThem) {
   for (const double stall_s : {0.0, 0.005}) {
-    Observation obs = EmulatedNicWindow(2111, 0, stall_s);
-    obs.queues[0].rx_packets = 20000;
-    obs.queues[0].drops.ring = 50;
-    obs.queues[0].coalesce.rx_ring_size = 256;
+    const Observation obs = RingDroppingWindow(2111, stall_s);
     absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
     ASSERT_TRUE(recs.ok()) << recs.status();
     const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
@@ -568,10 +575,7 @@ TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalCapItUnlessAStallExplainsT
 // Ring drops at a static 2111 us below a 3000 us cost floor: the ring is no knob of the tuner's,
 // so the plan holds below the current interval, and says the ring must grow for the floor.
 TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalHoldItBelowTheCostFloor) {
-  Observation obs = EmulatedNicWindow(2111, 0, 0);
-  obs.queues[0].rx_packets = 20000;
-  obs.queues[0].drops.ring = 50;
-  obs.queues[0].coalesce.rx_ring_size = 256;
+  Observation obs = RingDroppingWindow(2111, 0);
   obs.queues[0].interrupt_cost_s = 300e-6;
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
@@ -584,10 +588,9 @@ TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalHoldItBelowTheCostFloor) {
 
 // Drops the ring alone saw, with no socket or ring size to model, still constrain the interval.
 TEST(CoalescePolicyTest, RingDropsConstrainAQueueWithNothingModelled) {
-  Observation obs = EmulatedNicWindow(1000, 0, 0);
+  Observation obs = RingDroppingWindow(1000, 0);
   obs.queues[0].sockets.clear();
-  obs.queues[0].rx_packets = 20000;
-  obs.queues[0].drops.ring = 50;
+  obs.queues[0].coalesce.rx_ring_size = 0;
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
@@ -668,16 +671,24 @@ TEST(CoalescePolicyTest, RingLimitsTheIntervalForForwardedTraffic) {
   EXPECT_EQ(Find(*recs, Knob::kRxUsecs).recommended, 281);
 }
 
-// A whole-device observation of four queues (procfs only) at four times the rate: each ring takes
-// a quarter of the packets, so the limit is the one ring's above, not a quarter of it.
-TEST(CoalescePolicyTest, AWholeDeviceObservationsRingLimitIsOneRingsShare) {
+// Seed 001 as a whole-device observation of four rings (procfs only) at four times the rate and
+// the interrupts of four vectors.
+Observation Seed001OverFourRings() {
   Observation obs = Seed001();
   QueueObservation& q = obs.queues[0];
   q.queue = -1;
   q.rx_rings = 4;
-  q.sockets.clear();
   q.rx_packets *= 4;
   q.interrupts *= 4;
+  return obs;
+}
+
+// A whole-device observation of four queues (procfs only) at four times the rate: each ring takes
+// a quarter of the packets, so the limit is the one ring's above, not a quarter of it.
+TEST(CoalescePolicyTest, AWholeDeviceObservationsRingLimitIsOneRingsShare) {
+  Observation obs = Seed001OverFourRings();
+  QueueObservation& q = obs.queues[0];
+  q.sockets.clear();
   q.coalesce.adaptive_rx = false;
   q.coalesce.rx_ring_size = 256;
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
@@ -693,13 +704,10 @@ TEST(CoalescePolicyTest, AWholeDeviceObservationsRingLimitIsOneRingsShare) {
 // together. At the ring limit's 281 us they interrupt about 3559/s each, 14235/s together: the
 // gain is the 29% that saves, not one vector's rate set against all four's.
 TEST(CoalescePolicyTest, AWholeDeviceObservationsInterruptsArePredictedForEveryVector) {
-  Observation obs = Seed001();
+  Observation obs = Seed001OverFourRings();
   QueueObservation& q = obs.queues[0];
-  q.queue = -1;
-  q.rx_rings = 4;
   q.sockets.clear();
   q.drops.socket = 0;
-  q.rx_packets *= 4;
   q.interrupts = 4 * 5000 * 10;
   q.coalesce.adaptive_rx = false;
   q.coalesce.rx_usecs = 200;
@@ -716,12 +724,7 @@ TEST(CoalescePolicyTest, AWholeDeviceObservationsInterruptsArePredictedForEveryV
 // adaptive-rx, 32000/s together: each vector is below the socket's floor (1 / 82 us, about
 // 12200/s) while it drops, so adaptive-rx goes off, though the four together are above it.
 TEST(CoalescePolicyTest, AWholeDeviceObservationsAdaptiveRxIsJudgedPerVector) {
-  Observation obs = Seed001();
-  QueueObservation& q = obs.queues[0];
-  q.queue = -1;
-  q.rx_rings = 4;
-  q.rx_packets *= 4;
-  q.interrupts *= 4;
+  const Observation obs = Seed001OverFourRings();
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_TRUE(recs.ok()) << recs.status();
   const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
