@@ -577,12 +577,13 @@ Actuation OpenActuation(const Held& held, const Knobs& knobs,
   }
   actuation.actuator =
       std::make_unique<actuate::Actuator>(knobs.providers, *held.journal, *boot_id);
+  actuation.actuator->SetWriteObserver(&knob_changes);
   actuation.tuning = std::make_unique<service::Tuning>(
       *actuation.actuator, *held.journal,
       tuner::ControllerConfig{.window = settings.window,
                               .guard = absl::GetFlag(FLAGS_guard),
                               .cooldown = absl::GetFlag(FLAGS_cooldown)},
-      settings.mode, &tuning_series, &knob_changes);
+      settings.mode, &tuning_series);
   return actuation;
 }
 

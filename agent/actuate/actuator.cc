@@ -266,6 +266,7 @@ ActuationResult Actuator::PutBackOriginalLocked(const KnobAddress& address, int6
       return result;
     }
     absl::StatusOr<int64_t> back = ReadLocked(address);
+    NoteWrittenLocked(address, written, back);
     if (!back.ok() || *back != original) {
       const std::string got =
           back.ok() ? absl::StrCat(*back) : std::string(back.status().message());
@@ -342,6 +343,7 @@ ActuationResult Actuator::WriteJournaledLocked(const KnobAddress& address, int64
   // Step 3: write and read back.
   absl::Status written = (*access)->Write(value);
   absl::StatusOr<int64_t> back = ReadLocked(address);
+  NoteWrittenLocked(address, written, back);
   if (!written.ok() && back.ok() && *back == current) {
     const std::string why = absl::StrFormat("write of %d failed: %s; the kernel still holds %d",
                                             value, written.message(), current);
@@ -629,6 +631,7 @@ ActuationResult Actuator::AdoptPendingLocked(const PendingKnob& knob, absl::Time
       if (!access.ok()) return Failed(knob.address, access.status());
       absl::Status written = (*access)->Write(*recorded);
       absl::StatusOr<int64_t> back = ReadLocked(knob.address);
+      NoteWrittenLocked(knob.address, written, back);
       if (!written.ok() || !back.ok() || *back != *recorded) {
         return Failed(knob.address,
                       absl::DataLossError(absl::StrFormat(
@@ -769,6 +772,16 @@ std::vector<KnobAddress> Actuator::ManagedKnobs() const {
 bool Actuator::IsReleased(const KnobAddress& address) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return released_.contains(KnobKey(address));
+}
+
+void Actuator::SetWriteObserver(WriteObserver* observer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  observer_ = observer;
+}
+
+void Actuator::NoteWrittenLocked(const KnobAddress& address, const absl::Status& written,
+                                 const absl::StatusOr<int64_t>& back) {
+  if (observer_ != nullptr && written.ok() && back.ok()) observer_->Wrote(address, *back);
 }
 
 }  // namespace nictune::actuate

@@ -31,6 +31,7 @@
 #include "absl/time/time.h"
 #include "agent/actuate/actuation_result.h"
 #include "agent/actuate/pending_knob.h"
+#include "agent/actuate/write_observer.h"
 #include "agent/store/journal.h"
 #include "agent/store/records.h"
 #include "driver/knobs/knob_access.h"
@@ -110,6 +111,9 @@ class Actuator {
 
   const std::string& boot_id() const { return boot_id_; }
 
+  // Told of each write that lands, whatever asked for it; must outlive the actuator. Null: none.
+  void SetWriteObserver(WriteObserver* observer);
+
  private:
   // A knob whose original the journal owes: the kernel holds last_written, which the newest row
   // recorded. Older rows are pending only when closing them failed; the next restore closes them.
@@ -159,6 +163,9 @@ class Actuator {
   void OweLocked(const driver::knobs::KnobAddress& address, int64_t original, int64_t holds,
                  int64_t id, store::ChangeState state);
   void NoteUnsupportedLocked(const driver::knobs::KnobAddress& address, const absl::Status& status);
+  // Tells the observer of a write that landed (written ok, read back).
+  void NoteWrittenLocked(const driver::knobs::KnobAddress& address, const absl::Status& written,
+                         const absl::StatusOr<int64_t>& back);
 
   const std::vector<driver::knobs::KnobProvider*> providers_;
   store::Journal& journal_;
@@ -170,6 +177,7 @@ class Actuator {
   absl::flat_hash_set<std::string> released_;
   absl::flat_hash_set<std::string> unsupported_reported_;
   bool resolved_ = false;  // ResolveAtStart has read the journal
+  WriteObserver* observer_ = nullptr;
 };
 
 }  // namespace nictune::actuate

@@ -3,31 +3,25 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
+#include "agent/actuate/knob_key.h"
 
 namespace nictune::service {
-namespace {
-
-std::string Key(tuner::Knob knob, const std::string& target) {
-  return absl::StrCat(static_cast<int>(knob), "\n", target);
-}
-
-}  // namespace
-
-void KnobChangeWatch::NoteOwnWrite(tuner::Knob knob, const std::string& target, int64_t value) {
+void KnobChangeWatch::Wrote(const driver::knobs::KnobAddress& address, int64_t holds) {
   absl::MutexLock lock(&mutex_);
-  own_[Key(knob, target)].push_back(value);
+  own_[actuate::KnobKey(address)].push_back(holds);
 }
 
 void KnobChangeWatch::Observe(const std::vector<tuner::Recommendation>& readings, absl::Time now) {
   absl::MutexLock lock(&mutex_);
   for (const tuner::Recommendation& r : readings) {
-    if (r.scope == tuner::Scope::kSocket || r.knob == tuner::Knob::kSoRcvbuf) continue;
-    const std::string key = Key(r.knob, r.target);
+    if (r.scope == tuner::Scope::kSocket) continue;  // advice: there is nothing to read
+    const std::string key = actuate::KnobKey({r.knob, r.target});
     const auto last = last_.find(key);
     if (last != last_.end() && last->second != r.current) {
-      const std::vector<int64_t>& own = own_[key];
-      if (std::find(own.begin(), own.end(), r.current) == own.end()) {
+      const auto own = own_.find(key);
+      const bool ours = own != own_.end() && std::find(own->second.begin(), own->second.end(),
+                                                       r.current) != own->second.end();
+      if (!ours) {
         changes_.push_back({.knob = r.knob,
                             .target = r.target,
                             .from = last->second,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Knob values another hand changed: a person with ethtool or sysctl, tuned, bpftune (whose
 // net_buffer tuner writes netdev_budget and netdev_budget_usecs). Each tuner window's readings
-// are its recommendations' current values; the agent's own writes (apply, rollback, restore) are
-// noted as they are made, so that a value the agent put there is not taken for another's. In
-// recommend mode, which writes nothing, every change between two windows is another's.
+// are its recommendations' current values; the actuator, the agent's only writer, tells it of each
+// write that lands (apply, rollback, restore, the start's resolution), so that a value the agent
+// put there is not taken for another's. In recommend mode, which writes nothing, every change
+// between two windows is another's.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/actuate/write_observer.h"
 #include "tuner/knob.h"
 #include "tuner/recommendation.h"
 
@@ -27,13 +29,13 @@ struct KnobChange {
   absl::Time seen;  // the end of the window that first read `to`
 };
 
-class KnobChangeWatch {
+class KnobChangeWatch : public actuate::WriteObserver {
  public:
   // The latest changes kept for status; older ones are counted, not listed.
   static constexpr size_t kKeptChanges = 10;
 
-  // The agent's own write of `value` (as read back): a reading of it is the agent's doing.
-  void NoteOwnWrite(tuner::Knob knob, const std::string& target, int64_t value);
+  // actuate::WriteObserver: a reading of `holds` before the next window's is the agent's doing.
+  void Wrote(const driver::knobs::KnobAddress& address, int64_t holds) override;
 
   // One window's readings. Socket-scoped advice has no reading, and is left out.
   void Observe(const std::vector<tuner::Recommendation>& readings, absl::Time now);

@@ -93,12 +93,10 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
 }
 
 Tuning::Tuning(actuate::Actuator& actuator, store::Journal& journal,
-               tuner::ControllerConfig controller, Mode mode, metrics::TuningSeries* series,
-               KnobChangeWatch* own_writes)
+               tuner::ControllerConfig controller, Mode mode, metrics::TuningSeries* series)
     : actuator_(actuator),
       journal_(journal),
       series_(series),
-      own_writes_(own_writes),
       mode_(mode),
       controller_(controller) {}
 
@@ -204,9 +202,6 @@ actuate::ControlStepSummary Tuning::StepLocked(
 }
 
 void Tuning::CountLocked(const ActuationResult& result) {
-  if (own_writes_ != nullptr && result.after) {
-    own_writes_->NoteOwnWrite(result.address.knob, result.address.target, *result.after);
-  }
   if (series_ == nullptr) return;
   if (std::optional<metrics::ChangeResult> counted = ChangeResultOf(result.outcome)) {
     series_->CountChange(result.address.knob, *counted);

@@ -16,7 +16,6 @@
 #include "agent/actuate/actuator.h"
 #include "agent/metrics/tuning_series.h"
 #include "agent/rate_limited_log.h"
-#include "agent/service/knob_change_watch.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/service/tuning_control.h"
 #include "agent/store/journal.h"
@@ -37,10 +36,8 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation);
 class Tuning : public TuningControl, public TunerWindowSink {
  public:
   // actuator, journal and series must outlive this; series may be null.
-  // own_writes, if given, is told of every value the agent writes, so that the value read back
-  // next is not taken for another hand's.
   Tuning(actuate::Actuator& actuator, store::Journal& journal, tuner::ControllerConfig controller,
-         Mode mode, metrics::TuningSeries* series, KnobChangeWatch* own_writes = nullptr);
+         Mode mode, metrics::TuningSeries* series);
 
   // Resolves what a crash of this boot left in the journal (actuate: ResolveAtStart). Apply mode
   // calls it at start; a SIGHUP into apply mode gets it before the first step.
@@ -82,7 +79,6 @@ class Tuning : public TuningControl, public TunerWindowSink {
   actuate::Actuator& actuator_;
   store::Journal& journal_;
   metrics::TuningSeries* series_;
-  KnobChangeWatch* own_writes_;
   std::atomic<Mode> mode_;
 
   std::mutex mutex_;

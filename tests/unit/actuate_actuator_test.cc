@@ -92,6 +92,27 @@ TEST_F(ActuatorTest, TheOriginalIsJournaledBeforeEveryWrite) {
   EXPECT_EQ(all[1].reason, "test: 16 -> 32");
 }
 
+// The observer hears of every write that lands, an apply's and a restore's alike, with the value
+// read back; a write the kernel refuses is none.
+TEST_F(ActuatorTest, TheWriteObserverHearsEveryWriteThatLands) {
+  class Recorder : public WriteObserver {
+   public:
+    void Wrote(const KnobAddress& address, int64_t holds) override {
+      heard.push_back(absl::StrCat(KnobKey(address), "=", holds));
+    }
+    std::vector<std::string> heard;
+  } recorder;
+  actuator_->SetWriteObserver(&recorder);
+  ASSERT_EQ(actuator_->Apply(ApplyOf(kRxUsecs, 8, 16), kT0).outcome, Outcome::kWritten);
+  knobs_->FailWrites(kBudget, EPERM);
+  EXPECT_EQ(actuator_->Apply(ApplyOf(kBudget, 300, 600), kT0).outcome, Outcome::kFailed);
+  const RestoreReport restored = actuator_->RestoreAll(kT0 + absl::Seconds(10));
+  ASSERT_THAT(restored.restored, SizeIs(1));
+  EXPECT_EQ(recorder.heard,
+            (std::vector<std::string>{KnobKey(kRxUsecs) + "=16", KnobKey(kRxUsecs) + "=8"}));
+  actuator_->SetWriteObserver(nullptr);
+}
+
 TEST_F(ActuatorTest, NothingIsWrittenBeforeTheJournalIsResolved) {
   Actuator fresh({knobs_.get()}, *journal_, kBoot);
   ActuationResult result = fresh.Apply(ApplyOf(kBudget, 300, 600), kT0);

@@ -31,7 +31,7 @@ TEST(KnobChangeWatchTest, AChangeBetweenWindowsIsAnothersUnlessTheAgentWroteIt) 
   EXPECT_TRUE(watch.Changes().empty()) << "a first reading is no change";
 
   // The agent writes rx_usecs 4000; someone else (bpftune) writes netdev_budget 600.
-  watch.NoteOwnWrite(tuner::Knob::kRxUsecs, "eth0", 4000);
+  watch.Wrote({tuner::Knob::kRxUsecs, "eth0"}, 4000);
   watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 4000),
                  Reading(tuner::Knob::kNetdevBudget, "host", 600)},
                 kT0 + absl::Seconds(10));
