@@ -21,10 +21,6 @@ class AgentClient {
 
   // "unix socket /run/nictune/nictune.sock" or "http://127.0.0.1:9877", for messages.
   virtual std::string Where() const = 0;
-
-  // Whether Call answers in process, nothing sent: the route's refusal of an input is then the
-  // command's usage error, not an agent's.
-  virtual bool InProcess() const { return false; }
 };
 
 }  // namespace nictune::cli

@@ -19,7 +19,6 @@ class LocalWhatifClient : public AgentClient {
   absl::StatusOr<http::Response> Call(const std::string& method, const std::string& target,
                                       const std::string& body) override;
   std::string Where() const override { return "the CLI's own tuner"; }
-  bool InProcess() const override { return true; }
 
  private:
   http::Router router_;

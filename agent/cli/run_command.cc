@@ -22,6 +22,7 @@
 #include "agent/cli/top_view.h"
 #include "agent/cli/usage_text.h"
 #include "agent/cli/whatif_view.h"
+#include "agent/http/whatif_request.h"
 #include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
@@ -62,11 +63,6 @@ Answer Exchange(AgentClient& client, const AgentRequest& request, Terminal& term
   }
   const std::string what = absl::StrCat(client.Where(), ": ", request.method, " ", request.target);
   Json body = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  if (response->status == 400 && client.InProcess() && body.is_object()) {
-    terminal.err << "nictune: " << TextAt(body, "detail")
-                 << "\n(nictune help lists the commands and options)\n";
-    return {.json = std::nullopt, .code = ExitCode::kUsage};
-  }
   if (response->status >= 400) {
     if (!body.is_discarded() && body.is_object() && body.contains("error")) {
       terminal.err << "nictune: " << what << ": " << response->status << " "
@@ -194,6 +190,16 @@ int RunCli(const CliArgs& given, AgentClient& client, Pacer& pacer, Terminal ter
   }
   CliArgs args = given;
   if (auto* whatif = std::get_if<WhatifCommand>(&args.command)) {
+    // Numbers out of range are a usage error, judged by the agent's own parser before anything
+    // is sent (the ring --device names comes later, and is the agent's reading).
+    absl::StatusOr<AgentRequest> asked = RequestFor(args.command, pacer.Now());
+    const absl::Status in_range =
+        asked.ok() ? http::ParseWhatifRequest(asked->body).status() : asked.status();
+    if (!in_range.ok()) {
+      terminal.err << "nictune: " << in_range.message()
+                   << "\n(nictune help lists the commands and options)\n";
+      return ToInt(ExitCode::kUsage);
+    }
     if (std::optional<ExitCode> code = ResolveDeviceRing(*whatif, client, terminal)) {
       return ToInt(*code);
     }

@@ -211,6 +211,13 @@ TEST(CliRunTest, WhatifNeedsNoAgentAndBadInputsAreUsageErrors) {
   EXPECT_EQ(bad.err,
             "nictune: whatif field \"rate_pps\": must be >= 1 and <= 1e+07, got -5.0\n"
             "(nictune help lists the commands and options)\n");
+  // With --device too: judged before the agent is asked for the device's ring.
+  RouterClient agent(SnapshotRouter());
+  const CliRun bad_device = RunWith(agent, pacer,
+                                    {"whatif", "--device=eth0", "--rate_pps=-5",
+                                     "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
+  EXPECT_EQ(bad_device.code, 2);
+  EXPECT_THAT(agent.calls, ::testing::IsEmpty());
   const CliRun seed = RunWith(client, pacer,
                               {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
                                "--rcvbuf_bytes=212992", "--margin=0"});
