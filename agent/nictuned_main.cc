@@ -31,6 +31,7 @@
 #include "agent/check/tracefs.h"
 #include "agent/check/tracepoints.h"
 #include "agent/check/writable_dir.h"
+#include "agent/cli/terminal_width.h"
 #include "agent/collect/snapshot_collector.h"
 #include "agent/http/apply_route.h"
 #include "agent/http/bearer_token.h"
@@ -842,7 +843,9 @@ int RunCheck(const sigset_t& signals, const std::vector<std::string>& emulated_n
   CheckStartHolds(facts);
   if (settings->mode == service::Mode::kApply) GatherApplyFacts(paths.proc, facts);
   const std::vector<check::SupportItem> items = check::SupportReport(facts);
-  std::cout << check::FormatSupportReport(items) << std::flush;
+  std::cout << check::FormatSupportReport(items,
+                                          cli::TerminalWidth(STDOUT_FILENO, std::getenv("COLUMNS")))
+            << std::flush;
   return check::SupportExitCode(items);
 }
 

@@ -12,8 +12,6 @@
 namespace nictune::check {
 namespace {
 
-constexpr size_t kReportWidth = 80;
-
 std::string Word(Support support) {
   switch (support) {
     case Support::kOk:
@@ -286,17 +284,16 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
   return out;
 }
 
-std::string FormatSupportReport(const std::vector<SupportItem>& items) {
-  size_t width = 0;
-  for (const SupportItem& item : items) width = std::max(width, item.what.size());
-  // The details wrap within 80 columns under their own column, as a terminal shows them whole.
-  const size_t detail_column = 8 + width + 2;
-  const size_t detail_width =
-      std::max<size_t>(30, kReportWidth - std::min(detail_column, kReportWidth));
+std::string FormatSupportReport(const std::vector<SupportItem>& items, size_t width) {
+  size_t label_width = 0;
+  for (const SupportItem& item : items) label_width = std::max(label_width, item.what.size());
+  // The details wrap under their own column, as a terminal shows them whole.
+  const size_t detail_column = 8 + label_width + 2;
+  const size_t detail_width = std::max<size_t>(30, width - std::min(detail_column, width));
   std::string text;
   for (const SupportItem& item : items) {
     absl::StrAppend(&text, Word(item.support), std::string(8 - Word(item.support).size(), ' '),
-                    item.what, std::string(width - item.what.size() + 2, ' '));
+                    item.what, std::string(label_width - item.what.size() + 2, ' '));
     const std::vector<std::string> lines = cli::WrapToWidth(item.detail, detail_width);
     for (size_t i = 0; i < lines.size(); ++i) {
       absl::StrAppend(&text, i == 0 ? "" : std::string(detail_column, ' '), lines[i], "\n");

@@ -74,7 +74,8 @@ struct SupportItem {
 std::vector<SupportItem> SupportReport(const SupportFacts& facts);
 
 // One aligned line an item ("ok", "limited", "cannot"), then a verdict line.
-std::string FormatSupportReport(const std::vector<SupportItem>& items);
+// The details wrap under their column within `width` (cli::TerminalWidth: 80 off a terminal).
+std::string FormatSupportReport(const std::vector<SupportItem>& items, size_t width);
 
 // 0 when nothing cannot work, 1 otherwise.
 int SupportExitCode(const std::vector<SupportItem>& items);

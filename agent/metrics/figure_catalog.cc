@@ -479,20 +479,6 @@ void AddHooks(std::vector<Figure>& figures) {
   }
 }
 
-// How a family's help reads its unit.
-std::string UnitWords(KnobValueUnit unit) {
-  switch (unit) {
-    case KnobValueUnit::kPolls:
-      return "empty polls";
-    case KnobValueUnit::kRatio:
-      return "multiples of dev_weight";
-    case KnobValueUnit::kEnabled:
-      return "1 on, 0 off";
-    default:
-      return std::string(ValueUnitName(unit));
-  }
-}
-
 // The knobs' current and recommended values, a pair of families per unit; each help names the
 // knobs it holds, in the family's unit.
 void AddKnobValues(std::vector<Figure>& figures) {
@@ -504,8 +490,8 @@ void AddKnobValues(std::vector<Figure>& figures) {
       }
     }
     const std::string unit_name(ValueUnitName(unit));
-    const std::string of_knobs =
-        absl::StrCat(" of ", absl::StrJoin(knobs, ", "), ", in ", UnitWords(unit), ".");
+    const std::string of_knobs = absl::StrCat(" of ", absl::StrJoin(knobs, ", "), ", in ",
+                                              std::string(ValueUnitWords(unit)), ".");
     const std::vector<FigureLabel> labels = {
         {.name = "knob", .bound = LabelBound::kKnobTargets, .knob_unit = unit},
         {.name = "target", .bound = LabelBound::kFollows}};

@@ -8,18 +8,19 @@ namespace {
 
 struct UnitFamilies {
   std::string_view unit_name;
+  std::string_view words;  // how a help text reads the unit
   std::string_view current;
   std::string_view recommended;
 };
 
 // Indexed by KnobValueUnit.
 constexpr UnitFamilies kFamilies[] = {
-    {"seconds", family::kKnobCurrentSeconds, family::kKnobRecommendedSeconds},
-    {"bytes", family::kKnobCurrentBytes, family::kKnobRecommendedBytes},
-    {"packets", family::kKnobCurrentPackets, family::kKnobRecommendedPackets},
-    {"polls", family::kKnobCurrentPolls, family::kKnobRecommendedPolls},
-    {"ratio", family::kKnobCurrentRatio, family::kKnobRecommendedRatio},
-    {"enabled", family::kKnobCurrentEnabled, family::kKnobRecommendedEnabled},
+    {"seconds", "seconds", family::kKnobCurrentSeconds, family::kKnobRecommendedSeconds},
+    {"bytes", "bytes", family::kKnobCurrentBytes, family::kKnobRecommendedBytes},
+    {"packets", "packets", family::kKnobCurrentPackets, family::kKnobRecommendedPackets},
+    {"polls", "empty polls", family::kKnobCurrentPolls, family::kKnobRecommendedPolls},
+    {"ratio", "multiples of dev_weight", family::kKnobCurrentRatio, family::kKnobRecommendedRatio},
+    {"enabled", "1 on, 0 off", family::kKnobCurrentEnabled, family::kKnobRecommendedEnabled},
 };
 static_assert(std::size(kFamilies) == std::size(kKnobValueUnits));
 
@@ -52,5 +53,7 @@ std::string_view CurrentFamilyOf(KnobValueUnit unit) { return FamiliesOf(unit).c
 std::string_view RecommendedFamilyOf(KnobValueUnit unit) { return FamiliesOf(unit).recommended; }
 
 std::string_view ValueUnitName(KnobValueUnit unit) { return FamiliesOf(unit).unit_name; }
+
+std::string_view ValueUnitWords(KnobValueUnit unit) { return FamiliesOf(unit).words; }
 
 }  // namespace nictune::metrics

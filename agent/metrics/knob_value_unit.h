@@ -38,4 +38,7 @@ std::string_view RecommendedFamilyOf(KnobValueUnit unit);
 // The catalog's unit word, as the family's name ends: "seconds", ..., "enabled".
 std::string_view ValueUnitName(KnobValueUnit unit);
 
+// How a help text reads the unit: "seconds", ..., "empty polls", "1 on, 0 off".
+std::string_view ValueUnitWords(KnobValueUnit unit);
+
 }  // namespace nictune::metrics

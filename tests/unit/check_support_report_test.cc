@@ -52,7 +52,7 @@ TEST(SupportReportTest, EverythingWorkingSaysSoAndExitsZero) {
   EXPECT_EQ(Find(items, "bpf"), nullptr) << "the probes' source is said by their own lines";
   EXPECT_EQ(Item(items, "/proc/net/snmp").detail, "12 namespaces");
   EXPECT_EQ(SupportExitCode(items), 0);
-  const std::string text = FormatSupportReport(items);
+  const std::string text = FormatSupportReport(items, 80);
   EXPECT_THAT(text, HasSubstr("ok      kernel"));
   EXPECT_THAT(text, HasSubstr("runs here as asked, with everything it measures"));
   EXPECT_THAT(text, Not(HasSubstr("apply:"))) << "apply mode's self-tests only when asked";
@@ -93,7 +93,7 @@ TEST(SupportReportTest, WithoutProbesOrAProgramItRunsWithLessAndSaysWhy) {
   EXPECT_EQ(Item(items, "/proc/interrupts").support, Support::kLimited);
   EXPECT_THAT(Item(items, "other tuner irqbalance").detail, HasSubstr("pid 812"));
   EXPECT_EQ(SupportExitCode(items), 0);
-  EXPECT_THAT(FormatSupportReport(items), HasSubstr("with less: 5 item(s) limited"));
+  EXPECT_THAT(FormatSupportReport(items, 80), HasSubstr("with less: 5 item(s) limited"));
 
   facts.probes.clear();
   facts.probes_unavailable = "bpf: Operation not permitted (errno 1): needs CAP_BPF";
@@ -120,7 +120,7 @@ TEST(SupportReportTest, ApplyModeWithoutWritableSysctlsOrJournalCannotRunAndExit
   items = SupportReport(facts);
   EXPECT_EQ(Item(items, "apply: sysctls").support, Support::kCannot);
   EXPECT_EQ(SupportExitCode(items), 1);
-  EXPECT_THAT(FormatSupportReport(items), HasSubstr("cannot run as asked here: 1 item(s)"));
+  EXPECT_THAT(FormatSupportReport(items, 80), HasSubstr("cannot run as asked here: 1 item(s)"));
 
   facts.sysctls_writable = absl::OkStatus();
   facts.state_dir = absl::PermissionDeniedError("/var/lib/nictune: not writable: EROFS");
@@ -255,7 +255,7 @@ TEST(SupportReportTest, WhatAnotherAgentOrProgramHoldsStopsAStartAndSaysWhy) {
   EXPECT_THAT(Item(items, "listen").detail, HasSubstr("Address already in use"));
   EXPECT_EQ(Item(items, "CLI socket").support, Support::kCannot);
   EXPECT_EQ(SupportExitCode(items), 1);
-  EXPECT_THAT(FormatSupportReport(items), HasSubstr("cannot run as asked here: 3 item(s)"));
+  EXPECT_THAT(FormatSupportReport(items, 80), HasSubstr("cannot run as asked here: 3 item(s)"));
 }
 
 // A tracepoint the kernel lacks is said before any probe loads, naming the probe it stops.
