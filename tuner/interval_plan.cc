@@ -149,12 +149,12 @@ struct Planning {
   double floor_us = 0;    // the cost floor
   double queue_peak = 0;  // the queue's peak rate, the sockets' included
   double ring_peak = 0;   // one ring's share of it
+  // Sockets dropped at the current static interval beyond the queue's stalls; the ring's are
+  // plan.ring_dropped_at_current.
   bool sockets_dropped_at_current = false;
-  bool ring_dropped_at_current = false;
-  bool dropped_at_current = false;  // sockets or the ring
-  // Sockets or the ring dropped at the current interval, but no more than the queue's stalls
-  // brought them.
-  bool dropped_within_stalls = false;
+  bool DroppedAtCurrent() const {
+    return sockets_dropped_at_current || plan.ring_dropped_at_current;
+  }
   // (1 - dropped_backoff) * current when sockets or the ring dropped at it
   double observed_cap_s = kInf;
   std::string cost_source = "measured";
@@ -264,15 +264,12 @@ void CapForDropsAtCurrent(Planning& p, absl::Duration window) {
   p.sockets_dropped_at_current = std::any_of(
       p.models.begin(), p.models.end(),
       [&](const SocketModel& m) { return DroppedBeyondStalls(*m.socket, p.queue, window); });
-  p.ring_dropped_at_current = RingDroppedBeyondStalls(p.queue, window);
-  p.dropped_at_current = p.sockets_dropped_at_current || p.ring_dropped_at_current;
+  p.plan.ring_dropped_at_current = RingDroppedBeyondStalls(p.queue, window);
   const bool dropped = p.queue.drops.ring > 0 ||
                        std::any_of(p.models.begin(), p.models.end(),
                                    [](const SocketModel& m) { return m.socket->drops > 0; });
-  p.dropped_within_stalls = dropped && !p.dropped_at_current;
-  p.plan.drops_within_stalls = p.dropped_within_stalls;
-  p.plan.ring_dropped_at_current = p.ring_dropped_at_current;
-  if (p.dropped_at_current) {
+  p.plan.drops_within_stalls = dropped && !p.DroppedAtCurrent();
+  if (p.DroppedAtCurrent()) {
     p.observed_cap_s = (1 - p.config.dropped_backoff) * static_cast<double>(c.rx_usecs) * 1e-6;
   }
 }
@@ -291,7 +288,7 @@ void SetLimits(Planning& p, absl::Duration window) {
   plan.ring_limit_s = kInf;
   // Each ring takes its share of a whole-device observation's packets (RSS spreads flows), but a
   // socket's flow lands on one ring whole.
-  p.ring_peak = plan.rx_peak_rate_pps / std::max<uint32_t>(1, p.queue.rx_rings);
+  p.ring_peak = plan.rx_peak_rate_pps / RxRings(p.queue);
   for (const SocketModel& m : p.models)
     p.ring_peak = std::max(p.ring_peak, m.burst.socket_rate_pps);
   if (c.rx_ring_size > 0 && p.ring_peak > 0) {
@@ -314,7 +311,7 @@ bool AllFit(const Planning& p, double interval_s) {
 // A saturated CPU is left the floor: fewer interrupts are its relief.
 void HoldForDrops(Planning& p, int64_t longest_drop_free_us) {
   IntervalPlan& plan = p.plan;
-  if (!p.dropped_at_current || plan.cpu_saturated) return;
+  if (!p.DroppedAtCurrent() || plan.cpu_saturated) return;
   const int64_t held_us = longest_drop_free_us >= 0
                               ? longest_drop_free_us
                               : FloorToStep(static_cast<double>(p.queue.coalesce.rx_usecs),
@@ -370,7 +367,7 @@ void ChooseInterval(Planning& p) {
   }
   // Each of the observation's rings interrupts on its own vector, at most once an interval: a
   // whole-device observation of N rings counts N vectors' interrupts.
-  const double rings = std::max<uint32_t>(1, p.queue.rx_rings);
+  const double rings = RxRings(p.queue);
   plan.predicted_interrupt_rate =
       plan.interval_us > 0
           ? std::min(rings * 1e6 / static_cast<double>(plan.interval_us), plan.rx_rate_pps)
@@ -498,10 +495,10 @@ void WorstSocketFormula(Planning& p) {
 
 // Who dropped at the current interval, for the formula.
 const char* WhatDropped(const Planning& p) {
-  if (p.sockets_dropped_at_current && p.ring_dropped_at_current) {
+  if (p.sockets_dropped_at_current && p.plan.ring_dropped_at_current) {
     return "sockets and the ring dropped";
   }
-  return p.ring_dropped_at_current ? "the ring dropped" : "sockets dropped";
+  return p.plan.ring_dropped_at_current ? "the ring dropped" : "sockets dropped";
 }
 
 // The queue's part: the ring, the drops at the current interval, the cost floor.
@@ -522,12 +519,12 @@ void QueueFormula(Planning& p) {
                         Us(plan.interrupt_cost_s), Us(plan.ring_limit_s)));
     plan.inputs.push_back({"rx_ring_size", static_cast<double>(c.rx_ring_size), "descriptors"});
   }
-  if (p.dropped_at_current) {
+  if (p.DroppedAtCurrent()) {
     absl::StrAppend(&f, absl::StrFormat("; %s at the current %u us: the interval stays below "
                                         "(1 - %.2f) * %u us = %.2f us",
                                         WhatDropped(p), c.rx_usecs, p.config.dropped_backoff,
                                         c.rx_usecs, Us(p.observed_cap_s)));
-  } else if (p.dropped_within_stalls) {
+  } else if (plan.drops_within_stalls) {
     absl::StrAppend(&f, absl::StrFormat("; drops at the current %u us no more than arrived in "
                                         "%.2f ms of stalled delivery: not the interval's doing",
                                         c.rx_usecs, p.queue.stall_s * 1e3));
@@ -553,7 +550,7 @@ std::string HeldBecause(const Planning& p) {
         "their drops; the buffer must grow for the floor (rmem_default reaches new sockets, "
         "SO_RCVBUF is the application's)";
   }
-  if (p.ring_dropped_at_current) {
+  if (p.plan.ring_dropped_at_current) {
     const uint32_t ring = p.queue.coalesce.rx_ring_size;
     absl::StrAppend(&why, why.empty() ? "" : "; ", "while the ring",
                     ring > 0 ? absl::StrFormat(" of %u descriptors", ring) : std::string(),

@@ -113,6 +113,9 @@ struct QueueObservation {
   DeferState defer;
 };
 
+// The rings (and interrupt vectors) an observation spans: at least the one.
+inline double RxRings(const QueueObservation& q) { return q.rx_rings > 0 ? q.rx_rings : 1; }
+
 // Host-wide knobs as read (net.core.*, net.ipv4.udp_rmem_min).
 struct HostKnobs {
   int64_t netdev_budget = 300;

@@ -70,7 +70,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   }
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
   // The floor is one vector's; a whole-device observation of N rings counts N vectors.
-  const double vector_rate = interrupt_rate / std::max<uint32_t>(1, queue.rx_rings);
+  const double vector_rate = interrupt_rate / RxRings(queue);
   const double drop_rate = PerSecond(SocketDrops(queue), obs.window);
   const double ring_drop_rate = PerSecond(queue.drops.ring, obs.window);
   const double floor_rate =

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace nictune::service {
@@ -11,9 +12,10 @@ namespace {
 
 constexpr char kHelp[] = "; see nictuned --help";
 
+// What abseil takes as a switch's value (absl::SimpleAtob: true, yes, 1, ... in any case).
 bool IsBooleanWord(const std::string& word) {
-  return word == "true" || word == "false" || word == "yes" || word == "no" || word == "1" ||
-         word == "0";
+  bool unused = false;
+  return absl::SimpleAtob(word, &unused);
 }
 
 }  // namespace
