@@ -31,12 +31,12 @@ AGENT_PID=$!
 
 # The installed CLI when there is one (the package's), else the build's.
 CLI=$(command -v nictune || realpath "$CLI_BIN")
+recommended=
 for _ in $(seq 45); do
   sleep 1
-  "$CLI" --url="$URL" recommend 2>/dev/null | awk '$1 == "rx_usecs" && $2 == "emu0" { f = 1 } END { exit !f }' &&
-    break
+  "$CLI" --url="$URL" recommend 2>/dev/null | grep -q '^rx_usecs  *emu0 ' && recommended=yes && break
 done
-"$CLI" --url="$URL" recommend 2>/dev/null | grep -q '^rx_usecs *emu0' ||
+[[ -n $recommended ]] ||
   { echo "try: no recommendation for emu0 within 45 s" >&2; tail -5 "$STATE/agent.err" >&2; exit 1; }
 
 cat <<TEXT
