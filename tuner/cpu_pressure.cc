@@ -14,11 +14,16 @@ CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config
   const QueueObservation* busiest = nullptr;
   for (const QueueObservation& q : obs.queues) {
     p.time_squeeze_per_s = std::max(p.time_squeeze_per_s, PerSecond(q.time_squeeze, obs.window));
-    if (busiest == nullptr || q.cpu.softirq > busiest->cpu.softirq) busiest = &q;
+    // Among equal softirq shares (idle CPUs read 0), the queue with the most packets speaks.
+    if (busiest == nullptr || q.cpu.softirq > busiest->cpu.softirq ||
+        (q.cpu.softirq == busiest->cpu.softirq && q.rx_packets > busiest->rx_packets)) {
+      busiest = &q;
+    }
   }
   if (busiest != nullptr) {
     p.busiest = QueueTarget(*busiest);
     p.cpu = busiest->cpu;
+    p.rx_packets = busiest->rx_packets;
     p.rx_rate_pps = PerSecond(busiest->rx_packets, obs.window);
   }
   // Less than this idle share means nothing is left over for user space to take.

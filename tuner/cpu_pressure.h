@@ -3,6 +3,7 @@
 // livelock and the fair share for user space). Budget and weight policies both read it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "tuner/observation.h"
@@ -13,6 +14,7 @@ namespace nictune::tuner {
 struct CpuPressure {
   std::string busiest;  // queue whose CPUs spend the most in softirq
   CpuSplit cpu;         // that queue's CPU split
+  uint64_t rx_packets = 0;  // that queue's, in the window
   double rx_rate_pps = 0;
   double time_squeeze_per_s = 0;  // worst queue
   // softirq >= softirq_cap, user < user_fair_share and less than 5% idle: user space is starved.

@@ -49,9 +49,8 @@ int64_t Scale(int64_t current, double factor, Knob knob) {
 
 std::vector<Recommendation> RecommendBudget(const Observation& obs, const PolicyConfig& config) {
   const CpuPressure p = AssessCpuPressure(obs, config);
-  uint64_t packets = 0;
-  for (const QueueObservation& q : obs.queues) packets = std::max(packets, q.rx_packets);
-  const Confidence confidence = ConfidenceFrom(obs, packets, config);
+  // The packets of the queue whose CPUs are judged, so the reason and the count name one queue.
+  const Confidence confidence = ConfidenceFrom(obs, p.rx_packets, config);
   const HostKnobs& h = obs.host;
   Recommendation budget = Base(Knob::kNetdevBudget, h.netdev_budget, p, confidence);
   Recommendation usecs = Base(Knob::kNetdevBudgetUsecs, h.netdev_budget_usecs, p, confidence);

@@ -91,6 +91,31 @@ TEST(BudgetPolicyTest, NeverPastTheHardCaps) {
   EXPECT_EQ(Find(recs, Knob::kNetdevBudgetUsecs).recommended, 32000);
 }
 
+// The CPU split judged and the packets its confidence counts come from one queue: an idle
+// queue on a busier CPU does not borrow a loaded queue's packets, and among CPUs with equal
+// softirq shares the queue with the most packets is the one judged.
+TEST(BudgetPolicyTest, ConfidenceCountsThePacketsOfTheQueueJudged) {
+  Observation obs = Busy({0.02, 0.30, 0.30, 0.30}, 0);
+  obs.queues[0].rx_packets = 200;  // eth1: the busier CPU, few packets
+  QueueObservation loaded = obs.queues[0];
+  loaded.device = "emu0";
+  loaded.rx_packets = 200'000;
+  loaded.cpu = {0.02, 0.10, 0.30, 0.50};
+  obs.queues.push_back(loaded);
+  const std::vector<Recommendation> busier_recs = RecommendBudget(obs, PolicyConfig{});
+  const Recommendation& busier = Find(busier_recs, Knob::kNetdevBudget);
+  EXPECT_THAT(busier.formula, HasSubstr("eth1: softirq 0.30"));
+  EXPECT_THAT(busier.confidence.reason, HasSubstr(", 200 packets"));
+  EXPECT_NEAR(busier.confidence.value, 0.02, 1e-9);  // 200 / 10000 packets
+
+  obs.queues[0].cpu = loaded.cpu;  // equal shares: the loaded queue is judged
+  const std::vector<Recommendation> tied_recs = RecommendBudget(obs, PolicyConfig{});
+  const Recommendation& tied = Find(tied_recs, Knob::kNetdevBudget);
+  EXPECT_THAT(tied.formula, HasSubstr("emu0: softirq 0.10"));
+  EXPECT_THAT(tied.confidence.reason, HasSubstr(", 200000 packets"));
+  EXPECT_DOUBLE_EQ(tied.confidence.value, 1.0);
+}
+
 // The biases scale the backlog's quota (process_backlog) and the qdisc's dequeue quota, neither of
 // which bounds a driver's NAPI poll: a lopsided rx/tx split of driver polls that hit their quota
 // moves neither.
