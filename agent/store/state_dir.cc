@@ -11,19 +11,16 @@
 #include "absl/strings/str_format.h"
 
 namespace nictune::store {
-namespace {
-
-absl::Status ErrnoError(const char* operation, const std::string& dir, int error) {
+absl::Status StateFileError(const char* operation, const std::string& path, int error) {
   const std::string message =
-      absl::StrFormat("%s %s: %s (errno %d)", operation, dir, std::strerror(error), error);
+      absl::StrFormat("%s %s: %s (errno %d)", operation, path, std::strerror(error), error);
   if (error == ENOSPC || error == EDQUOT) return absl::ResourceExhaustedError(message);
   if (error == EACCES || error == EPERM || error == EROFS) {
     return absl::PermissionDeniedError(message);
   }
+  if (error == ENOENT) return absl::NotFoundError(message);
   return absl::InternalError(message);
 }
-
-}  // namespace
 
 absl::Status EnsureStateDirectory(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) == 0) return absl::OkStatus();
@@ -32,17 +29,17 @@ absl::Status EnsureStateDirectory(const std::string& dir) {
   if (error == EEXIST && ::stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
     return absl::OkStatus();
   }
-  if (error == EEXIST) return ErrnoError("use state directory", dir, ENOTDIR);
-  return ErrnoError("create state directory", dir, error);
+  if (error == EEXIST) return StateFileError("use state directory", dir, ENOTDIR);
+  return StateFileError("create state directory", dir, error);
 }
 
 absl::Status SyncDirectory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("open state directory", dir, errno);
+  if (fd < 0) return StateFileError("open state directory", dir, errno);
   const int rc = ::fsync(fd);
   const int error = errno;
   ::close(fd);
-  if (rc != 0) return ErrnoError("fsync state directory", dir, error);
+  if (rc != 0) return StateFileError("fsync state directory", dir, error);
   return absl::OkStatus();
 }
 

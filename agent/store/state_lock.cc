@@ -5,25 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "agent/store/state_dir.h"
 
 namespace nictune::store {
 namespace {
-
-absl::Status ErrnoError(const char* operation, const std::string& path, int error) {
-  const std::string message =
-      absl::StrFormat("%s %s: %s (errno %d)", operation, path, std::strerror(error), error);
-  if (error == EACCES || error == EPERM || error == EROFS) {
-    return absl::PermissionDeniedError(message);
-  }
-  if (error == ENOENT) return absl::NotFoundError(message);
-  if (error == ENOSPC || error == EDQUOT) return absl::ResourceExhaustedError(message);
-  return absl::InternalError(message);
-}
 
 struct flock WholeFile(short type) {
   struct flock lock {};
@@ -57,7 +45,7 @@ void WritePid(int fd) {
 absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir) {
   const std::string path = absl::StrCat(state_dir, "/", kLockFileName);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return ErrnoError("open lock file", path, errno);
+  if (fd < 0) return StateFileError("open lock file", path, errno);
   struct flock lock = WholeFile(F_WRLCK);
   if (::fcntl(fd, F_SETLK, &lock) != 0) {
     const int error = errno;
@@ -71,7 +59,7 @@ absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir)
           "other's changes"));
     }
     ::close(fd);
-    return ErrnoError("lock", path, error);
+    return StateFileError("lock", path, error);
   }
   WritePid(fd);
   return StateDirLock(fd, path);
@@ -80,7 +68,8 @@ absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir)
 absl::Status StateDirLock::CheckFree(const std::string& state_dir) {
   const std::string path = absl::StrCat(state_dir, "/", kLockFileName);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return errno == ENOENT ? absl::OkStatus() : ErrnoError("open lock file", path, errno);
+  if (fd < 0)
+    return errno == ENOENT ? absl::OkStatus() : StateFileError("open lock file", path, errno);
   const std::optional<std::string> holder = Holder(fd);
   ::close(fd);
   if (!holder) return absl::OkStatus();
