@@ -21,7 +21,7 @@ inline constexpr const char* kDefaultSocket = "/run/nictune/nictune.sock";
 struct StatusCommand {};
 struct TopCommand {
   absl::Duration interval = absl::Seconds(1);
-  std::optional<int64_t> count;  // frames to print; none: until Ctrl-C
+  std::optional<int64_t> count;  // frames to print; none: until Ctrl-C on a terminal, else one
 };
 // How `recommend` prints: the table, or the changes as shell commands or a sysctl.d file.
 enum class RecommendFormat { kTable, kShell, kSysctlConf, kTunedProfile };

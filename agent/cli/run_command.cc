@@ -144,6 +144,9 @@ ExitCode RunOnce(const CliArgs& args, const AgentRequest& request, AgentClient& 
 
 ExitCode RunTop(const CliArgs& args, const TopCommand& top, const AgentRequest& request,
                 AgentClient& client, Pacer& pacer, Terminal& terminal) {
+  // Off a terminal (a pipe, a script) a view without --count is one frame, so that a pasted line
+  // returns; on one it refreshes until Ctrl-C.
+  const int64_t frames = top.count.value_or(terminal.is_tty ? 0 : 1);  // 0: until Ctrl-C
   for (int64_t frame = 1;; ++frame) {
     if (frame > 1 && !terminal.is_tty && !args.json) terminal.out << "\n";
     if (const ExitCode code =
@@ -151,7 +154,7 @@ ExitCode RunTop(const CliArgs& args, const TopCommand& top, const AgentRequest& 
         code != ExitCode::kOk) {
       return code;
     }
-    if (top.count && frame >= *top.count) return ExitCode::kOk;
+    if (frames > 0 && frame >= frames) return ExitCode::kOk;
     if (!pacer.Sleep(top.interval)) return ExitCode::kOk;  // Ctrl-C ends a live view normally
   }
 }

@@ -38,7 +38,8 @@ constexpr CommandHelp kCommands[] = {
     {"top",
      "  top [--interval=1s] [--count=N]\n"
      "                      live per-queue view (ints/s, packets/poll, budget spent,\n"
-     "                      rx share, drops, CPU split) and socket fill; Ctrl-C stops\n"},
+     "                      rx share, drops, CPU split) and socket fill; Ctrl-C stops\n"
+     "                      (off a terminal: one view unless --count)\n"},
     {"recommend",
      "  recommend [--why | --as=ethtool | --as=sysctl | --as=tuned]\n"
      "                      current -> recommended per knob and target; --why: the\n"

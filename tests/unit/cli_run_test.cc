@@ -300,6 +300,17 @@ TEST(CliRunTest, TopPrintsCountFramesWithoutAnsiWhenNotATerminal) {
   EXPECT_THAT(run.out, Not(HasSubstr("\x1b")));
 }
 
+// A pasted `nictune top` in a script or a pipe returns after one view.
+TEST(CliRunTest, TopOffATerminalWithoutCountPrintsOneFrame) {
+  RouterClient client(SnapshotRouter());
+  CountingPacer pacer;
+  const CliRun run = RunWith(client, pacer, {"top"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(client.calls.size(), 1u);
+  EXPECT_TRUE(pacer.slept.empty());
+  EXPECT_THAT(run.out, HasSubstr("interval of 1 s"));
+}
+
 TEST(CliRunTest, TopRedrawsOnATerminalAndCtrlCEndsItWithExit0) {
   RouterClient client(SnapshotRouter());
   CountingPacer pacer(/*stop_after=*/2);
