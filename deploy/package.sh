@@ -24,7 +24,8 @@ configure ON
 if ! cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" >&2; then
   # Two sources of a batch that define the same file-local name do not compile together; the
   # package still builds, file by file, and slower.
-  echo "package: the unity build failed (above); building each source on its own" >&2
+  echo "package: not fatal: the unity build failed (above), so each source is built on its own," \
+    "which takes about twice as long" >&2
   configure OFF
   cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" >&2
 fi

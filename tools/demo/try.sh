@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # A loaded host to carry a recommendation out on by hand, without touching the host's own network
-# (README "Quick start"). As root, from the repository:
+# (README "Try it in five minutes"). As root, from the repository:
 #   tools/demo/try.sh [BUILD_DIR] [SECONDS]    (default: build, else build-package; 600 s)
 # The demos' loaded host (loaded_host.sh): the emulated NIC emu0 in a namespace of its own, taking
 # 20,000 pps of 1514-byte frames at rx-usecs 8000 into a socket that overflows between interrupts,
