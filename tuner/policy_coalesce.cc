@@ -134,30 +134,45 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     return out;
   }
 
-  usecs.recommended = plan.interval_us;
-  usecs.formula = absl::StrCat(plan.formula,
-                               absl::StrFormat(" -> rx-usecs %d (granularity %d us, max %d us)",
-                                               plan.interval_us, plan.granularity_us, plan.cap_us));
   const double current_s = static_cast<double>(c.rx_usecs) * 1e-6;
   // Drops a stall explains are no gain to chase: the gain is then what it would be without them.
   // Counting them made the controller write, every window, a value a few us from the last (2892,
   // 2898, 2904 us on the emulated NIC), each "gain 1.00", and guard every one.
   const bool interval_dropped =
       (drop_rate > 0 || plan.ring_dropped_at_current) && !plan.drops_within_stalls;
-  if (interval_dropped && plan.drop_free) {
-    usecs.expected_gain = 1.0;
-  } else if (current_s > plan.max_interval_s && plan.drop_free) {
-    usecs.expected_gain = MarginRestored(current_s, plan.max_interval_s, config.margin);
-  } else if (interrupt_rate > 0) {
-    usecs.expected_gain =
-        std::clamp((interrupt_rate - plan.predicted_interrupt_rate) / interrupt_rate, 0.0, 1.0);
+  // A plan this close to an interval that holds is the rate's noise, not a gain.
+  const double keep_within = config.keep_within_margin_share * config.margin;
+  const bool keep_current = !interval_dropped && std::abs(static_cast<double>(plan.interval_us) -
+                                                          static_cast<double>(c.rx_usecs)) <=
+                                                     keep_within * static_cast<double>(c.rx_usecs);
+  if (keep_current) {
+    usecs.formula = absl::StrCat(
+        plan.formula,
+        absl::StrFormat(" -> rx-usecs %d, within %.1f%% (%.2f of the margin) of the current %d us, "
+                        "which drops nothing beyond what stalls explain -> keep rx-usecs %d",
+                        plan.interval_us, keep_within * 100, config.keep_within_margin_share,
+                        c.rx_usecs, c.rx_usecs));
+    usecs.expected_effect = "no change";
+  } else {
+    usecs.recommended = plan.interval_us;
+    usecs.formula = absl::StrCat(
+        plan.formula, absl::StrFormat(" -> rx-usecs %d (granularity %d us, max %d us)",
+                                      plan.interval_us, plan.granularity_us, plan.cap_us));
+    if (interval_dropped && plan.drop_free) {
+      usecs.expected_gain = 1.0;
+    } else if (current_s > plan.max_interval_s && plan.drop_free) {
+      usecs.expected_gain = MarginRestored(current_s, plan.max_interval_s, config.margin);
+    } else if (interrupt_rate > 0) {
+      usecs.expected_gain =
+          std::clamp((interrupt_rate - plan.predicted_interrupt_rate) / interrupt_rate, 0.0, 1.0);
+    }
+    usecs.expected_effect = absl::StrFormat(
+        "about %.0f interrupts/s (now %.0f/s); %s", plan.predicted_interrupt_rate, interrupt_rate,
+        plan.drop_free            ? "no socket or ring overflow predicted"
+        : plan.unresolved.empty() ? "overflow still predicted at this interval: the receive "
+                                    "buffer must grow"
+                                  : plan.unresolved);
   }
-  usecs.expected_effect = absl::StrFormat(
-      "about %.0f interrupts/s (now %.0f/s); %s", plan.predicted_interrupt_rate, interrupt_rate,
-      plan.drop_free            ? "no socket or ring overflow predicted"
-      : plan.unresolved.empty() ? "overflow still predicted at this interval: the receive buffer "
-                                  "must grow"
-                                : plan.unresolved);
   usecs.unresolved = plan.unresolved;
   const double usecs_gain = usecs.expected_gain;
   out.push_back(std::move(usecs));

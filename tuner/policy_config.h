@@ -25,6 +25,10 @@ struct PolicyConfig {
   // it predicts for a steady flow): the interval then stays below (1 - this) * current, whatever
   // the margin. At margin 0 a back-off tied to the margin kept a dropping 84 us for 30 minutes.
   double dropped_backoff = 0.10;
+  // An interval that drops nothing beyond what stalls explain is kept while the plan's is within
+  // this share of the margin of it: the plan follows each window's measured rate, whose noise is
+  // what the margin absorbs, so a smaller step chases that noise and gains nothing.
+  double keep_within_margin_share = 0.5;
   // When the buffer must grow anyway: an interval at least twice the cost floor's is taken if it
   // needs at most this share more buffer than the floor (or one packet). Behind a drain gap the
   // hold barely grows with the interval, so this buys many times fewer interrupts.

@@ -250,15 +250,32 @@ TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
 TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGivesBack) {
   // The closed-loop socket (28 whole packets of the 28.12 usable fit below 2800 us, the margin
   // 2800 * 0.1 / 0.9 = 311.1 us), now with nothing dropping. Above 2800 us the current interval
-  // only eats into the margin: a value 13 us above it is not worth a write (the controller acts
-  // from 0.05), halfway through the margin is worth half, beyond the margin all of it.
+  // only eats into the margin: a value 13 us above it is kept (within half the margin, 5%, of
+  // the plan: the rate's noise), halfway through the margin is worth half, beyond it all of it.
   Observation obs = ClosedLoopSocket(0, 350);
   QueueObservation& q = obs.queues[0];
   q.sockets[0].drops = 0;
   q.sockets[0].peak_fill = 0.9;
   q.drops.socket = 0;
+  q.coalesce.rx_usecs = 2813;
+  absl::StatusOr<std::vector<Recommendation>> kept = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(Find(*kept, Knob::kRxUsecs).recommended, 2813);
+  EXPECT_EQ(Find(*kept, Knob::kRxUsecs).expected_gain, 0);
+  EXPECT_THAT(
+      Find(*kept, Knob::kRxUsecs).formula,
+      HasSubstr("-> rx-usecs 2799, within 5.0% (0.50 of the margin) of the current 2813 "
+                "us, which drops nothing beyond what stalls explain -> keep rx-usecs 2813"));
+  // The same 13 us above, with the socket dropping at it: a change, however small.
+  q.sockets[0].drops = 50;
+  q.drops.socket = 50;
+  absl::StatusOr<std::vector<Recommendation>> dropping = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(dropping.ok()) << dropping.status();
+  EXPECT_LT(Find(*dropping, Knob::kRxUsecs).recommended, 2800);
+  q.sockets[0].drops = 0;
+  q.drops.socket = 0;
   const double margin_us = 2800.0 * 0.1 / 0.9;
-  for (const uint32_t current : {2813u, 2956u, 3125u, 4096u}) {
+  for (const uint32_t current : {2956u, 3125u, 4096u}) {
     q.coalesce.rx_usecs = current;
     absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, TenPercentMargin());
     ASSERT_TRUE(recs.ok()) << recs.status();
