@@ -8,6 +8,8 @@
 # heaviest headers precompiled, and a unity build (each library's sources compiled in batches, so
 # the headers they share are parsed once a batch). A binary links a batch's object whole, so
 # each function gets a section of its own and the linker drops the ones nothing calls.
+# UNITY_FALLBACK=0 makes a failed unity build fail the script instead of building file by file
+# (deploy/test.sh: a name clash must not slow a newcomer's build unnoticed).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$top/build-package}
@@ -22,6 +24,7 @@ extra_args=("$@")
 configure ON
 # Build output goes to stderr: stdout is the .deb's path alone, for deb=$(deploy/package.sh).
 if ! cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" >&2; then
+  [[ ${UNITY_FALLBACK:-1} == 0 ]] && { echo "package: the unity build failed (above)" >&2; exit 1; }
   # Two sources of a batch that define the same file-local name do not compile together; the
   # package still builds, file by file, and slower.
   echo "package: not fatal: the unity build failed (above), so each source is built on its own," \

@@ -23,6 +23,18 @@ verdict=0
 ctest --output-on-failure -j"$(nproc)" -L unit 2>&1 | tee "$logs/unit.log" || verdict=$?
 phase_done "unit:"
 
+# The README's package build as a newcomer runs it (a unity build: each library's sources compiled
+# in batches), here without its file-by-file fallback, so that two sources defining the same
+# file-local name fail CI instead of doubling a newcomer's wait; then the .deb holds the agent.
+package_verdict=0
+if deb=$(UNITY_FALLBACK=0 BUILD_DIR="$build_dir-package" "$top/deploy/package.sh" 2>"$logs/package.log"); then
+  dpkg-deb --contents "$deb" | grep ' \./usr/sbin/nictuned$' >/dev/null ||
+    { echo "package: $deb holds no /usr/sbin/nictuned" >>"$logs/package.log"; package_verdict=1; }
+else
+  package_verdict=1
+fi
+phase_done "package (unity):"
+
 # Every parser of kernel text and of request input, fuzzed with ASan + UBSan for FUZZ_SECONDS
 # (default 30) each, one target per CPU at a time, in a clang build of its own (they link only
 # their parser libraries: a minute or two to build). Longer runs: deploy/fuzz.sh SECONDS.
@@ -39,6 +51,11 @@ phase_done "privileged:"
 
 printf 'test.sh: time per phase:'; printf ' %s;' "${phases[@]}"; echo
 "$top/deploy/test_summary.py" "$logs/unit.log" "$logs/privileged.log"
+if [[ $package_verdict -ne 0 ]]; then
+  verdict=1
+  echo "  PACKAGE FAILED: deploy/package.sh with UNITY_FALLBACK=0 ($logs/package.log):"
+  grep -m5 -E 'error|FAILED|package:' "$logs/package.log" | cut -c1-300 | sed 's/^/    /' || true
+fi
 if [[ $fuzz_verdict -ne 0 ]]; then
   verdict=$fuzz_verdict
   for v in "$build_dir-fuzz"/fuzz-artifacts/*.verdict; do

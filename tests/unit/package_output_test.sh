@@ -51,5 +51,16 @@ rc=$?
 [[ $rc -ne 0 ]] || fail "a failed build exited 0"
 [[ -z $out ]] || fail "a failed build printed [$out] on standard output"
 
+# UNITY_FALLBACK=0 (deploy/test.sh): a failed unity build fails at once, without the file-by-file
+# build that would hide a name clash.
+rm -rf "$work/build"
+out=$(PATH=$work/bin:$PATH BUILD_DIR=$work/build FAKE_BUILD_EXIT=1 UNITY_FALLBACK=0 bash "$script" \
+  2>"$work/err")
+rc=$?
+[[ $rc -ne 0 ]] || fail "UNITY_FALLBACK=0: a failed unity build exited 0"
+[[ -z $out ]] || fail "UNITY_FALLBACK=0: a failed build printed [$out] on standard output"
+grep -q "not fatal" "$work/err" && fail "UNITY_FALLBACK=0: it fell back to building file by file"
+grep -q "the unity build failed" "$work/err" || fail "UNITY_FALLBACK=0: no word of the failure"
+
 echo "package.sh output: $failures failed"
 ((failures == 0))
