@@ -74,7 +74,9 @@ std::string Inputs(const Json& r) {
 
 std::string RenderRecommendations(const Json& set, bool why, size_t width) {
   std::string out;
-  if (set.contains("window") && set["window"].is_object()) {
+  // Before the first window closes the agent sends an empty one: no line for it.
+  if (set.contains("window") && set["window"].is_object() &&
+      !TextAt(set["window"], "start").empty()) {
     absl::StrAppend(&out, WindowLine(set["window"]));
   }
   if (const std::string reason = TextAt(set, "reason"); !reason.empty()) {

@@ -16,7 +16,6 @@ constexpr size_t kNarrowestColumn = 8;
 // A number column's header breaks between words, and within a word only one longer than this (a
 // metric name, which breaks after '_').
 constexpr size_t kLongestUnbrokenHeaderWord = 12;
-constexpr size_t kGap = 2;  // spaces between columns
 
 bool StartsCodePoint(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
@@ -58,7 +57,7 @@ size_t LineLength(const std::vector<std::string>& code_points, size_t start, siz
 }
 
 size_t Total(const std::vector<size_t>& which, const std::vector<size_t>& widths) {
-  size_t total = which.empty() ? 0 : kGap * (which.size() - 1);
+  size_t total = which.empty() ? 0 : kColumnGap * (which.size() - 1);
   for (const size_t c : which) total += widths[c];
   return total;
 }
@@ -212,7 +211,7 @@ std::string TextTable::RenderColumns(const std::vector<size_t>& which, std::vect
       std::string line;
       for (size_t j = 0; j < which.size(); ++j) {
         const size_t c = which[j];
-        if (j > 0) line += std::string(kGap, ' ');
+        if (j > 0) line += std::string(kColumnGap, ' ');
         const std::string piece = line_no < pieces[j].size() ? pieces[j][line_no] : "";
         const std::string padding(widths[c] - std::min(widths[c], DisplayWidth(piece)), ' ');
         line += columns_[c].align == Align::kRight ? padding + piece : piece + padding;

@@ -20,6 +20,9 @@ struct Column {
   Align align = Align::kLeft;
 };
 
+// Spaces between two columns.
+inline constexpr size_t kColumnGap = 2;
+
 // A width no table reaches: render as wide as the cells are.
 inline constexpr size_t kNoWidthLimit = std::numeric_limits<size_t>::max();
 

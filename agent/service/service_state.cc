@@ -3,13 +3,17 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "agent/window_report.h"
 
 namespace nictune::service {
 
 ServiceState::ServiceState(ServiceConfig config)
-    : recommendations_(std::make_shared<const RecommendationSet>(
-          RecommendationSet{.reason = "no tuner window has closed yet"})) {
+    : recommendations_(std::make_shared<const RecommendationSet>(RecommendationSet{
+          .reason = absl::StrCat("no tuner window has closed yet: the first closes one window (",
+                                 absl::FormatDuration(config.window),
+                                 ", --window) after the agent started")})) {
   status_.config = std::move(config);
   if (!RunsTuner(status_.config.mode)) {
     recommendations_ = std::make_shared<const RecommendationSet>(

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "agent/cli/duration_text.h"
@@ -152,6 +153,18 @@ std::string BlockAfter(const std::string& markdown, const std::string& command_l
   const size_t start = at + command_line.size() + 1;
   const size_t end = markdown.find("```", start);
   return end == std::string::npos ? "" : markdown.substr(start, end - start);
+}
+
+// Before the first window closes: the agent's reason, and no line for the window it has not got.
+TEST(CliViewsTest, RecommendBeforeTheFirstWindowSaysWhyWithoutAnEmptyWindowLine) {
+  const Json set = {{"window", {{"start", nullptr}, {"end", nullptr}, {"samples", 0}}},
+                    {"reason",
+                     "no tuner window has closed yet: the first closes one window (10s, "
+                     "--window) after the agent started"},
+                    {"recommendations", Json::array()}};
+  EXPECT_EQ(RenderRecommendations(set, false, 80),
+            "no tuner window has closed yet: the first closes one window (10s, --window) after "
+            "the agent started\nno recommendations\n");
 }
 
 // The README's quick start shows what `nictune recommend` printed for a loaded host
@@ -496,6 +509,36 @@ TEST_F(HistoryViewTest, SparklineWithMinMaxLast) {
   EXPECT_THAT(out, ContainsRegex("nictune_softnet_processed_total\\{cpu=0\\} +▁▂▃▃▄▅▆▆▇█ +0 +9 +9 "
                                  "+10\n"));
   EXPECT_THAT(out, HasSubstr("per-second rate"));
+}
+
+// At 80 columns an hour of points draws narrower, one line a series, rather than wrapping the
+// sparkline over several lines; the numbers beside it stay whole.
+TEST(CliViewsTest, SparklineNarrowsToFitTheWidth) {
+  Json points = Json::array();
+  for (int i = 0; i < 360; ++i) points.push_back({1'700'000'000 + 10 * i, i % 60});
+  const Json history = {{"series", Json::array({{{"name", "nictune_softnet_processed_total"},
+                                                 {"labels", {{"cpu", "1"}}},
+                                                 {"points", points}}})}};
+  // The row's words: series, sparkline, min, max, last, points.
+  const auto row_words = [&history](size_t width) {
+    const std::string out = RenderHistorySparklines(history, width);
+    EXPECT_LE(WidestLine(out), width) << out;
+    for (absl::string_view line : absl::StrSplit(out, '\n')) {
+      if (absl::StartsWith(line, "nictune_softnet_processed_total{cpu=1}")) {
+        return std::vector<std::string>(absl::StrSplit(line, ' ', absl::SkipEmpty()));
+      }
+    }
+    ADD_FAILURE() << "no row for the series in\n" << out;
+    return std::vector<std::string>{};
+  };
+  const std::vector<std::string> narrow = row_words(80);
+  ASSERT_EQ(narrow.size(), 6u);
+  EXPECT_GE(DisplayWidth(narrow[1]), 10u);
+  EXPECT_LT(DisplayWidth(narrow[1]), 60u);
+  EXPECT_EQ(absl::StrJoin(narrow.begin() + 2, narrow.end(), " "), "0 59 59 360");
+  const std::vector<std::string> wide = row_words(kNoWidthLimit);
+  ASSERT_EQ(wide.size(), 6u);
+  EXPECT_EQ(DisplayWidth(wide[1]), 60u);
 }
 
 TEST_F(HistoryViewTest, NoPointsIsSaidSo) {
