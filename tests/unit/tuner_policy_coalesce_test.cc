@@ -228,6 +228,34 @@ TEST(CoalescePolicyTest, RxFramesFollowWholeDeliveries) {
   EXPECT_EQ(Find(*recs, Knob::kRxFrames).recommended, 28);
 }
 
+// The socket's arrivals are a sample (the probe budget's slots), the queue's packets the NIC's
+// own count. A sample a little below the queue's rate is the whole queue read with noise: the
+// plan takes the exact rate, and says so; one well below it (other traffic shares the queue) or
+// above it (a socket fed by more queues) is the socket's own.
+TEST(CoalescePolicyTest, ASampleNearTheQueuesRateTakesTheQueuesExactRate) {
+  Observation obs = ClosedLoopSocket(8192, 120);  // 10000 pps into 28.12 usable packets
+  SocketObservation& socket = obs.queues[0].sockets[0];
+  socket.packets = 9700 * 10;
+  absl::StatusOr<std::vector<Recommendation>> near = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(near.ok()) << near.status();
+  EXPECT_EQ(Find(*near, Knob::kRxUsecs).recommended, 2799);  // as at 10000 pps
+  EXPECT_THAT(Find(*near, Knob::kRxUsecs).formula,
+              HasSubstr("/ 10000 pps (the queue's rx rate: the socket's sampled 9700 pps is "
+                        "within 10% of it)"));
+
+  socket.packets = 8000 * 10;
+  absl::StatusOr<std::vector<Recommendation>> below = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(below.ok()) << below.status();
+  EXPECT_GT(Find(*below, Knob::kRxUsecs).recommended, 2799);
+  EXPECT_THAT(Find(*below, Knob::kRxUsecs).formula, HasSubstr("/ 8000 pps = "));
+
+  socket.packets = 10500 * 10;
+  absl::StatusOr<std::vector<Recommendation>> above = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(above.ok()) << above.status();
+  EXPECT_LT(Find(*above, Knob::kRxUsecs).recommended, 2799);
+  EXPECT_THAT(Find(*above, Knob::kRxUsecs).formula, HasSubstr("/ 10500 pps = "));
+}
+
 TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {
   // Seed 001 with 10 us interrupts: the cost floor (100 us) brings more than the socket's 64.03
   // usable packets until its buffer grows; a frame limit above 64 would fire only after the
