@@ -204,8 +204,8 @@ absl::Status SetCosts(Planning& p, absl::Duration window) {
 // the queue's packets from the NIC's own counters. A socket whose sample is below the queue's
 // rate by less than this share takes the whole queue: the exact count is the better figure, and
 // the plan no longer moves with the sample's noise (per-second samples of a steady 20,000 pps
-// read 17,400 to 20,400 on the emulated NIC). A sample above the queue's rate is kept: a socket
-// may be fed by more queues than this one.
+// read 17,400 to 20,600 on the emulated NIC). A sample above one queue's rate is kept, since a
+// socket may be fed by more queues than that one; above a whole device's, it is that noise too.
 constexpr double kWholeQueueTolerance = 0.10;
 
 bool TakesTheWholeQueue(double socket_rate_pps, double queue_rate_pps) {
@@ -229,9 +229,10 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
       m.rate_note =
           " (the queue's rx rate: the socket's own arrivals were not counted in this "
           "window)";
-    } else if (own_rate < p.plan.rx_rate_pps && TakesTheWholeQueue(own_rate, p.plan.rx_rate_pps)) {
+    } else if ((own_rate < p.plan.rx_rate_pps || p.queue.queue < 0) &&
+               TakesTheWholeQueue(own_rate, p.plan.rx_rate_pps)) {
       rate = p.plan.rx_rate_pps;
-      peak = std::max(peak, p.plan.rx_peak_rate_pps);
+      peak = p.queue.queue < 0 ? p.plan.rx_peak_rate_pps : std::max(peak, p.plan.rx_peak_rate_pps);
       m.rate_note = absl::StrFormat(
           " (the queue's rx rate: the socket's sampled %.0f pps is within %.0f%% of it)", own_rate,
           kWholeQueueTolerance * 100);

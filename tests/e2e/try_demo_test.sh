@@ -36,6 +36,16 @@ netns=$(sed -n 's/.*in namespace \([^ ,]*\),.*/\1/p' "$out/try.out")
 control=$(sed -n 's/.*UNIX-CONNECT:\([^ ]*\)$/\1/p' "$out/try.out")
 [[ -n $netns && -n $control ]] || fail "the namespace or the control socket is not named"
 
+# A second try.sh on the same port says its agent could not start and leaves nothing behind; it
+# does not print commands that would reach the first one's agent.
+HTTP_PORT=$((20000 + $$ % 20000)) timeout 60 "$try" "$build" 60 >"$out/second.out" 2>&1 &&
+  fail "a second try.sh on the port exited 0: $(cat "$out/second.out")"
+grep -q "Address already in use" "$out/second.out" ||
+  fail "a second try.sh does not say why it stopped: $(cat "$out/second.out")"
+! grep -q '^Ctrl-C here' "$out/second.out" || fail "a second try.sh printed commands"
+[[ -z $(ip netns list | grep -v "^$netns" | grep '^nt-try-' || true) ]] ||
+  fail "a second try.sh left a namespace: $(ip netns list)"
+
 # The indented lines, in order: recommend, recommend --as=ethtool, the read-back, top.
 mapfile -t commands < <(sed -n 's/^  \(.*\)$/\1/p' "$out/try.out")
 [[ ${#commands[@]} -eq 4 ]] || fail "expected 4 commands, found ${#commands[@]}"

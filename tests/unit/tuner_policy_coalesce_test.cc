@@ -254,6 +254,15 @@ TEST(CoalescePolicyTest, ASampleNearTheQueuesRateTakesTheQueuesExactRate) {
   ASSERT_TRUE(above.ok()) << above.status();
   EXPECT_LT(Find(*above, Knob::kRxUsecs).recommended, 2799);
   EXPECT_THAT(Find(*above, Knob::kRxUsecs).formula, HasSubstr("/ 10500 pps = "));
+
+  // Observed as a whole device, the queue's count is every packet the device took: a sample a
+  // little above it is noise too.
+  obs.queues[0].queue = -1;
+  absl::StatusOr<std::vector<Recommendation>> device = Recommend(obs, TenPercentMargin());
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ(Find(*device, Knob::kRxUsecs).recommended, 2799);
+  EXPECT_THAT(Find(*device, Knob::kRxUsecs).formula,
+              HasSubstr("(the queue's rx rate: the socket's sampled 10500 pps is within 10%"));
 }
 
 TEST(CoalescePolicyTest, RxFramesNeverExceedWhatTheWorstSocketCanTake) {

@@ -34,6 +34,12 @@ CLI=$(command -v nictune || realpath "$CLI_BIN")
 recommended=
 for _ in $(seq 45); do
   sleep 1
+  # Its own agent, not another one on the port (another try.sh's): that one stops at once.
+  kill -0 "$AGENT_PID" 2>/dev/null || {
+    echo "try: the agent stopped (another try.sh on port $HTTP_PORT? HTTP_PORT=N picks another):" >&2
+    tail -3 "$STATE/agent.err" >&2
+    exit 1
+  }
   "$CLI" --url="$URL" recommend 2>/dev/null | grep -q '^rx_usecs  *emu0 ' && recommended=yes && break
 done
 [[ -n $recommended ]] ||
