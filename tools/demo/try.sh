@@ -19,6 +19,9 @@ DEMO=try
 demo_require "$NIC_BIN" "$AGENT_BIN" "$CLI_BIN"
 command -v socat >/dev/null || { echo "try: needs socat (deploy/bootstrap.sh --agent installs it)" >&2; exit 2; }
 demo_setup
+# Ctrl-C or the end: the demo's cleanup, and a word that it is done.
+trap 'demo_cleanup; echo "try: stopped; $NETNS, emu0, the sink and the agent are gone" >&2' EXIT
+trap 'exit 130' INT TERM
 HTTP_PORT=${HTTP_PORT:-19879}
 URL=http://127.0.0.1:$HTTP_PORT
 
@@ -54,8 +57,8 @@ In another terminal, as root:
   $CLI --url=$URL recommend
   $CLI --url=$URL recommend --as=ethtool
 
-and run the line the second prints for emu0 (a request to the NIC's control socket; for a NIC
-it is ethtool -C). Then read the setting back, and watch interrupts and drops change:
+and run the lines the second prints for emu0 (requests to the NIC's control socket; for a NIC
+they are ethtool -C). Then read the setting back, and watch interrupts and drops change:
 
   printf 'GET rx_usecs\\n' | socat - UNIX-CONNECT:$CONTROL
   $CLI --url=$URL top --count=3
