@@ -16,7 +16,7 @@
 namespace nictune::tuner {
 namespace {
 
-constexpr int64_t kWindowSeconds = 10;
+constexpr int64_t kReplayWindowSeconds = 10;
 
 double PeakRate(const ArrivalConfig& a) {
   if (a.pattern != ArrivalPattern::kOnOff || a.on_ns <= 0) return a.rate_pps;
@@ -39,12 +39,12 @@ double MaxPacketsPerGap(const ArrivalConfig& a, double gap_s) {
 
 Observation ObservationOfScenario(const SimScenario& s, uint32_t rx_usecs_max) {
   Observation obs;
-  obs.window = absl::Seconds(kWindowSeconds);
-  obs.samples = static_cast<uint32_t>(kWindowSeconds);
+  obs.window = absl::Seconds(kReplayWindowSeconds);
+  obs.samples = static_cast<uint32_t>(kReplayWindowSeconds);
   obs.host.rmem_default = s.rcvbuf_bytes;
   obs.host.rmem_max = std::max<int64_t>(s.rcvbuf_bytes, 212992);
 
-  const auto packets = static_cast<uint64_t>(s.arrivals.rate_pps * kWindowSeconds);
+  const auto packets = static_cast<uint64_t>(s.arrivals.rate_pps * kReplayWindowSeconds);
   QueueObservation q;
   q.device = "sim0";
   q.queue = 0;

@@ -17,9 +17,9 @@
 namespace nictune::tuner {
 namespace {
 
-constexpr int64_t kWindowSeconds = 10;
+constexpr int64_t kWhatIfWindowSeconds = 10;
 
-const Recommendation* Find(const std::vector<Recommendation>& recs, Knob knob) {
+const Recommendation* FindKnob(const std::vector<Recommendation>& recs, Knob knob) {
   for (const Recommendation& r : recs) {
     if (r.knob == knob) return &r;
   }
@@ -93,9 +93,9 @@ std::string Rationale(const WhatIfQuestion& q, const WhatIfAdvice& a) {
 
 Observation WhatIfObservation(const WhatIfQuestion& question) {
   Observation obs;
-  obs.window = absl::Seconds(kWindowSeconds);
-  obs.samples = static_cast<uint32_t>(kWindowSeconds);
-  const uint64_t packets = SaturatingUint64(question.rate_pps * kWindowSeconds);
+  obs.window = absl::Seconds(kWhatIfWindowSeconds);
+  obs.samples = static_cast<uint32_t>(kWhatIfWindowSeconds);
+  const uint64_t packets = SaturatingUint64(question.rate_pps * kWhatIfWindowSeconds);
   QueueObservation q;
   q.device = "whatif";
   q.queue = 0;
@@ -146,7 +146,7 @@ absl::StatusOr<WhatIfAdvice> AdviseWhatIf(const WhatIfQuestion& question) {
   if (!recs.ok()) return recs.status();
   absl::StatusOr<IntervalPlan> plan = PlanQueueInterval(obs.queues.front(), obs.window, config);
   if (!plan.ok()) return plan.status();
-  const Recommendation* usecs = Find(*recs, Knob::kRxUsecs);
+  const Recommendation* usecs = FindKnob(*recs, Knob::kRxUsecs);
   if (usecs == nullptr) return absl::InternalError("what-if: the tuner recommended no rx-usecs");
   WhatIfAdvice a;
   a.plan = *std::move(plan);
@@ -154,7 +154,7 @@ absl::StatusOr<WhatIfAdvice> AdviseWhatIf(const WhatIfQuestion& question) {
   a.rcvbuf_bytes = question.rcvbuf_bytes;
   a.formula = usecs->formula;
   a.unresolved = usecs->unresolved;
-  if (const Recommendation* so = Find(*recs, Knob::kSoRcvbuf); so != nullptr) {
+  if (const Recommendation* so = FindKnob(*recs, Knob::kSoRcvbuf); so != nullptr) {
     if (2 * so->recommended > question.rcvbuf_bytes) {
       a.so_rcvbuf_bytes = so->recommended;
       a.rcvbuf_bytes = 2 * so->recommended;

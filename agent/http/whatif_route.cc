@@ -89,7 +89,7 @@ Json FiguresJson(const tuner::WhatIfQuestion& q, const tuner::WhatIfAdvice& a, i
       {"rcvbuf_needed_bytes", hold.rcvbuf_needed_bytes}};
 }
 
-Response Answer(const Request& request) {
+Response AnswerWhatif(const Request& request) {
   const auto bad = [](const absl::Status& status) {
     return ErrorResponse(400, "bad_request", std::string(status.message()));
   };
@@ -120,7 +120,7 @@ Response Answer(const Request& request) {
 }  // namespace
 
 absl::Status AddWhatifRoute(Router& router) {
-  return router.Add("POST", kWhatifPath, Effect::kReadsOnly, Answer);
+  return router.Add("POST", kWhatifPath, Effect::kReadsOnly, AnswerWhatif);
 }
 
 }  // namespace nictune::http
