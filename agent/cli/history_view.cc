@@ -2,7 +2,6 @@
 #include "agent/cli/history_view.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -121,41 +120,34 @@ std::string RenderHistoryTable(const Json& history, size_t width) {
 std::string RenderHistorySparklines(const Json& history, size_t width) {
   const std::vector<Series> series = SeriesOf(history);
   if (series.empty()) return "no stored samples for these series in this range\n";
-  // Each row's cells but the sparkline: series, min, max, last, points.
-  std::vector<std::array<std::string, 5>> cells;
   std::vector<std::vector<double>> values(series.size());
   for (size_t i = 0; i < series.size(); ++i) {
     for (const auto& point : series[i].points) values[i].push_back(point.second);
-    if (values[i].empty()) {
-      cells.push_back({series[i].title, "-", "-", "-", "0"});
-      continue;
+  }
+  // The table with its sparklines `spark_width` wide (0: none drawn).
+  const auto table_with = [&series, &values](size_t spark_width) {
+    TextTable table({{"SERIES"},
+                     {"SPARKLINE"},
+                     {"MIN", Align::kRight},
+                     {"MAX", Align::kRight},
+                     {"LAST", Align::kRight},
+                     {"POINTS", Align::kRight}});
+    for (size_t i = 0; i < series.size(); ++i) {
+      const std::vector<double>& v = values[i];
+      if (v.empty()) {
+        table.AddRow({series[i].title, "(no points)", "-", "-", "-", "0"});
+        continue;
+      }
+      const auto [low, high] = std::minmax_element(v.begin(), v.end());
+      table.AddRow({series[i].title, Sparkline(v, spark_width), FormatNumber(*low, 6),
+                    FormatNumber(*high, 6), FormatNumber(v.back(), 6), absl::StrCat(v.size())});
     }
-    const auto [low, high] = std::minmax_element(values[i].begin(), values[i].end());
-    cells.push_back({series[i].title, FormatNumber(*low, 6), FormatNumber(*high, 6),
-                     FormatNumber(values[i].back(), 6), absl::StrCat(values[i].size())});
-  }
-  const std::array<std::string, 5> headers = {"SERIES", "MIN", "MAX", "LAST", "POINTS"};
+    return table;
+  };
   // The sparkline gets what the other columns leave, so that it is drawn narrower, not wrapped.
-  size_t others = headers.size() * kColumnGap;
-  for (size_t c = 0; c < headers.size(); ++c) {
-    size_t widest = DisplayWidth(headers[c]);
-    for (const auto& row : cells) widest = std::max(widest, DisplayWidth(row[c]));
-    others += widest;
-  }
-  const size_t spark_width = width > others + kNarrowestSparkline
-                                 ? std::min(kSparklineWidth, width - others)
-                                 : kNarrowestSparkline;
-  TextTable table({{headers[0]},
-                   {"SPARKLINE"},
-                   {headers[1], Align::kRight},
-                   {headers[2], Align::kRight},
-                   {headers[3], Align::kRight},
-                   {headers[4], Align::kRight}});
-  for (size_t i = 0; i < series.size(); ++i) {
-    const std::string line = values[i].empty() ? "(no points)" : Sparkline(values[i], spark_width);
-    table.AddRow({cells[i][0], line, cells[i][1], cells[i][2], cells[i][3], cells[i][4]});
-  }
-  return table.Render(width) + WrapLines(RateNote(series), width);
+  const size_t spark_width =
+      std::clamp(table_with(0).WidthLeftFor(1, width), kNarrowestSparkline, kSparklineWidth);
+  return table_with(spark_width).Render(width) + WrapLines(RateNote(series), width);
 }
 
 std::string RenderSeriesNames(const Json& names) {

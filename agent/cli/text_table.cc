@@ -136,6 +136,15 @@ void TextTable::AddRow(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
+size_t TextTable::WidthLeftFor(size_t which, size_t max_width) const {
+  const std::vector<size_t> natural = NaturalWidths();
+  size_t others = kColumnGap * (natural.size() - 1);
+  for (size_t i = 0; i < natural.size(); ++i) {
+    if (i != which) others += natural[i];
+  }
+  return max_width > others ? max_width - others : 0;
+}
+
 std::vector<size_t> TextTable::NaturalWidths() const {
   std::vector<size_t> widths;
   for (const Column& c : columns_) widths.push_back(DisplayWidth(c.header));

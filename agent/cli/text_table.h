@@ -41,6 +41,10 @@ class TextTable {
   // are wider.
   std::string Render(size_t max_width) const;
 
+  // What a line of `max_width` leaves for column `which` beside the others at their natural
+  // widths, 0 when they fill it: a cell drawn to fit (a sparkline) is made that wide.
+  size_t WidthLeftFor(size_t which, size_t max_width) const;
+
  private:
   std::vector<size_t> NaturalWidths() const;
   std::vector<size_t> CellWidths() const;

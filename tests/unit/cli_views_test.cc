@@ -71,6 +71,15 @@ TEST(CliViewsTest, TableAlignsTextLeftAndNumbersRightWithoutTrailingSpaces) {
             "lo    1234  µs\n");
 }
 
+// What a width leaves one column beside the others at their natural widths and the gaps.
+TEST(CliViewsTest, ATableSaysTheWidthItLeavesAColumn) {
+  TextTable table({{"NAME"}, {"LINE"}, {"N", Align::kRight}});
+  table.AddRow({"eth0", "", "12345"});
+  EXPECT_EQ(table.WidthLeftFor(1, 80), 80u - (4 + 5 + 2 * kColumnGap));
+  EXPECT_EQ(table.WidthLeftFor(0, 80), 80u - (4 + 5 + 2 * kColumnGap));  // "LINE" is 4 wide too
+  EXPECT_EQ(table.WidthLeftFor(1, 10), 0u);
+}
+
 TEST(CliViewsTest, ATableWiderThanTheTerminalWrapsItsWidestTextFirst) {
   TextTable table({{"KNOB"}, {"N", Align::kRight}, {"EFFECT"}});
   table.AddRow({"rx_usecs", "84", "about 322 interrupts/s (now 122/s); no socket overflow"});
