@@ -64,6 +64,16 @@ const Recommendation& Find(const std::vector<Recommendation>& recs, Knob knob) {
   return kMissing;
 }
 
+// What Recommend(obs, config) recommends for `knob`; a test failure when it fails or has none.
+Recommendation RecommendationFor(const Observation& obs, const PolicyConfig& config, Knob knob) {
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, config);
+  if (!recs.ok()) {
+    ADD_FAILURE() << recs.status();
+    return {};
+  }
+  return Find(*recs, knob);
+}
+
 // For the tests whose arithmetic is written out at a 10% margin.
 PolicyConfig TenPercentMargin() {
   PolicyConfig config;
@@ -236,32 +246,28 @@ TEST(CoalescePolicyTest, ASampleNearTheQueuesRateTakesTheQueuesExactRate) {
   Observation obs = ClosedLoopSocket(8192, 120);  // 10000 pps into 28.12 usable packets
   SocketObservation& socket = obs.queues[0].sockets[0];
   socket.packets = 9700 * 10;
-  absl::StatusOr<std::vector<Recommendation>> near = Recommend(obs, TenPercentMargin());
-  ASSERT_TRUE(near.ok()) << near.status();
-  EXPECT_EQ(Find(*near, Knob::kRxUsecs).recommended, 2799);  // as at 10000 pps
-  EXPECT_THAT(Find(*near, Knob::kRxUsecs).formula,
+  const Recommendation near = RecommendationFor(obs, TenPercentMargin(), Knob::kRxUsecs);
+  EXPECT_EQ(near.recommended, 2799);  // as at 10000 pps
+  EXPECT_THAT(near.formula,
               HasSubstr("/ 10000 pps (the queue's rx rate: the socket's sampled 9700 pps is "
                         "within 10% of it)"));
 
   socket.packets = 8000 * 10;
-  absl::StatusOr<std::vector<Recommendation>> below = Recommend(obs, TenPercentMargin());
-  ASSERT_TRUE(below.ok()) << below.status();
-  EXPECT_GT(Find(*below, Knob::kRxUsecs).recommended, 2799);
-  EXPECT_THAT(Find(*below, Knob::kRxUsecs).formula, HasSubstr("/ 8000 pps = "));
+  const Recommendation below = RecommendationFor(obs, TenPercentMargin(), Knob::kRxUsecs);
+  EXPECT_GT(below.recommended, 2799);
+  EXPECT_THAT(below.formula, HasSubstr("/ 8000 pps = "));
 
   socket.packets = 10500 * 10;
-  absl::StatusOr<std::vector<Recommendation>> above = Recommend(obs, TenPercentMargin());
-  ASSERT_TRUE(above.ok()) << above.status();
-  EXPECT_LT(Find(*above, Knob::kRxUsecs).recommended, 2799);
-  EXPECT_THAT(Find(*above, Knob::kRxUsecs).formula, HasSubstr("/ 10500 pps = "));
+  const Recommendation above = RecommendationFor(obs, TenPercentMargin(), Knob::kRxUsecs);
+  EXPECT_LT(above.recommended, 2799);
+  EXPECT_THAT(above.formula, HasSubstr("/ 10500 pps = "));
 
   // Observed as a whole device, the queue's count is every packet the device took: a sample a
   // little above it is noise too.
   obs.queues[0].queue = -1;
-  absl::StatusOr<std::vector<Recommendation>> device = Recommend(obs, TenPercentMargin());
-  ASSERT_TRUE(device.ok()) << device.status();
-  EXPECT_EQ(Find(*device, Knob::kRxUsecs).recommended, 2799);
-  EXPECT_THAT(Find(*device, Knob::kRxUsecs).formula,
+  const Recommendation device = RecommendationFor(obs, TenPercentMargin(), Knob::kRxUsecs);
+  EXPECT_EQ(device.recommended, 2799);
+  EXPECT_THAT(device.formula,
               HasSubstr("(the queue's rx rate: the socket's sampled 10500 pps is within 10%"));
 }
 
@@ -295,20 +301,17 @@ TEST(CoalescePolicyTest, ShorteningADropFreeIntervalGainsTheShareOfTheMarginItGi
   q.sockets[0].peak_fill = 0.9;
   q.drops.socket = 0;
   q.coalesce.rx_usecs = 2813;
-  absl::StatusOr<std::vector<Recommendation>> kept = Recommend(obs, TenPercentMargin());
-  ASSERT_TRUE(kept.ok()) << kept.status();
-  EXPECT_EQ(Find(*kept, Knob::kRxUsecs).recommended, 2813);
-  EXPECT_EQ(Find(*kept, Knob::kRxUsecs).expected_gain, 0);
+  const Recommendation kept = RecommendationFor(obs, TenPercentMargin(), Knob::kRxUsecs);
+  EXPECT_EQ(kept.recommended, 2813);
+  EXPECT_EQ(kept.expected_gain, 0);
   EXPECT_THAT(
-      Find(*kept, Knob::kRxUsecs).formula,
+      kept.formula,
       HasSubstr("-> rx-usecs 2799, within 5.0% (0.50 of the margin) of the current 2813 "
                 "us, which drops nothing beyond what stalls explain -> keep rx-usecs 2813"));
   // The same 13 us above, with the socket dropping at it: a change, however small.
   q.sockets[0].drops = 50;
   q.drops.socket = 50;
-  absl::StatusOr<std::vector<Recommendation>> dropping = Recommend(obs, TenPercentMargin());
-  ASSERT_TRUE(dropping.ok()) << dropping.status();
-  EXPECT_LT(Find(*dropping, Knob::kRxUsecs).recommended, 2800);
+  EXPECT_LT(RecommendationFor(obs, TenPercentMargin(), Knob::kRxUsecs).recommended, 2800);
   q.sockets[0].drops = 0;
   q.drops.socket = 0;
   const double margin_us = 2800.0 * 0.1 / 0.9;
@@ -645,9 +648,7 @@ TEST(CoalescePolicyTest, RingDropsConstrainAQueueWithNothingModelled) {
   Observation obs = RingDroppingWindow(1000, 0);
   obs.queues[0].sockets.clear();
   obs.queues[0].coalesce.rx_ring_size = 0;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-  ASSERT_TRUE(recs.ok()) << recs.status();
-  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
   EXPECT_LE(usecs.recommended, 900) << usecs.formula;
   EXPECT_THAT(usecs.formula, HasSubstr("the ring dropped at the current 1000 us"));
 }
@@ -779,9 +780,7 @@ TEST(CoalescePolicyTest, AWholeDeviceObservationsInterruptsArePredictedForEveryV
 // 12200/s) while it drops, so adaptive-rx goes off, though the four together are above it.
 TEST(CoalescePolicyTest, AWholeDeviceObservationsAdaptiveRxIsJudgedPerVector) {
   const Observation obs = Seed001OverFourRings();
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-  ASSERT_TRUE(recs.ok()) << recs.status();
-  const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
+  const Recommendation adaptive = RecommendationFor(obs, PolicyConfig{}, Knob::kAdaptiveRx);
   EXPECT_EQ(adaptive.recommended, 0) << adaptive.formula;
   EXPECT_THAT(adaptive.formula, HasSubstr("interrupt rate 8000/s per vector (32000/s over 4)"));
 }
