@@ -46,7 +46,7 @@ class KnobChangeWatch : public actuate::WriteObserver {
  private:
   mutable absl::Mutex mutex_;
   absl::flat_hash_map<std::string, int64_t> last_ ABSL_GUARDED_BY(mutex_);
-  // Values the agent wrote since the latest Observe, by knob and target.
+  // Values the agent wrote that no reading has shown yet, by knob and target.
   absl::flat_hash_map<std::string, std::vector<int64_t>> own_ ABSL_GUARDED_BY(mutex_);
   std::deque<KnobChange> changes_ ABSL_GUARDED_BY(mutex_);
   uint64_t total_ ABSL_GUARDED_BY(mutex_) = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Knob values another hand changed between tuner windows: a change is another's unless the agent
-// wrote that value itself since the previous window; the latest few are kept, all are counted.
+// wrote that value and no reading has shown it yet; the latest few are kept, all are counted.
 #include <string>
 #include <vector>
 
@@ -43,11 +43,26 @@ TEST(KnobChangeWatchTest, AChangeBetweenWindowsIsAnothersUnlessTheAgentWroteIt) 
   EXPECT_EQ(change.to, 600);
   EXPECT_EQ(change.seen, kT0 + absl::Seconds(10));
 
-  // The agent's write counts for one window only: the same value set again later by hand is
+  // The agent's write counts until a reading shows it: the same value set again later by hand is
   // another's.
   watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 8000)}, kT0 + absl::Seconds(20));
   watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 4000)}, kT0 + absl::Seconds(30));
   EXPECT_EQ(watch.total(), 3u);
+}
+
+// A write that lands after a window's readings were taken (an apply over HTTP between the
+// snapshot and the window's end) is still the agent's when the next window reads it.
+TEST(KnobChangeWatchTest, AWriteAfterAWindowsReadingsIsStillTheAgentsAtTheNext) {
+  KnobChangeWatch watch;
+  watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 8000)}, kT0);
+  watch.Wrote({tuner::Knob::kRxUsecs, "eth0"}, 4000);
+  watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 8000)}, kT0 + absl::Seconds(10));
+  watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 4000)}, kT0 + absl::Seconds(20));
+  EXPECT_EQ(watch.total(), 0u);
+  // Shown once, the write is spent: the same value again after another hand's is another's.
+  watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 6000)}, kT0 + absl::Seconds(30));
+  watch.Observe({Reading(tuner::Knob::kRxUsecs, "eth0", 4000)}, kT0 + absl::Seconds(40));
+  EXPECT_EQ(watch.total(), 2u);
 }
 
 TEST(KnobChangeWatchTest, SocketAdviceHasNoReadingAndTheLatestFewAreKept) {
