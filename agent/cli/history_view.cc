@@ -58,7 +58,7 @@ std::vector<Series> SeriesOf(const Json& history) {
 // series are per second, which its name does not say.
 std::string RateNote(const std::vector<Series>& series) {
   const bool any_counter = std::any_of(series.begin(), series.end(), [](const Series& s) {
-    return absl::StrContains(s.title.substr(0, s.title.find('{')), "_total");
+    return absl::EndsWith(s.title.substr(0, s.title.find('{')), "_total");
   });
   return any_counter ? "a _total series holds its per-second rate over each window, not the "
                        "counter\n"

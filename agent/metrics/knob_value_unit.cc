@@ -30,15 +30,20 @@ const UnitFamilies& FamiliesOf(KnobValueUnit unit) {
 
 }  // namespace
 
-// From the knob's own unit, so that a knob added with a unit lands in its family.
-KnobValueUnit ValueUnitOf(tuner::Knob knob) {
-  const std::string_view unit = tuner::KnobUnit(knob);
+std::optional<KnobValueUnit> ValueUnitOfUnit(std::string_view unit) {
   if (unit == "us" || unit == "ns") return KnobValueUnit::kSeconds;
   if (unit == "B") return KnobValueUnit::kBytes;
   if (unit == "packets" || unit == "frames") return KnobValueUnit::kPackets;
   if (unit == "polls") return KnobValueUnit::kPolls;
   if (unit == "bool") return KnobValueUnit::kEnabled;
-  return KnobValueUnit::kRatio;  // "factor": a multiplier
+  if (unit == "factor") return KnobValueUnit::kRatio;
+  return std::nullopt;
+}
+
+// From the knob's own unit, so that a knob added with a unit lands in its family. Every knob's
+// unit is one of ValueUnitOfUnit's (a unit test holds it), so the fallback is never taken.
+KnobValueUnit ValueUnitOf(tuner::Knob knob) {
+  return ValueUnitOfUnit(tuner::KnobUnit(knob)).value_or(KnobValueUnit::kRatio);
 }
 
 double ValueScaleOf(tuner::Knob knob) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <optional>
 #include <string_view>
 
 #include "tuner/knob.h"
@@ -26,6 +27,9 @@ inline constexpr KnobValueUnit kKnobValueUnits[] = {
     KnobValueUnit::kSeconds, KnobValueUnit::kBytes, KnobValueUnit::kPackets,
     KnobValueUnit::kPolls,   KnobValueUnit::kRatio, KnobValueUnit::kEnabled};
 
+// The family unit of a knob unit (tuner::KnobUnit: "us", "B", "factor", ...); none for a unit
+// no family takes.
+std::optional<KnobValueUnit> ValueUnitOfUnit(std::string_view unit);
 KnobValueUnit ValueUnitOf(tuner::Knob knob);
 
 // What one of the knob's own units is in its family's: 1e-6 for microseconds.

@@ -40,6 +40,15 @@ TEST(KnobValueUnitTest, TimeIsInSecondsAndEveryFamilyEndsInItsUnit) {
   }
 }
 
+// A knob added with a unit no family takes fails here, rather than land in one by default.
+TEST(KnobValueUnitTest, EveryKnobsUnitHasAFamily) {
+  for (const Knob knob : tuner::kAllKnobs) {
+    EXPECT_TRUE(ValueUnitOfUnit(tuner::KnobUnit(knob)).has_value())
+        << tuner::KnobName(knob) << ": unit " << tuner::KnobUnit(knob);
+  }
+  EXPECT_FALSE(ValueUnitOfUnit("ms").has_value());
+}
+
 TEST(KnobValueUnitTest, EachFamilysHelpNamesItsKnobs) {
   EXPECT_THAT(FindFigure(family::kKnobCurrentSeconds)->help,
               ::testing::HasSubstr("rx_usecs, netdev_budget_usecs, gro_flush_timeout, in seconds"));

@@ -90,8 +90,8 @@ TEST_F(NictunedStartTest, AListenAddressThatDoesNotParseIsRefusedAtStart) {
   }
 }
 
-// Words where flags belong stop nictuned before it starts anything: `nictuned version` once ran
-// the service, and `--bpf false` meant --bpf. Bounded: a start would outlive the 10 s wait.
+// Words where flags belong stop nictuned with exit 2 before it starts anything (`nictuned
+// version`, `--once false`). Bounded: a start would outlive the 10 s wait.
 TEST_F(NictunedStartTest, AStrayArgumentIsAUsageErrorNotAStart) {
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"version"}, std::vector<std::string>{"--once", "false"}}) {

@@ -32,8 +32,12 @@ demo_start_sink 10.77.0.1 "$SECONDS_UP"
   >"$STATE/agent.out" 2>"$STATE/agent.err" &
 AGENT_PID=$!
 
-# The installed CLI when there is one (the package's), else the build's.
-CLI=$(command -v nictune || realpath "$CLI_BIN")
+# The CLI of the build given, else the installed one (the package's), else the build's found.
+if [[ -n ${1:-} ]]; then
+  CLI=$(realpath "$CLI_BIN")
+else
+  CLI=$(command -v nictune || realpath "$CLI_BIN")
+fi
 recommended=
 for _ in $(seq 45); do
   sleep 1
