@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -25,10 +24,14 @@ absl::Status ErrnoStatus(int error, absl::string_view what) {
                       absl::StrCat(what, ": ", driver::ErrnoText(error)));
 }
 
-std::optional<sockaddr_un> UnixAddress(const std::string& path) {
+absl::StatusOr<sockaddr_un> UnixAddress(const std::string& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  if (path.empty() || path[0] != '/' || path.size() >= sizeof address.sun_path) return std::nullopt;
+  if (path.empty() || path[0] != '/' || path.size() >= sizeof address.sun_path) {
+    return absl::InvalidArgumentError(absl::StrCat("unix socket \"", path,
+                                                   "\": expected an absolute path shorter than ",
+                                                   sizeof address.sun_path, " bytes"));
+  }
   std::memcpy(address.sun_path, path.data(), path.size());
   return address;
 }
@@ -148,22 +151,14 @@ absl::Status CheckTcpFree(const ListenAddress& address) {
 }
 
 absl::Status CheckUnixSocketFree(const std::string& path) {
-  const std::optional<sockaddr_un> address = UnixAddress(path);
-  if (!address) {
-    return absl::InvalidArgumentError(absl::StrCat("unix socket \"", path,
-                                                   "\": expected an absolute path shorter than ",
-                                                   sizeof(sockaddr_un::sun_path), " bytes"));
-  }
+  const absl::StatusOr<sockaddr_un> address = UnixAddress(path);
+  if (!address.ok()) return address.status();
   return StaleSocketAt(path, *address).status();
 }
 
 absl::StatusOr<Listener> Listener::Unix(const std::string& path, int backlog) {
-  const std::optional<sockaddr_un> address = UnixAddress(path);
-  if (!address) {
-    return absl::InvalidArgumentError(absl::StrCat("unix socket \"", path,
-                                                   "\": expected an absolute path shorter than ",
-                                                   sizeof(sockaddr_un::sun_path), " bytes"));
-  }
+  const absl::StatusOr<sockaddr_un> address = UnixAddress(path);
+  if (!address.ok()) return address.status();
   if (absl::Status s = MakeParentDirectory(path); !s.ok()) return s;
   if (absl::Status s = ClearStaleSocket(path, *address); !s.ok()) return s;
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

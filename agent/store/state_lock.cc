@@ -40,6 +40,15 @@ void WritePid(int fd) {
   }
 }
 
+// The one way both Acquire and CheckFree say the lock is taken.
+absl::Status LockHeld(const std::string& state_dir, const std::string& path,
+                      const std::string& holder) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "state directory ", state_dir, " is in use: its lock ", path, " is ", holder,
+      " (another nictuned, or a tool it runs); two agents on one journal would undo each "
+      "other's changes"));
+}
+
 }  // namespace
 
 absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir) {
@@ -53,10 +62,7 @@ absl::StatusOr<StateDirLock> StateDirLock::Acquire(const std::string& state_dir)
       // Released between the two calls: still taken a moment ago.
       const std::string holder = Holder(fd).value_or("held by another process");
       ::close(fd);
-      return absl::FailedPreconditionError(absl::StrCat(
-          "state directory ", state_dir, " is in use: its lock ", path, " is ", holder,
-          " (another nictuned, or a tool it runs); two agents on one journal would undo each "
-          "other's changes"));
+      return LockHeld(state_dir, path, holder);
     }
     ::close(fd);
     return StateFileError("lock", path, error);
@@ -73,8 +79,7 @@ absl::Status StateDirLock::CheckFree(const std::string& state_dir) {
   const std::optional<std::string> holder = Holder(fd);
   ::close(fd);
   if (!holder) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat("its lock is ", *holder, " (another nictuned?): ", path));
+  return LockHeld(state_dir, path, *holder);
 }
 
 StateDirLock::~StateDirLock() {

@@ -242,7 +242,8 @@ TEST(SupportReportTest, WhatAnotherAgentOrProgramHoldsStopsAStartAndSaysWhy) {
 
   facts.state_lock = absl::FailedPreconditionError(
       "state directory /var/lib/nictune is in use: its lock /var/lib/nictune/nictuned.lock is "
-      "held by PID 812 (another nictuned?)");
+      "held by PID 812 (another nictuned, or a tool it runs); two agents on one journal would "
+      "undo each other's changes");
   facts.listen_free =
       absl::UnavailableError("listen on 127.0.0.1:9877: bind: Address already in use (errno 98)");
   facts.socket_free = absl::FailedPreconditionError(

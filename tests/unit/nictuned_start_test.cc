@@ -145,9 +145,10 @@ TEST_F(NictunedStartTest, CheckBesideARunningAgentSaysAStartWouldStop) {
   EXPECT_EQ(done->exit_code, 1) << done->out << done->err;
   // Each item's detail wraps under its column: one line an item, read unwrapped.
   const std::string report = testing_support::JoinWrappedLines(done->out);
-  EXPECT_THAT(report, ::testing::ContainsRegex("cannot +state directory lock +its lock is held by "
-                                               "PID " +
-                                               std::to_string(first->pid())));
+  EXPECT_THAT(report, ::testing::ContainsRegex(
+                          "cannot +state directory lock +state directory .* is in use: its lock "
+                          ".* is held by PID " +
+                          std::to_string(first->pid())));
   EXPECT_THAT(report, ::testing::ContainsRegex("cannot +CLI socket +unix socket .*listens on it"));
   EXPECT_THAT(done->out, HasSubstr("nictuned cannot run as asked here"));
   EXPECT_TRUE(Status().ok()) << "the first agent still serves";
