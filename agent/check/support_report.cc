@@ -287,13 +287,20 @@ std::vector<SupportItem> SupportReport(const SupportFacts& facts) {
 std::string FormatSupportReport(const std::vector<SupportItem>& items, size_t width) {
   size_t label_width = 0;
   for (const SupportItem& item : items) label_width = std::max(label_width, item.what.size());
+  // The verdict's column ("limited" and a space), the gap after the label, and the narrowest a
+  // detail wraps to (on a terminal narrower than the columns, a line runs past it rather than
+  // break a detail into fragments).
+  constexpr size_t kVerdictColumn = 8;
+  constexpr size_t kLabelGap = 2;
+  constexpr size_t kNarrowestDetail = 30;
   // The details wrap under their own column, as a terminal shows them whole.
-  const size_t detail_column = 8 + label_width + 2;
-  const size_t detail_width = std::max<size_t>(30, width - std::min(detail_column, width));
+  const size_t detail_column = kVerdictColumn + label_width + kLabelGap;
+  const size_t detail_width = std::max(kNarrowestDetail, width - std::min(detail_column, width));
   std::string text;
   for (const SupportItem& item : items) {
-    absl::StrAppend(&text, Word(item.support), std::string(8 - Word(item.support).size(), ' '),
-                    item.what, std::string(label_width - item.what.size() + 2, ' '));
+    absl::StrAppend(&text, Word(item.support),
+                    std::string(kVerdictColumn - Word(item.support).size(), ' '), item.what,
+                    std::string(label_width - item.what.size() + kLabelGap, ' '));
     const std::vector<std::string> lines = cli::WrapToWidth(item.detail, detail_width);
     for (size_t i = 0; i < lines.size(); ++i) {
       absl::StrAppend(&text, i == 0 ? "" : std::string(detail_column, ' '), lines[i], "\n");

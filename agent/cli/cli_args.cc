@@ -97,13 +97,16 @@ class Options {
   // Fails naming the first option nobody took.
   absl::Status NoneLeft() const {
     if (options_.empty()) return absl::OkStatus();
-    return Usage(absl::StrCat("nictune", command_.empty() ? "" : " ", command_,
-                              ": unknown option --", options_[0].name));
+    return Usage(absl::StrCat(Prefix(), ": unknown option --", options_[0].name));
   }
 
  private:
+  // "nictune" or "nictune COMMAND": what an error names first.
+  std::string Prefix() const {
+    return command_.empty() ? "nictune" : absl::StrCat("nictune ", command_);
+  }
   std::string Where(absl::string_view name) const {
-    return absl::StrCat("nictune ", command_, command_.empty() ? "" : " ", "--", name, ": ");
+    return absl::StrCat(Prefix(), " --", name, ": ");
   }
 
   std::string command_;
