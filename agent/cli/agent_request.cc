@@ -23,7 +23,7 @@ AgentRequest Post(std::string target, const Json& body) {
   return {.method = "POST", .target = std::move(target), .body = model::JsonText(body)};
 }
 
-Json WhatifBody(const WhatifCommand& w) {
+Json WhatifJson(const WhatifCommand& w) {
   Json body{{"rate_pps", w.rate_pps},
             {"truesize_bytes", w.truesize_bytes},
             {"rcvbuf_bytes", w.rcvbuf_bytes}};
@@ -86,6 +86,10 @@ absl::StatusOr<std::string> ResolveHistoryTime(absl::string_view option, absl::s
   return std::string(value);  // the agent parses it with the same parser
 }
 
+std::string WhatifRequestBody(const WhatifCommand& whatif) {
+  return model::JsonText(WhatifJson(whatif));
+}
+
 absl::StatusOr<AgentRequest> RequestFor(const Command& command, absl::Time now) {
   return std::visit(
       [now](const auto& c) -> absl::StatusOr<AgentRequest> {
@@ -97,7 +101,7 @@ absl::StatusOr<AgentRequest> RequestFor(const Command& command, absl::Time now) 
         } else if constexpr (std::is_same_v<T, RecommendCommand>) {
           return Get("/api/v1/recommendations");
         } else if constexpr (std::is_same_v<T, WhatifCommand>) {
-          return Post("/api/v1/whatif", WhatifBody(c));
+          return Post("/api/v1/whatif", WhatifJson(c));
         } else if constexpr (std::is_same_v<T, ApplyCommand>) {
           Json body = Json::object();
           if (c.knob) body = Json{{"knob", *c.knob}, {"target", *c.target}};

@@ -22,6 +22,9 @@ struct AgentRequest {
 // would say so too, but a usage error is clearer and costs no round trip.
 absl::StatusOr<AgentRequest> RequestFor(const Command& command, absl::Time now);
 
+// The JSON body of POST /api/v1/whatif for `whatif` (its --device is resolved later, as ring_size).
+std::string WhatifRequestBody(const WhatifCommand& whatif);
+
 // "now" -> now, "-1h30m" -> now - 1h30m; an RFC 3339 time or Unix seconds is passed on as given
 // once the agent's own parser (http::ParseTimeParameter) accepts it.
 absl::StatusOr<std::string> ResolveHistoryTime(absl::string_view option, absl::string_view value,

@@ -12,7 +12,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "agent/cli/agent_request.h"
 #include "agent/cli/usage_text.h"
+#include "agent/http/whatif_request.h"
 
 namespace nictune::cli {
 namespace {
@@ -142,7 +144,7 @@ absl::StatusOr<Command> ParseWhatif(Options& options) {
   std::optional<double> rate;
   std::optional<int64_t> truesize;
   std::optional<int64_t> rcvbuf;
-  // Ranges are the agent's to judge (whatif_request.h); here only the types.
+  // The types here; the ranges below, by the agent's own parser of the request (whatif_request.h).
   constexpr int64_t kMax = int64_t{1} << 40;
   for (absl::Status s : {Assign(options.Number("rate_pps"), rate),
                          Assign(options.Integer("truesize_bytes", 0, kMax), truesize),
@@ -167,6 +169,12 @@ absl::StatusOr<Command> ParseWhatif(Options& options) {
   whatif.rate_pps = *rate;
   whatif.truesize_bytes = *truesize;
   whatif.rcvbuf_bytes = *rcvbuf;
+  // Out of range is a usage error too: nothing is sent (the ring --device names is the agent's
+  // reading, asked for later).
+  if (absl::Status in_range = http::ParseWhatifRequest(WhatifRequestBody(whatif)).status();
+      !in_range.ok()) {
+    return Usage(absl::StrCat("nictune: ", in_range.message()));
+  }
   return whatif;
 }
 

@@ -22,7 +22,6 @@
 #include "agent/cli/top_view.h"
 #include "agent/cli/usage_text.h"
 #include "agent/cli/whatif_view.h"
-#include "agent/http/whatif_request.h"
 #include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
 
@@ -193,16 +192,6 @@ int RunCli(const CliArgs& given, AgentClient& client, Pacer& pacer, Terminal ter
   }
   CliArgs args = given;
   if (auto* whatif = std::get_if<WhatifCommand>(&args.command)) {
-    // Numbers out of range are a usage error, judged by the agent's own parser before anything
-    // is sent (the ring --device names comes later, and is the agent's reading).
-    absl::StatusOr<AgentRequest> asked = RequestFor(args.command, pacer.Now());
-    const absl::Status in_range =
-        asked.ok() ? http::ParseWhatifRequest(asked->body).status() : asked.status();
-    if (!in_range.ok()) {
-      terminal.err << "nictune: " << in_range.message()
-                   << "\n(nictune help lists the commands and options)\n";
-      return ToInt(ExitCode::kUsage);
-    }
     if (std::optional<ExitCode> code = ResolveDeviceRing(*whatif, client, terminal)) {
       return ToInt(*code);
     }

@@ -201,23 +201,20 @@ TEST(CliRunTest, HttpErrorIsExit1WithTheServersErrorAndDetail) {
 }
 
 // whatif runs the agent's own route in process: no agent is asked (this socket does not exist),
-// and a bad input, the route's own refusal, is a usage error: nothing was sent anywhere.
+// and a bad input, the route's own refusal, is a usage error of the parser: nothing is sent
+// anywhere, with --device too (before the agent would be asked for the device's ring).
 TEST(CliRunTest, WhatifNeedsNoAgentAndBadInputsAreUsageErrors) {
   UnixSocketAgentClient client("/tmp/nictune-cli-test-no-such-dir/nictune.sock");
   CountingPacer pacer;
-  const CliRun bad = RunWith(
-      client, pacer, {"whatif", "--rate_pps=-5", "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.err,
-            "nictune: whatif field \"rate_pps\": must be >= 1 and <= 1e+07, got -5.0\n"
-            "(nictune help lists the commands and options)\n");
-  // With --device too: judged before the agent is asked for the device's ring.
-  RouterClient agent(SnapshotRouter());
-  const CliRun bad_device = RunWith(agent, pacer,
-                                    {"whatif", "--device=eth0", "--rate_pps=-5",
-                                     "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
-  EXPECT_EQ(bad_device.code, 2);
-  EXPECT_THAT(agent.calls, ::testing::IsEmpty());
+  const absl::StatusOr<CliArgs> bad =
+      ParseCliArgs({"whatif", "--rate_pps=-5", "--truesize_bytes=2994", "--rcvbuf_bytes=212992"});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();
+  EXPECT_EQ(bad.status().message(),
+            "nictune: whatif field \"rate_pps\": must be >= 1 and <= 1e+07, got -5.0");
+  const absl::StatusOr<CliArgs> bad_device =
+      ParseCliArgs({"whatif", "--device=eth0", "--rate_pps=-5", "--truesize_bytes=2994",
+                    "--rcvbuf_bytes=212992"});
+  EXPECT_EQ(bad_device.status().message(), bad.status().message());
   const CliRun seed = RunWith(client, pacer,
                               {"whatif", "--rate_pps=812744", "--truesize_bytes=2994",
                                "--rcvbuf_bytes=212992", "--margin=0"});
