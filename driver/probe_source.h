@@ -116,6 +116,10 @@ struct SocketFill {
   double peak_fill = 0;             // peak: peak_rmem_alloc / rcvbuf
   uint64_t truesize_sum = 0;        // sum over enqueues of rmem_alloc / queued packets (bytes)
   uint64_t truesize_samples = 0;
+  // peak: the longest time data waited unread that a read ended, since the previous Read(); 0
+  // when no read ended a wait (or the kernel has no sock_recv_length)
+  uint64_t longest_drain_gap_ns = 0;
+  uint64_t drain_waits_ended = 0;  // reads that ended a wait
 };
 
 // Log2 histogram of skb->truesize on receive: bucket b counts truesize in [2^b, 2^(b+1)).

@@ -12,6 +12,8 @@ struct ProbeTracepoint {
   absl::string_view concern;  // the probe: "napi" (driver/bpf/napi.bpf.c)
   absl::string_view group;    // tracefs's events/GROUP/EVENT
   absl::string_view event;
+  // What the concern goes without on a kernel that lacks it; empty: the concern cannot attach.
+  absl::string_view without_it = {};
 };
 
 inline constexpr ProbeTracepoint kProbeTracepoints[] = {
@@ -26,6 +28,7 @@ inline constexpr ProbeTracepoint kProbeTracepoints[] = {
     {"udp_fail", "udp", "udp_fail_queue_rcv_skb"},
     {"sockfill", "sock", "sk_data_ready"},
     {"sockfill", "sock", "sock_rcvqueue_full"},
+    {"sockfill", "sock", "sock_recv_length", "the drain gap (kernel 6.4 on)"},
     {"truesize", "net", "netif_receive_skb"},
 };
 

@@ -51,18 +51,28 @@ void AddTracepoints(const SupportFacts& facts, std::vector<SupportItem>& out) {
     return;
   }
   std::vector<std::string> missing;
+  std::vector<std::string> partly;  // missing, and the probe runs without what it gives
   for (const TracepointPresence& t : *facts.tracepoints) {
-    if (!t.present) missing.push_back(absl::StrCat(t.name, " (", t.concern, ")"));
+    if (t.present) continue;
+    if (t.without_it.empty()) {
+      missing.push_back(absl::StrCat(t.name, " (", t.concern, ")"));
+    } else {
+      partly.push_back(absl::StrCat(t.name, " (", t.concern, " runs without ", t.without_it, ")"));
+    }
   }
   const size_t all = facts.tracepoints->size();
-  if (missing.empty()) {
+  if (missing.empty() && partly.empty()) {
     out.push_back({Support::kOk, "tracepoints",
                    absl::StrCat("the ", all, " the probes attach to are all there")});
     return;
   }
-  out.push_back({Support::kLimited, "tracepoints",
-                 absl::StrCat(all - missing.size(), " of ", all, "; missing, so the probe named ",
-                              "cannot attach: ", absl::StrJoin(missing, ", "))});
+  std::string detail = absl::StrCat(all - missing.size() - partly.size(), " of ", all);
+  if (!missing.empty()) {
+    absl::StrAppend(&detail,
+                    "; missing, so the probe named cannot attach: ", absl::StrJoin(missing, ", "));
+  }
+  if (!partly.empty()) absl::StrAppend(&detail, "; missing: ", absl::StrJoin(partly, ", "));
+  out.push_back({Support::kLimited, "tracepoints", detail});
 }
 
 std::string ProbeDetail(const driver::ProbeStatus& probe) {

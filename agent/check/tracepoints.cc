@@ -25,7 +25,8 @@ absl::StatusOr<std::vector<TracepointPresence>> CheckTracepoints(
   std::vector<TracepointPresence> out;
   for (const driver::ProbeTracepoint& t : driver::kProbeTracepoints) {
     TracepointPresence presence{.name = absl::StrCat(t.group, ":", t.event),
-                                .concern = std::string(t.concern)};
+                                .concern = std::string(t.concern),
+                                .without_it = std::string(t.without_it)};
     if (tracefs.ok()) {
       struct stat st {};
       const std::string dir = absl::StrCat(*tracefs, "/events/", t.group, "/", t.event);

@@ -14,6 +14,7 @@ namespace nictune::check {
 struct TracepointPresence {
   std::string name;     // "napi:napi_poll"
   std::string concern;  // the probe that attaches to it: "napi"
+  std::string without_it;  // what the probe goes without where it is missing; empty: all of it
   bool present = false;
 };
 

@@ -43,18 +43,16 @@ BpfSeries::BpfSeries(prometheus::Registry& r, const SeriesOptions& options)
       napi_budget_exhausted_(CounterFamily(r, metrics::family::kNapiBudgetExhaustedTotal)),
       napi_tx_completions_(CounterFamily(r, metrics::family::kNapiTxCompletionsTotal)),
       napi_budget_(GaugeFamily(r, metrics::family::kNapiBudgetPackets)),
-      napi_work_(HistogramFamily(r, metrics::family::kNapiPollWorkPackets),
-                 kNapiWorkBoundaries),
+      napi_work_(HistogramFamily(r, metrics::family::kNapiPollWorkPackets), kNapiWorkBoundaries),
       drops_(CounterFamily(r, metrics::family::kSkbDropsTotal)),
       socket_enqueues_(CounterFamily(r, metrics::family::kSocketEnqueuesTotal)),
       socket_rcvqueue_full_(CounterFamily(r, metrics::family::kSocketRcvqueueFullTotal)),
       socket_udp_queue_failures_(CounterFamily(r, metrics::family::kSocketUdpQueueFailuresTotal)),
       socket_rcvbuf_(GaugeFamily(r, metrics::family::kSocketReceiveBufferBytes)),
       socket_peak_fill_(GaugeFamily(r, metrics::family::kSocketReceiveBufferPeakFillRatio)),
+      socket_drain_gap_(GaugeFamily(r, metrics::family::kSocketDrainGapSeconds)),
       socket_truesize_(GaugeFamily(r, metrics::family::kSocketTruesizeMeanBytes)),
-      truesize_(
-          HistogramFamily(r, metrics::family::kRxTruesizeBytes),
-          TruesizeBoundaries()) {}
+      truesize_(HistogramFamily(r, metrics::family::kRxTruesizeBytes), TruesizeBoundaries()) {}
 
 void BpfSeries::Update(const model::Snapshot& snapshot, const model::Window& window) {
   const driver::BpfCounters* counters = snapshot.bpf ? &*snapshot.bpf : nullptr;
@@ -179,6 +177,7 @@ void BpfSeries::UpdateSockets(const driver::BpfCounters* counters, const model::
     socket_udp_queue_failures_.Set(labels, static_cast<double>(s.udp_queue_failures));
     socket_rcvbuf_.Set(labels, static_cast<double>(w.rcvbuf));
     socket_peak_fill_.Set(labels, w.peak_fill);
+    socket_drain_gap_.Set(labels, w.longest_drain_gap_s);
     if (w.mean_truesize) socket_truesize_.Set(labels, *w.mean_truesize);
   }
   socket_enqueues_.Sweep();
@@ -186,6 +185,7 @@ void BpfSeries::UpdateSockets(const driver::BpfCounters* counters, const model::
   socket_udp_queue_failures_.Sweep();
   socket_rcvbuf_.Sweep();
   socket_peak_fill_.Sweep();
+  socket_drain_gap_.Sweep();
   socket_truesize_.Sweep();
 }
 

@@ -59,6 +59,7 @@ class BpfSeries {
   CounterSeries socket_udp_queue_failures_;
   GaugeSeries socket_rcvbuf_;
   GaugeSeries socket_peak_fill_;
+  GaugeSeries socket_drain_gap_;
   GaugeSeries socket_truesize_;
   HistogramSeries truesize_;
 };

@@ -71,6 +71,7 @@ inline constexpr char kSamplesTotal[] = "nictune_samples_total";
 inline constexpr char kSamplingDurationSeconds[] = "nictune_sampling_duration_seconds";
 inline constexpr char kSamplingIntervalSeconds[] = "nictune_sampling_interval_seconds";
 inline constexpr char kSkbDropsTotal[] = "nictune_skb_drops_total";
+inline constexpr char kSocketDrainGapSeconds[] = "nictune_socket_drain_gap_seconds";
 inline constexpr char kSocketDropsTotal[] = "nictune_socket_drops_total";
 inline constexpr char kSocketEnqueuesTotal[] = "nictune_socket_enqueues_total";
 inline constexpr char kSocketRcvqueueFullTotal[] = "nictune_socket_rcvqueue_full_total";

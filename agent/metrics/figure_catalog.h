@@ -84,7 +84,7 @@ struct Figure {
 inline constexpr size_t kSoftirqVectors = 10;     // HI ... RCU
 inline constexpr size_t kDropProtocols = 10;      // ProtocolName's values, "" and "other" included
 inline constexpr size_t kProbeHooks = std::size(driver::kProbeHookNames);
-inline constexpr size_t kBpfMaps = 6;             // the probes' hash maps, with map pressure
+inline constexpr size_t kBpfMaps = 7;             // the probes' hash maps, with map pressure
 inline constexpr size_t kBpfPrograms = 24;        // handlers of every concern, loaded
 inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and bpf sources
 inline constexpr size_t kKnobs = 14;              // every tuner::Knob

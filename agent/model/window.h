@@ -147,6 +147,9 @@ struct SocketWindow {
   double enqueues_per_s = 0;
   uint32_t rcvbuf = 0;
   double peak_fill = 0;  // peak rmem_alloc / rcvbuf within the window
+  // The longest time data waited unread that a read ended within the window (the probe's, where
+  // it measured); 0 when it saw no read end a wait.
+  double longest_drain_gap_s = 0;
   // Bytes per queued packet, as the kernel charged it: this window's packets, or, in a window
   // the sampled probe did not measure, every packet it measured of the socket so far.
   std::optional<double> mean_truesize;

@@ -231,6 +231,7 @@ void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& af
         .enqueues_per_s = static_cast<double>(enqueues) / seconds,
         .rcvbuf = s.rcvbuf,
         .peak_fill = s.peak_fill,  // peaks are reset by every Read(): this window's
+        .longest_drain_gap_s = static_cast<double>(s.longest_drain_gap_ns) * 1e-9,
         .rcvqueue_full =
             share > 0 ? Scaled(ResettingDelta64(base.rcvqueue_full, s.rcvqueue_full), share) : 0,
         .udp_queue_failures =

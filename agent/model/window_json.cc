@@ -142,6 +142,7 @@ json SocketToJson(const SocketWindow& s) {
          {"enqueues_per_s", s.enqueues_per_s},
          {"rcvbuf", s.rcvbuf},
          {"peak_fill", s.peak_fill},
+         {"longest_drain_gap_s", s.longest_drain_gap_s},
          {"rcvqueue_full", s.rcvqueue_full},
          {"udp_queue_failures", s.udp_queue_failures},
          {"source", SocketSource(s)},

@@ -118,6 +118,8 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     // UDP admits one packet past a full buffer, so rmem_alloc can pass sk_rcvbuf a little; the
     // buffer was full.
     o.peak_fill = std::clamp(s.peak_fill, 0.0, 1.0);
+    // The longest wait the probe saw a read end: a floor where its slots saw part of the window.
+    o.drain_gap_s = s.longest_drain_gap_s;
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
     out.placed.push_back(

@@ -12,7 +12,7 @@ namespace nictune::service {
 void WindowAggregator::Start(model::Snapshot start) {
   start_ = std::move(start);
   intervals_ = 0;
-  peak_fill_by_cookie_.clear();
+  socket_peaks_by_cookie_.clear();
   peak_arrivals_by_cookie_.clear();
   peak_rx_by_device_.clear();
   peak_work_by_napi_.clear();
@@ -40,8 +40,9 @@ void WindowAggregator::AddInterval(const model::Window& interval) {
   ++intervals_;
   const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(interval.drops);
   for (const model::SocketWindow& socket : interval.sockets) {
-    double& peak = peak_fill_by_cookie_[socket.key.cookie];
-    peak = std::max(peak, socket.peak_fill);
+    SocketPeaks& peaks = socket_peaks_by_cookie_[socket.key.cookie];
+    peaks.fill = std::max(peaks.fill, socket.peak_fill);
+    peaks.drain_gap_s = std::max(peaks.drain_gap_s, socket.longest_drain_gap_s);
     if (socket.coverage.share < kMinPeakCoverage) continue;
     if (std::optional<double> arrivals =
             model::SocketArrivalsPerS(socket, rcvbuff, interval.seconds)) {
@@ -65,9 +66,11 @@ absl::StatusOr<model::Window> WindowAggregator::Close(const model::Snapshot& end
   if (window.ok()) {
     const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(window->drops);
     for (model::SocketWindow& socket : window->sockets) {
-      const auto peak = peak_fill_by_cookie_.find(socket.key.cookie);
-      if (peak != peak_fill_by_cookie_.end()) {
-        socket.peak_fill = std::max(socket.peak_fill, peak->second);
+      const auto peaks = socket_peaks_by_cookie_.find(socket.key.cookie);
+      if (peaks != socket_peaks_by_cookie_.end()) {
+        socket.peak_fill = std::max(socket.peak_fill, peaks->second.fill);
+        socket.longest_drain_gap_s =
+            std::max(socket.longest_drain_gap_s, peaks->second.drain_gap_s);
       }
       const auto arrivals = peak_arrivals_by_cookie_.find(socket.key.cookie);
       if (arrivals != peak_arrivals_by_cookie_.end()) {

@@ -36,7 +36,12 @@ class WindowAggregator {
  private:
   std::optional<model::Snapshot> start_;
   uint32_t intervals_ = 0;
-  std::map<uint64_t, double> peak_fill_by_cookie_;
+  // A socket's peaks over the window's intervals (each interval's own are since the last read).
+  struct SocketPeaks {
+    double fill = 0;
+    double drain_gap_s = 0;
+  };
+  std::map<uint64_t, SocketPeaks> socket_peaks_by_cookie_;
   std::map<uint64_t, double> peak_arrivals_by_cookie_;  // intervals that measured them only
   std::map<std::string, double> peak_rx_by_device_;
   // By (ifindex, napi id, poller thread): NapiWindow's identity.

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dropped skbs by reason, protocol, device, L4 protocol, local port and socket; idle keys pruned
 // (DropKeyAging), and drops that found the map full by reason alone.
-#include <bpf/btf.h>
-
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -13,11 +11,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-
 #include "driver/bpf/device_names.h"
 #include "driver/bpf/drops.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
+#include "driver/bpf/tracepoint_arguments.h"
 #include "drops.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
@@ -25,30 +23,9 @@ namespace nictune::driver::bpf {
 static_assert(sizeof(nictune_drop_key) == 48);
 static_assert(sizeof(nictune_drops_cpu) == 8 * NICTUNE_DROP_REASON_SLOTS);
 
-namespace {
-
-// Arguments of the kfree_skb tracepoint on the running kernel, from its BTF prototype
-// (void *__data, skb, location, reason[, rx_sk]); 0 when unknown.
-int KfreeSkbArguments() {
-  btf* vmlinux = btf__load_vmlinux_btf();
-  if (vmlinux == nullptr) return 0;
-  int arguments = 0;
-  const int id = btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF);
-  if (id > 0) {
-    const btf_type* type = btf__type_by_id(vmlinux, static_cast<uint32_t>(id));
-    while (type != nullptr && (btf_is_typedef(type) || btf_is_ptr(type)))
-      type = btf__type_by_id(vmlinux, type->type);
-    if (type != nullptr && btf_is_func_proto(type)) arguments = btf_vlen(type) - 1;
-  }
-  btf__free(vmlinux);
-  return arguments;
-}
-
-}  // namespace
-
 std::unique_ptr<LoadedProbe> LoadDropsProbe() {
   // Kernels since 6.12 pass rx_sk as the fourth argument; older ones have three.
-  const bool has_rx_sk = KfreeSkbArguments() >= 4;
+  const bool has_rx_sk = TracepointArguments("kfree_skb").value_or(0) >= 4;
   return LoadedProbe::Load("drops", SkeletonOpener<drops>("drops", nullptr),
                            {has_rx_sk ? "on_kfree_skb_no_rx_sk" : "on_kfree_skb"});
 }

@@ -80,7 +80,7 @@ absl::Status DutyHook::SetGated(bool gated) {
     gated_ = false;
     DetachStarts();
     DetachEnds();
-    return WriteGate(NICTUNE_HOOK_GATE_OPEN);
+    return WriteGate(true);
   }
   if (!gateable()) {
     return absl::FailedPreconditionError(
@@ -90,7 +90,7 @@ absl::Status DutyHook::SetGated(bool gated) {
     gated_ = true;
     return absl::OkStatus();
   }
-  if (absl::Status closed = WriteGate(NICTUNE_HOOK_GATE_CLOSED); !closed.ok()) return closed;
+  if (absl::Status closed = WriteGate(false); !closed.ok()) return closed;
   if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
   gated_ = true;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -101,15 +101,17 @@ absl::Status DutyHook::SetGated(bool gated) {
 absl::Status DutyHook::Attach() {
   if (gated_) {
     if (gate_open_) return absl::OkStatus();
-    if (absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN); !open.ok()) return open;
+    if (absl::Status open = WriteGate(true); !open.ok()) return open;
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.gate_opens;
     BeginMeasuringLocked(MonotonicNs());
     return absl::OkStatus();
   }
-  // Left closed by a failed SetGated: attached handlers would count and measure nothing.
-  if (!gate_open_) {
-    if (absl::Status open = WriteGate(NICTUNE_HOOK_GATE_OPEN); !open.ok()) return open;
+  // A new stretch where handlers were detached (pairs begun before are not ended by what
+  // follows), and open where a failed SetGated left it closed: attached handlers would count and
+  // measure nothing.
+  if (gate_fd_ >= 0 && (!gate_open_ || !attached())) {
+    if (absl::Status open = WriteGate(true); !open.ok()) return open;
   }
   if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -164,7 +166,7 @@ void DutyHook::DetachStarts() {
   Close();
   if (gated_) {
     // A gate that cannot be closed stays open, and its time stays measured time.
-    if (!gate_open_ || !WriteGate(NICTUNE_HOOK_GATE_CLOSED).ok()) return;
+    if (!gate_open_ || !WriteGate(false).ok()) return;
     std::lock_guard<std::mutex> lock(mutex_);
     EndMeasuringLocked(MonotonicNs());
     return;
@@ -198,13 +200,16 @@ bool DutyHook::attached() const {
                      [](const HandlerLink& l) { return l.link != nullptr; });
 }
 
-absl::Status DutyHook::WriteGate(uint32_t value) {
+absl::Status DutyHook::WriteGate(bool open) {
+  uint32_t value = gate_value_ + 1;
+  if (((value & NICTUNE_HOOK_GATE_CLOSED_BIT) == 0) != open) ++value;
   const uint32_t zero = 0;
   if (bpf_map_update_elem(gate_fd_, &zero, &value, BPF_ANY) != 0) {
     return absl::InternalError(absl::StrCat("BPF ", spec_.name, ": write ",
                                             NICTUNE_HOOK_GATE_MAP_NAME, ": ", ErrnoText(errno)));
   }
-  gate_open_ = value == NICTUNE_HOOK_GATE_OPEN;
+  gate_value_ = value;
+  gate_open_ = open;
   return absl::OkStatus();
 }
 

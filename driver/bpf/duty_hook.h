@@ -123,7 +123,9 @@ class DutyHook {
   absl::Status AttachLinks();
   absl::Status AttachLink(HandlerLink& link);
   void DetachLink(HandlerLink& link);
-  absl::Status WriteGate(uint32_t value);
+  // Moves the gate to the next value that is open (a new stretch, even when it was open) or
+  // closed (hook_events.h).
+  absl::Status WriteGate(bool open);
   // Measuring from `now_ns` on, unless it already is, and no longer from `now_ns`; under mutex_.
   void BeginMeasuringLocked(uint64_t now_ns);
   void EndMeasuringLocked(uint64_t now_ns);
@@ -134,7 +136,8 @@ class DutyHook {
   const HookEventCounter events_;
   const int gate_fd_;  // -1: the programs have no gate
   bool gated_ = false;
-  bool gate_open_ = true;  // the map's initial value
+  uint32_t gate_value_ = 0;  // the map's initial value: open
+  bool gate_open_ = true;
 
   mutable std::mutex mutex_;  // what follows, for readers on other threads
   LinkStats stats_;

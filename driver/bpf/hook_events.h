@@ -27,9 +27,12 @@ struct nictune_hook_events_cpu {
   __u64 padding[7];
 };
 
-/* The gate's one value: 0 (the map's initial value) while the hook measures. */
-#define NICTUNE_HOOK_GATE_OPEN 0
-#define NICTUNE_HOOK_GATE_CLOSED 1
+/* The gate's one value: even while the hook measures (0, the map's initial value, first), odd
+ * while it is closed. User space moves it on at every change, and to the next even value when the
+ * hook's links are attached again, so an even value names one unbroken stretch of measuring:
+ * programs that pair an event of one handler with a later one of another (a socket's data
+ * waiting, then its reader's read) pair only within one stretch. */
+#define NICTUNE_HOOK_GATE_CLOSED_BIT 1u
 
 #if defined(__bpf__)
 #include <bpf/bpf_helpers.h>
@@ -52,10 +55,15 @@ struct nictune_hook_events_cpu {
     __type(value, __u32);             \
   } hook_gate SEC(".maps");
 
-static __always_inline int nictune_hook_gate_closed(void* gate_map) {
+/* The gate's value: the stretch while even, closed while odd. */
+static __always_inline __u32 nictune_hook_gate_value(void* gate_map) {
   __u32 zero = 0;
   __u32* gate = bpf_map_lookup_elem(gate_map, &zero);
-  return gate && *gate != NICTUNE_HOOK_GATE_OPEN;
+  return gate ? *gate : 0;
+}
+
+static __always_inline int nictune_hook_gate_closed(void* gate_map) {
+  return (nictune_hook_gate_value(gate_map) & NICTUNE_HOOK_GATE_CLOSED_BIT) != 0;
 }
 
 /* Only this CPU adds to its entry. A program that interrupts another on the same CPU may lose

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading per-CPU BPF maps from user space: one value per possible CPU for each key.
+// Reading BPF maps from user space: per-CPU maps give one value per possible CPU for each key.
 #pragma once
 
 #include <bpf/bpf.h>
@@ -61,29 +61,47 @@ absl::Status ForEachPerCpuArrayEntry(int map_fd, const char* map_name, uint32_t 
   return absl::OkStatus();
 }
 
-// Calls visit(key, values) for each key of a per-CPU hash; values has one entry per CPU. Keys
-// deleted while we walk are skipped (the walk restarts nothing: counters are cumulative).
+// Walks a hash's keys: look_up(key) reads the key's value and visits it, or returns false with
+// errno set. Keys deleted while we walk are skipped (the walk restarts nothing: counters are
+// cumulative).
+template <typename Key, typename LookUp>
+absl::Status WalkHashKeys(int map_fd, const char* map_name, LookUp look_up) {
+  Key key;
+  Key next;
+  std::memset(&key, 0, sizeof(key));
+  const void* previous = nullptr;
+  while (bpf_map_get_next_key(map_fd, previous, &next) == 0) {
+    if (!look_up(next) && errno != ENOENT) return MapReadError(map_name, "lookup", errno);
+    key = next;
+    previous = &key;
+  }
+  if (errno != ENOENT) return MapReadError(map_name, "get_next_key", errno);
+  return absl::OkStatus();
+}
+
+// Calls visit(key, values) for each key of a per-CPU hash; values has one entry per CPU.
 template <typename Key, typename Value, typename Visit>
 absl::Status ForEachPerCpuHashEntry(int map_fd, const char* map_name, Visit visit) {
   static_assert(sizeof(Value) % 8 == 0, "per-CPU values are copied in 8-byte strides");
   absl::StatusOr<int> cpus = PossibleCpus();
   if (!cpus.ok()) return cpus.status();
   std::vector<Value> values(static_cast<size_t>(*cpus));
-  Key key;
-  Key next;
-  std::memset(&key, 0, sizeof(key));
-  const void* previous = nullptr;
-  while (bpf_map_get_next_key(map_fd, previous, &next) == 0) {
-    if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
-      visit(next, std::span<const Value>(values));
-    } else if (errno != ENOENT) {
-      return MapReadError(map_name, "lookup", errno);
-    }
-    key = next;
-    previous = &key;
-  }
-  if (errno != ENOENT) return MapReadError(map_name, "get_next_key", errno);
-  return absl::OkStatus();
+  return WalkHashKeys<Key>(map_fd, map_name, [&](const Key& key) {
+    if (bpf_map_lookup_elem(map_fd, &key, values.data()) != 0) return false;
+    visit(key, std::span<const Value>(values));
+    return true;
+  });
+}
+
+// Calls visit(key, value) for each key of a hash shared by every CPU.
+template <typename Key, typename Value, typename Visit>
+absl::Status ForEachHashEntry(int map_fd, const char* map_name, Visit visit) {
+  Value value;
+  return WalkHashKeys<Key>(map_fd, map_name, [&](const Key& key) {
+    if (bpf_map_lookup_elem(map_fd, &key, &value) != 0) return false;
+    visit(key, static_cast<const Value&>(value));
+    return true;
+  });
 }
 
 }  // namespace nictune::driver::bpf

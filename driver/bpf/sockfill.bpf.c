@@ -5,14 +5,23 @@
  * or above the threshold. Untracked sockets below the threshold cost two field reads, a cookie and
  * one failed LRU lookup per packet.
  *
+ * The drain gap: for a tracked socket, how long data waits unread. It begins at an enqueue that
+ * finds nothing waiting, or at a read that leaves data queued, and a read (sock:sock_recv_length,
+ * kernel 6.4 on; loaded only where it exists) ends it. A wait counts only when both ends fall in
+ * one stretch of the gate: a read missed while the hook was closed or detached would otherwise
+ * end a wait that another read had ended. Untracked sockets cost a read a cookie and one failed
+ * lookup.
+ *
  * Peaks are "since the previous Read()": user space bumps `generation` after reading, and an
- * entry whose peak_generation is older starts its peak again. */
+ * entry whose peak_generation (gap_generation) is older starts its peak again. */
 #include "sockfill.h"
 
 #include "hook_events.h"
 #include "socket_identity.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define NICTUNE_MSG_PEEK 2 /* include/linux/socket.h, not in BTF */
 
 const volatile __u32 fill_threshold_pct = 50;
 volatile __u32 generation = 0;
@@ -23,6 +32,13 @@ struct {
   __type(key, __u64);
   __type(value, struct nictune_socket_fill);
 } socket_fill SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1024); /* the loader sets ProbeOptions.max_sockets */
+  __type(key, __u64);
+  __type(value, struct nictune_socket_drain);
+} socket_drain SEC(".maps");
 
 NICTUNE_HOOK_EVENTS_MAP
 NICTUNE_HOOK_GATE_MAP
@@ -36,6 +52,15 @@ static __always_inline struct nictune_socket_fill* track(const struct sock* sk, 
   return bpf_map_lookup_elem(&socket_fill, &cookie);
 }
 
+/* UDP moves queued datagrams to its private reader_queue in batches (udp_sock is a sock at
+ * offset 0): both queues hold what waits for the reader. */
+static __always_inline __u32 queued_datagrams(const struct sock* sk) {
+  __u32 queued = BPF_CORE_READ(sk, sk_receive_queue.qlen);
+  if (BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP)
+    queued += BPF_CORE_READ((const struct udp_sock*)sk, reader_queue.qlen);
+  return queued;
+}
+
 static __always_inline void record_fill(struct nictune_socket_fill* entry, const struct sock* sk,
                                         __u32 rmem_alloc) {
   __u32 current = generation;
@@ -44,14 +69,12 @@ static __always_inline void record_fill(struct nictune_socket_fill* entry, const
     entry->peak_rmem_alloc = 0;
   }
   if (rmem_alloc > entry->peak_rmem_alloc) entry->peak_rmem_alloc = rmem_alloc;
-  __u32 queued = BPF_CORE_READ(sk, sk_receive_queue.qlen);
+  __u32 queued = queued_datagrams(sk);
   __u32 charged = rmem_alloc;
-  /* UDP moves queued datagrams to its private reader_queue in batches (udp_sock is a sock at
-   * offset 0), and uncharges what the reader consumed only once forward_deficit grows past a
-   * threshold (udp_rmem_release): count both queues and leave out the consumed bytes. */
+  /* UDP uncharges what the reader consumed only once forward_deficit grows past a threshold
+   * (udp_rmem_release): leave out the consumed bytes. */
   if (BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP) {
     const struct udp_sock* udp = (const struct udp_sock*)sk;
-    queued += BPF_CORE_READ(udp, reader_queue.qlen);
     int deficit = BPF_CORE_READ(udp, forward_deficit);
     if (deficit > 0 && (__u32)deficit < charged) charged -= (__u32)deficit;
   }
@@ -66,9 +89,29 @@ static __always_inline void fill_identity(struct nictune_socket_fill* entry, con
   if (entry->socket.cookie == 0) nictune_socket_key_of(sk, cookie, &entry->socket);
 }
 
+/* Data queued for a tracked socket: a wait begins unless one is under way in this stretch. */
+static __always_inline void note_waiting(__u64 cookie, __u32 stretch) {
+  __u64 now = bpf_ktime_get_ns();
+  struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
+  if (!drain) {
+    struct nictune_socket_drain fresh;
+    __builtin_memset(&fresh, 0, sizeof(fresh));
+    fresh.waiting_since_ns = now;
+    fresh.stretch = stretch;
+    fresh.gap_generation = generation;
+    bpf_map_update_elem(&socket_drain, &cookie, &fresh, BPF_NOEXIST);
+    return;
+  }
+  if (drain->stretch != stretch || drain->waiting_since_ns == 0) {
+    drain->stretch = stretch;
+    drain->waiting_since_ns = now;
+  }
+}
+
 NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
   nictune_count_event(&hook_events);
-  if (nictune_hook_gate_closed(&hook_gate)) return 0;
+  __u32 stretch = nictune_hook_gate_value(&hook_gate);
+  if (stretch & NICTUNE_HOOK_GATE_CLOSED_BIT) return 0;
   const struct sock* sk = (const struct sock*)ctx[0];
   if (!sk) return 0;
   int rmem_alloc = NICTUNE_READ(btf, sk, sk_backlog.rmem_alloc.counter);
@@ -86,6 +129,7 @@ NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
   entry->enqueues++;
   entry->rcvbuf = (__u32)rcvbuf;
   if (above) record_fill(entry, sk, (__u32)rmem_alloc);
+  note_waiting(cookie, stretch);
   return 0;
 }
 
@@ -108,5 +152,35 @@ NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long* ctx, bool btf) {
   return 0;
 }
 
+/* sock_recv_length(sk, ret, flags), after every recvmsg: a read that took data ends the wait,
+ * and what it left queued waits from now. Peeks and failed reads change nothing. */
+NICTUNE_HANDLER on_sock_recv_length(unsigned long long* ctx, bool btf) {
+  nictune_count_event(&hook_events);
+  __u32 stretch = nictune_hook_gate_value(&hook_gate);
+  if (stretch & NICTUNE_HOOK_GATE_CLOSED_BIT) return 0;
+  const struct sock* sk = (const struct sock*)ctx[0];
+  int ret = (int)ctx[1];
+  int flags = (int)ctx[2];
+  if (!sk || ret <= 0 || (flags & NICTUNE_MSG_PEEK)) return 0;
+  __u64 cookie = nictune_socket_identity(sk, btf);
+  struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
+  if (!drain) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  __u64 since = drain->waiting_since_ns;
+  if (drain->stretch == stretch && since != 0 && now > since) {
+    __u32 current = generation;
+    if (drain->gap_generation != current) {
+      drain->gap_generation = current;
+      drain->longest_gap_ns = 0;
+    }
+    if (now - since > drain->longest_gap_ns) drain->longest_gap_ns = now - since;
+    drain->waits_ended++;
+  }
+  drain->stretch = stretch;
+  drain->waiting_since_ns = queued_datagrams(sk) > 0 ? now : 0;
+  return 0;
+}
+
 NICTUNE_TRACEPOINT(sk_data_ready, on_sk_data_ready)
+NICTUNE_TRACEPOINT(sock_recv_length, on_sock_recv_length)
 NICTUNE_TRACEPOINT(sock_rcvqueue_full, on_sock_rcvqueue_full)

@@ -1,28 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
 // Receive-buffer fill per socket: enqueues, high-water rmem_alloc, truesize estimate.
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
 #include "driver/bpf/sockfill.h"
+#include "driver/bpf/tracepoint_arguments.h"
 #include "sockfill.skel.h"  // generated into the build tree by bpftool
 
 namespace nictune::driver::bpf {
 
 static_assert(sizeof(nictune_socket_key) == 24);
 static_assert(sizeof(nictune_socket_fill) == 72);
+static_assert(sizeof(nictune_socket_drain) == 32);
+
+namespace {
+
+// Merges each tracked socket's drain gap into its fill, by cookie. Entries of sockets whose fill
+// the LRU dropped are left out: a gap without the socket's packets plans nothing.
+absl::Status ReadDrainGaps(const LoadedProbe& probe, uint32_t current, BpfCounters& counters) {
+  absl::StatusOr<int> fd = probe.MapFd("socket_drain");
+  if (!fd.ok()) return fd.status();
+  std::map<uint64_t, SocketFill*> by_cookie;
+  for (SocketFill& fill : counters.sockets) by_cookie[fill.key.cookie] = &fill;
+  uint64_t keys = 0;
+  absl::Status read = ForEachHashEntry<uint64_t, nictune_socket_drain>(
+      *fd, "socket_drain",
+      [&by_cookie, &keys, current](const uint64_t& cookie, const nictune_socket_drain& drain) {
+        ++keys;
+        const auto fill = by_cookie.find(cookie);
+        if (fill == by_cookie.end()) return;
+        fill->second->drain_waits_ended = drain.waits_ended;
+        if (drain.gap_generation == current)
+          fill->second->longest_drain_gap_ns = drain.longest_gap_ns;
+      });
+  if (!read.ok()) return read;
+  return AddMapPressure(*fd, "socket_drain", keys, counters);
+}
+
+}  // namespace
 
 std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options) {
   const ProbeOptions copy = options;
+  // Reads end a wait only on kernels with sock:sock_recv_length (6.4 on); elsewhere the drain
+  // gap stays unmeasured and the rest of the concern runs.
+  std::vector<std::string> unused;
+  if (!TracepointArguments("sock_recv_length").has_value()) unused.push_back("on_sock_recv_length");
   return LoadedProbe::Load(
       "sockfill",
-      SkeletonOpener<sockfill>(
-          "sockfill",
-          [copy](sockfill& skeleton) {
-            skeleton.rodata->fill_threshold_pct = copy.socket_fill_threshold_pct;
-            bpf_map__set_max_entries(skeleton.maps.socket_fill, std::max(copy.max_sockets, 1u));
-          }),
-      {});
+      SkeletonOpener<sockfill>("sockfill",
+                               [copy](sockfill& skeleton) {
+                                 skeleton.rodata->fill_threshold_pct =
+                                     copy.socket_fill_threshold_pct;
+                                 const uint32_t sockets = std::max(copy.max_sockets, 1u);
+                                 bpf_map__set_max_entries(skeleton.maps.socket_fill, sockets);
+                                 bpf_map__set_max_entries(skeleton.maps.socket_drain, sockets);
+                               }),
+      unused);
 }
 
 absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters) {
@@ -57,9 +94,10 @@ absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters) 
           fill.peak_fill = static_cast<double>(fill.peak_rmem_alloc) / fill.rcvbuf;
         counters.sockets.push_back(std::move(fill));
       });
+  absl::Status gaps = read.ok() ? ReadDrainGaps(probe, current, counters) : read;
   // Peaks restart from here: entries still carrying `current` are stale from the next read on.
   *generation = current + 1;
-  if (!read.ok()) return read;
+  if (!gaps.ok()) return gaps;
   return AddMapPressure(*fd, "socket_fill", keys, counters);
 }
 

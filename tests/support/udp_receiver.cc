@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -119,6 +120,7 @@ absl::StatusOr<unsigned int> UdpReceiver::ReadBatch(unsigned int batch, uint64_t
 
 absl::StatusOr<UdpReceiverReport> UdpReceiver::Run() {
   UdpReceiverReport report;
+  std::chrono::steady_clock::time_point last_read;
   const absl::Time deadline = absl::Now() + options_.run_time;
   while (!stop_.load() && absl::Now() < deadline) {
     if (options_.drain_gap > absl::ZeroDuration()) {
@@ -138,7 +140,15 @@ absl::StatusOr<UdpReceiverReport> UdpReceiver::Run() {
     absl::StatusOr<unsigned int> read = ReadBatch(options_.batch, report.rxq_ovfl_drops);
     if (!read.ok()) return read.status();
     report.received += *read;
-    if (*read > 0) ++report.batches;
+    if (*read > 0) {
+      ++report.batches;
+      const auto now = std::chrono::steady_clock::now();
+      if (report.batches > 1) {
+        report.longest_between_reads =
+            std::max(report.longest_between_reads, absl::FromChrono(now - last_read));
+      }
+      last_read = now;
+    }
   }
   absl::StatusOr<QueuedMemory> memory = ReadMemory();
   if (!memory.ok()) return memory.status();

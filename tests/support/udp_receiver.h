@@ -38,6 +38,9 @@ struct UdpReceiverReport {
   uint64_t rxq_ovfl_drops = 0;  // the same counter as SO_RXQ_OVFL gave it with the last datagram
   uint64_t batches = 0;
   uint32_t peak_rmem_alloc = 0;  // highest SK_MEMINFO_RMEM_ALLOC seen before a batch
+  // The longest time from one batch's read returning to the next batch's (steady clock): no
+  // wait for data that a read ends can be longer.
+  absl::Duration longest_between_reads = absl::ZeroDuration();
 };
 
 class UdpReceiver {

@@ -273,5 +273,19 @@ TEST(SupportReportTest, AMissingTracepointNamesTheProbeItStops) {
   EXPECT_THAT(Item(SupportReport(facts), "tracepoints").detail, HasSubstr("not looked for"));
 }
 
+// One the probe can go without is said with what it goes without, not as a probe stopped.
+TEST(SupportReportTest, AMissingTracepointAProbeCanGoWithoutSaysWhatItLoses) {
+  SupportFacts facts = EverythingWorks();
+  facts.tracepoints->push_back({.name = "sock:sock_recv_length",
+                                .concern = "sockfill",
+                                .without_it = "the drain gap (kernel 6.4 on)",
+                                .present = false});
+  const SupportItem& item = Item(SupportReport(facts), "tracepoints");
+  EXPECT_EQ(item.support, Support::kLimited);
+  EXPECT_EQ(item.detail,
+            "2 of 3; missing: sock:sock_recv_length (sockfill runs without the drain gap "
+            "(kernel 6.4 on))");
+}
+
 }  // namespace
 }  // namespace nictune::check

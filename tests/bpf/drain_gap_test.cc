@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+// The drain gap on the real kernel (driver/bpf/sockfill.bpf.c): how long a socket's data waits
+// for its reader. A reader that sleeps between batches leaves data waiting at least as long as its
+// sleep, and never longer than the time between two of its reads. A wait begun before the hook
+// stopped measuring (its gate closed, or its links detached) is not ended by a read after it
+// measures again: the reads in between went unseen. The test's namespaces go even when it fails.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "driver/bpf/duty_hook.h"
+#include "driver/bpf/probes.h"
+#include "driver/bpf/tracepoint_arguments.h"
+#include "gtest/gtest.h"
+#include "tests/bpf/counter_sums.h"
+#include "tests/support/netns_host.h"
+#include "tests/support/privileges.h"
+#include "tests/support/udp_flow.h"
+#include "tests/support/udp_receiver.h"
+#include "tests/support/udp_sender.h"
+
+namespace nictune {
+namespace {
+
+using driver::bpf::DutyHook;
+using testing_support::UdpFlow;
+using testing_support::UdpReceiver;
+using testing_support::VethHosts;
+
+class DrainGapTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
+    if (!driver::bpf::TracepointArguments("sock_recv_length").has_value())
+      GTEST_SKIP() << "the kernel has no sock:sock_recv_length (6.4 on)";
+  }
+};
+
+TEST_F(DrainGapTest, IsAtLeastTheReadersSleepAndAtMostItsLongestTimeBetweenReads) {
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  // Flat out for 1 s into 128 KiB read 32 datagrams every 20 ms: data waits through every sleep.
+  constexpr absl::Duration kSleep = absl::Milliseconds(20);
+  absl::StatusOr<UdpFlow> flow = UdpFlow::Open(
+      **hosts,
+      {.rcvbuf_bytes = 65536, .batch = 32, .drain_gap = kSleep, .run_time = absl::Seconds(2)},
+      {.packets = 50000, .payload_bytes = 64, .max_duration = absl::Seconds(1)});
+  ASSERT_TRUE(flow.ok()) << flow.status();
+  // Every hook whole: this test holds the pairing, not the probe budget's sampling.
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes({.per_packet_probes = true, .budget_cpu_share = std::nullopt});
+  ASSERT_TRUE(probes.ok()) << probes.status();
+  absl::StatusOr<testing_support::UdpFlowResult> result = flow->Run();
+  ASSERT_TRUE(result.ok()) << result.status();
+  absl::StatusOr<driver::BpfCounters> counters = (*probes)->Read();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+
+  ASSERT_GT(result->received.kernel_drops, 0u) << "the socket never filled";
+  const driver::SocketFill* fill =
+      bpf_tests::SocketFillFor(*counters, flow->receiver().socket_cookie());
+  ASSERT_NE(fill, nullptr) << "no socket fill entry for port " << flow->receiver().port();
+  std::cout << absl::StrFormat(
+      "longest drain gap %.3f ms over %d waits; the reader: %d batches, %.3f ms at most between "
+      "two\n",
+      static_cast<double>(fill->longest_drain_gap_ns) * 1e-6, fill->drain_waits_ended,
+      result->received.batches, absl::ToDoubleMilliseconds(result->received.longest_between_reads));
+  EXPECT_GE(fill->drain_waits_ended, result->received.batches / 2)
+      << "most batches end a wait: " << result->received.batches << " batches";
+  EXPECT_GE(fill->longest_drain_gap_ns, absl::ToInt64Nanoseconds(kSleep));
+  // The probe's read times lie within the reader's system calls; 1 ms for the last datagram of
+  // a batch read before its recvmmsg returns.
+  EXPECT_LE(
+      fill->longest_drain_gap_ns,
+      absl::ToInt64Nanoseconds(result->received.longest_between_reads + absl::Milliseconds(1)))
+      << "the reader's longest time between batches: " << result->received.longest_between_reads;
+}
+
+// A receiver in b that the test reads by hand, and datagrams sent to it from a.
+class HandReadSocket {
+ public:
+  static absl::StatusOr<std::unique_ptr<HandReadSocket>> Open(const VethHosts& hosts) {
+    absl::StatusOr<std::unique_ptr<UdpReceiver>> receiver = absl::InternalError("not created");
+    absl::Status inside = hosts.b().RunInside([&] {
+      receiver = UdpReceiver::Create({.bind_address = hosts.address_b(), .rcvbuf_bytes = 1 << 20});
+    });
+    if (!inside.ok()) return inside;
+    if (!receiver.ok()) return receiver.status();
+    return std::unique_ptr<HandReadSocket>(new HandReadSocket(hosts, *std::move(receiver)));
+  }
+
+  absl::Status Send(uint64_t datagrams) {
+    absl::StatusOr<std::unique_ptr<testing_support::UdpSender>> sender =
+        absl::InternalError("not created");
+    absl::Status inside = hosts_.a().RunInside([&] {
+      sender = testing_support::UdpSender::Create({.destination = hosts_.address_b(),
+                                                   .port = receiver_->port(),
+                                                   .packets = datagrams,
+                                                   .payload_bytes = 64,
+                                                   .batch = 1});
+    });
+    if (!inside.ok()) return inside;
+    if (!sender.ok()) return sender.status();
+    absl::StatusOr<testing_support::UdpSenderReport> sent = (*sender)->Run();
+    if (!sent.ok()) return sent.status();
+    absl::SleepFor(absl::Milliseconds(5));  // delivered through the veth's softirq
+    return absl::OkStatus();
+  }
+
+  // Reads everything queued; how many datagrams that was.
+  absl::StatusOr<uint64_t> Drain() {
+    absl::StatusOr<testing_support::QueuedMemory> drained = receiver_->MeasureQueuedAndDrain();
+    if (!drained.ok()) return drained.status();
+    return drained->queued_datagrams;
+  }
+
+  uint64_t cookie() const { return receiver_->socket_cookie(); }
+
+ private:
+  HandReadSocket(const VethHosts& hosts, std::unique_ptr<UdpReceiver> receiver)
+      : hosts_(hosts), receiver_(std::move(receiver)) {}
+  const VethHosts& hosts_;
+  std::unique_ptr<UdpReceiver> receiver_;
+};
+
+// Data waits 400 ms while the hook does not measure, then 50 ms while it does: the longest gap
+// is the second wait, not the first. `pause` and `resume` stop and start the hook's measuring.
+void ExpectAWaitAcrossAPauseUnmeasured(DutyHook& hook, driver::bpf::LoadedProbe& probe,
+                                       HandReadSocket& socket) {
+  constexpr absl::Duration kUnseen = absl::Milliseconds(400);
+  constexpr absl::Duration kSeen = absl::Milliseconds(50);
+  ASSERT_TRUE(hook.Attach().ok());
+  ASSERT_TRUE(socket.Send(3).ok());  // a wait begins, measured
+  hook.DetachStarts();
+  hook.DetachEnds();
+  absl::StatusOr<uint64_t> unseen_read = socket.Drain();  // ends it, unseen
+  ASSERT_TRUE(unseen_read.ok()) << unseen_read.status();
+  ASSERT_EQ(*unseen_read, 3u);
+  ASSERT_TRUE(socket.Send(1).ok());  // another begins, unseen
+  absl::SleepFor(kUnseen);
+  ASSERT_TRUE(hook.Attach().ok());
+  ASSERT_TRUE(socket.Drain().ok());  // seen: it must not end the first wait
+  ASSERT_TRUE(socket.Send(1).ok());
+  absl::SleepFor(kSeen);
+  ASSERT_TRUE(socket.Drain().ok());  // ends a wait of kSeen and a little
+
+  driver::BpfCounters counters;
+  ASSERT_TRUE(driver::bpf::ReadSockfillProbe(probe, counters).ok());
+  const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, socket.cookie());
+  ASSERT_NE(fill, nullptr);
+  EXPECT_GE(fill->longest_drain_gap_ns, absl::ToInt64Nanoseconds(kSeen));
+  EXPECT_LT(fill->longest_drain_gap_ns, absl::ToInt64Nanoseconds(kUnseen))
+      << "a read after the pause ended a wait begun before it";
+}
+
+TEST_F(DrainGapTest, AWaitBegunBeforeTheHookPausedIsNotEndedByAReadAfterIt) {
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  for (const bool gated : {true, false}) {
+    SCOPED_TRACE(gated ? "paused by its gate" : "paused by detaching its links");
+    absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
+    ASSERT_TRUE(socket.ok()) << socket.status();
+    // Every socket tracked from its first datagram.
+    std::unique_ptr<driver::bpf::LoadedProbe> probe =
+        driver::bpf::LoadSockfillProbe({.socket_fill_threshold_pct = 0});
+    ASSERT_TRUE(probe->attached()) << probe->status().reason;
+    absl::StatusOr<std::unique_ptr<DutyHook>> hook =
+        DutyHook::TakeOver(*probe, {.name = "sockfill"}, nullptr);
+    ASSERT_TRUE(hook.ok()) << hook.status();
+    ASSERT_TRUE((*hook)->SetGated(gated).ok());
+    ExpectAWaitAcrossAPauseUnmeasured(**hook, *probe, **socket);
+    (*hook)->DetachStarts();
+    (*hook)->DetachEnds();
+  }
+}
+
+}  // namespace
+}  // namespace nictune
