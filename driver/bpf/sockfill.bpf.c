@@ -93,13 +93,12 @@ static __always_inline void fill_identity(struct nictune_socket_fill* entry, con
  * this CPU is the one its softirq runs on. The entry is written only when that changes: the
  * reader's CPU shares its cache line. */
 static __always_inline void note_waiting(__u64 cookie, __u32 stretch) {
-  __u64 now = bpf_ktime_get_ns();
   __u32 cpu = bpf_get_smp_processor_id();
   struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
   if (!drain) {
     struct nictune_socket_drain fresh;
     __builtin_memset(&fresh, 0, sizeof(fresh));
-    fresh.waiting_since_ns = now;
+    fresh.waiting_since_ns = bpf_ktime_get_ns();
     fresh.stretch = stretch;
     fresh.gap_generation = generation;
     fresh.enqueue_cpu = cpu;
@@ -108,7 +107,7 @@ static __always_inline void note_waiting(__u64 cookie, __u32 stretch) {
   }
   if (drain->stretch != stretch || drain->waiting_since_ns == 0) {
     drain->stretch = stretch;
-    drain->waiting_since_ns = now;
+    drain->waiting_since_ns = bpf_ktime_get_ns();
   }
   if (drain->enqueue_cpu != cpu) drain->enqueue_cpu = cpu;
 }
@@ -134,7 +133,13 @@ NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
   entry->enqueues++;
   entry->rcvbuf = (__u32)rcvbuf;
   if (above) record_fill(entry, sk, (__u32)rmem_alloc);
-  note_waiting(cookie, stretch);
+  /* Only an enqueue onto an empty queue can begin a wait, besides the first this CPU sees of the
+   * socket (which may come while it is backlogged): the others leave the drain entry, which the
+   * reader's CPU writes, alone, and cost no cache line from that CPU. */
+  if (!entry->drain_noted || queued_datagrams(sk) <= 1) {
+    note_waiting(cookie, stretch);
+    entry->drain_noted = 1;
+  }
   return 0;
 }
 

@@ -16,7 +16,7 @@ struct nictune_socket_fill {
   __u32 rcvbuf;
   __u32 peak_rmem_alloc; /* valid only when peak_generation equals the current generation */
   __u32 peak_generation;
-  __u32 reserved;
+  __u32 drain_noted; /* this CPU has noted the socket in socket_drain */
 };
 
 /* A tracked socket's data waiting for its reader, shared by every CPU: data arrives on the
