@@ -120,10 +120,6 @@ struct SocketFill {
   // when no read ended a wait (or the kernel has no sock_recv_length)
   uint64_t longest_drain_gap_ns = 0;
   uint64_t drain_waits_ended = 0;  // reads that ended a wait
-  // Reads that took data, and of them those on the CPU of the socket's last enqueue: the reader
-  // ran where the softirq that queued its data runs (sock_recv_length, as the drain gap).
-  uint64_t reads = 0;
-  uint64_t reads_on_softirq_cpu = 0;
 };
 
 // Log2 histogram of skb->truesize on receive: bucket b counts truesize in [2^b, 2^(b+1)).

@@ -150,9 +150,6 @@ struct SocketWindow {
   // The longest time data waited unread that a read ended within the window (the probe's, where
   // it measured); 0 when it saw no read end a wait.
   double longest_drain_gap_s = 0;
-  // Of the reads the probe saw take data in the window, the share on the CPU of the socket's
-  // last enqueue: its reader runs where its softirq does. Absent when it saw none.
-  std::optional<double> reads_on_softirq_cpu_share;
   // Bytes per queued packet, as the kernel charged it: this window's packets, or, in a window
   // the sampled probe did not measure, every packet it measured of the socket so far.
   std::optional<double> mean_truesize;

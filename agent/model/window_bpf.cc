@@ -239,12 +239,6 @@ void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& af
                                     fail_share)
                            : 0,
         .coverage = CoverageOf(share)};
-    const uint64_t reads = ResettingDelta64(base.reads, s.reads);
-    if (reads > 0) {
-      w.reads_on_softirq_cpu_share =
-          static_cast<double>(ResettingDelta64(base.reads_on_softirq_cpu, s.reads_on_softirq_cpu)) /
-          static_cast<double>(reads);
-    }
     if (samples > 0) {
       w.mean_truesize = static_cast<double>(truesize) / static_cast<double>(samples);
     } else if (s.truesize_samples > 0) {

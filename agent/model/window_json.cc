@@ -148,7 +148,6 @@ json SocketToJson(const SocketWindow& s) {
          {"source", SocketSource(s)},
          {"coverage", CoverageToJson(s.coverage)}};
   Put(j, "mean_truesize", s.mean_truesize);
-  Put(j, "reads_on_softirq_cpu_share", s.reads_on_softirq_cpu_share);
   Put(j, "kernel_drops", s.kernel_drops);
   Put(j, "fill", s.fill);
   if (s.fill) j["rmem_alloc"] = s.rmem_alloc;

@@ -17,9 +17,6 @@ namespace {
 constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint16_t kAfInet6 = 10;
-// A reader found on its softirq's CPU for at least this share of its reads is planned as one that
-// drains only between NAPI cycles: the more costly case, taken when it is the more common.
-constexpr double kReaderSharesSoftirqCpuShare = 0.5;
 
 std::string SocketName(const driver::SocketKey& key) {
   std::string proto = key.protocol == kIpProtoUdp   ? "udp"
@@ -123,8 +120,6 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     o.peak_fill = std::clamp(s.peak_fill, 0.0, 1.0);
     // The longest wait the probe saw a read end: a floor where its slots saw part of the window.
     o.drain_gap_s = s.longest_drain_gap_s;
-    o.reader_shares_softirq_cpu =
-        s.reads_on_softirq_cpu_share.value_or(0) >= kReaderSharesSoftirqCpuShare;
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
     out.placed.push_back(

@@ -9,8 +9,8 @@
  * finds nothing waiting, or at a read that leaves data queued, and a read (sock:sock_recv_length,
  * kernel 6.4 on; loaded only where it exists) ends it. A wait counts only when both ends fall in
  * one stretch of the gate: a read missed while the hook was closed or detached would otherwise
- * end a wait that another read had ended. The reads also say whether the reader shares the
- * softirq's CPU. Untracked sockets cost a read a cookie and one failed lookup.
+ * end a wait that another read had ended. Untracked sockets cost a read a cookie and one failed
+ * lookup.
  *
  * Peaks are "since the previous Read()": user space bumps `generation` after reading, and an
  * entry whose peak_generation (gap_generation) is older starts its peak again. */
@@ -89,11 +89,9 @@ static __always_inline void fill_identity(struct nictune_socket_fill* entry, con
   if (entry->socket.cookie == 0) nictune_socket_key_of(sk, cookie, &entry->socket);
 }
 
-/* Data queued for a tracked socket: a wait begins unless one is under way in this stretch, and
- * this CPU is the one its softirq runs on. The entry is written only when that changes: the
- * reader's CPU shares its cache line. */
+/* Data queued for a tracked socket: a wait begins unless one is under way in this stretch. The
+ * entry is written only then: the reader's CPU writes it at every read. */
 static __always_inline void note_waiting(__u64 cookie, __u32 stretch) {
-  __u32 cpu = bpf_get_smp_processor_id();
   struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
   if (!drain) {
     struct nictune_socket_drain fresh;
@@ -101,7 +99,6 @@ static __always_inline void note_waiting(__u64 cookie, __u32 stretch) {
     fresh.waiting_since_ns = bpf_ktime_get_ns();
     fresh.stretch = stretch;
     fresh.gap_generation = generation;
-    fresh.enqueue_cpu = cpu;
     bpf_map_update_elem(&socket_drain, &cookie, &fresh, BPF_NOEXIST);
     return;
   }
@@ -109,7 +106,6 @@ static __always_inline void note_waiting(__u64 cookie, __u32 stretch) {
     drain->stretch = stretch;
     drain->waiting_since_ns = bpf_ktime_get_ns();
   }
-  if (drain->enqueue_cpu != cpu) drain->enqueue_cpu = cpu;
 }
 
 NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
@@ -163,8 +159,7 @@ NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long* ctx, bool btf) {
 }
 
 /* sock_recv_length(sk, ret, flags), after every recvmsg: a read that took data ends the wait,
- * and what it left queued waits from now; it counts, and counts as on the softirq's CPU when it
- * ran where the last enqueue did. Peeks and failed reads change nothing. */
+ * and what it left queued waits from now. Peeks and failed reads change nothing. */
 NICTUNE_HANDLER on_sock_recv_length(unsigned long long* ctx, bool btf) {
   nictune_count_event(&hook_events);
   __u32 stretch = nictune_hook_gate_value(&hook_gate);
@@ -176,8 +171,6 @@ NICTUNE_HANDLER on_sock_recv_length(unsigned long long* ctx, bool btf) {
   __u64 cookie = nictune_socket_identity(sk, btf);
   struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
   if (!drain) return 0;
-  drain->reads++;
-  if (bpf_get_smp_processor_id() == drain->enqueue_cpu) drain->reads_on_enqueue_cpu++;
   __u64 now = bpf_ktime_get_ns();
   __u64 since = drain->waiting_since_ns;
   if (drain->stretch == stretch && since != 0 && now > since) {

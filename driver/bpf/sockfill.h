@@ -25,13 +25,6 @@ struct nictune_socket_drain {
   __u64 waiting_since_ns; /* when data began to wait unread (bpf_ktime_get_ns); 0: none waits */
   __u64 longest_gap_ns;   /* the longest wait a read ended; valid when gap_generation is current */
   __u64 waits_ended;      /* reads that ended a wait, cumulative */
-  /* Reads that took data, cumulative, and of them those on the CPU of the socket's last enqueue
-   * (where the softirq that queued it ran). Several readers of one socket at once may lose a
-   * count: the entry is shared and its counts are plain adds. */
-  __u64 reads;
-  __u64 reads_on_enqueue_cpu;
-  __u32 stretch; /* the gate's value when waiting_since_ns was set (hook_events.h) */
+  __u32 stretch;          /* the gate's value when waiting_since_ns was set (hook_events.h) */
   __u32 gap_generation;
-  __u32 enqueue_cpu; /* the CPU of the last enqueue seen */
-  __u32 reserved;
 };

@@ -15,7 +15,7 @@ namespace nictune::driver::bpf {
 
 static_assert(sizeof(nictune_socket_key) == 24);
 static_assert(sizeof(nictune_socket_fill) == 72);
-static_assert(sizeof(nictune_socket_drain) == 56);
+static_assert(sizeof(nictune_socket_drain) == 32);
 
 namespace {
 
@@ -34,8 +34,6 @@ absl::Status ReadDrainGaps(const LoadedProbe& probe, uint32_t current, BpfCounte
         const auto fill = by_cookie.find(cookie);
         if (fill == by_cookie.end()) return;
         fill->second->drain_waits_ended = drain.waits_ended;
-        fill->second->reads = drain.reads;
-        fill->second->reads_on_softirq_cpu = drain.reads_on_enqueue_cpu;
         if (drain.gap_generation == current)
           fill->second->longest_drain_gap_ns = drain.longest_gap_ns;
       });

@@ -3,14 +3,10 @@
 // for its reader. A reader that sleeps between batches leaves data waiting at least as long as its
 // sleep, and never longer than the time between two of its reads. A wait begun before the hook
 // stopped measuring (its gate closed, or its links detached) is not ended by a read after it
-// measures again: the reads in between went unseen. Reads on the CPU of the socket's softirq are
-// told from reads elsewhere. The test's namespaces go even when it fails.
-#include <sched.h>
-
+// measures again: the reads in between went unseen. The test's namespaces go even when it fails.
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -176,69 +172,6 @@ TEST_F(DrainGapTest, AWaitBegunBeforeTheHookPausedIsNotEndedByAReadAfterIt) {
     ExpectAWaitAcrossAPauseUnmeasured(**hook, *probe, **socket);
     (*hook)->DetachStarts();
     (*hook)->DetachEnds();
-  }
-}
-
-// Pins the calling thread (and the threads it starts) to one CPU until it goes: the affinity it
-// had comes back on every exit path.
-class PinnedToCpu {
- public:
-  explicit PinnedToCpu(size_t cpu) {
-    sched_getaffinity(0, sizeof(before_), &before_);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pinned_ = sched_setaffinity(0, sizeof(one), &one) == 0;
-  }
-  ~PinnedToCpu() { sched_setaffinity(0, sizeof(before_), &before_); }
-  PinnedToCpu(const PinnedToCpu&) = delete;
-  PinnedToCpu& operator=(const PinnedToCpu&) = delete;
-  bool pinned() const { return pinned_; }
-
- private:
-  cpu_set_t before_{};
-  bool pinned_ = false;
-};
-
-// Over veth the receive softirq runs on the sender's CPU: a reader there shares it, one on the
-// other CPU does not, and the probe tells them apart by the reads' CPUs.
-TEST_F(DrainGapTest, ReadsOnTheCpuOfTheSocketsSoftirqAreToldFromReadsElsewhere) {
-  ASSERT_GE(std::thread::hardware_concurrency(), 2u) << "needs two CPUs";
-  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
-  ASSERT_TRUE(hosts.ok()) << hosts.status();
-  absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
-  ASSERT_TRUE(socket.ok()) << socket.status();
-  std::unique_ptr<driver::bpf::LoadedProbe> probe =
-      driver::bpf::LoadSockfillProbe({.socket_fill_threshold_pct = 0});
-  ASSERT_TRUE(probe->attached()) << probe->status().reason;
-  constexpr uint64_t kDatagrams = 40;
-  uint64_t reads_before = 0;
-  uint64_t on_cpu_before = 0;
-  for (const size_t reader_cpu : {0u, 1u}) {
-    SCOPED_TRACE(reader_cpu == 0 ? "reader on the softirq's CPU" : "reader on another CPU");
-    {
-      PinnedToCpu sender(0);
-      ASSERT_TRUE(sender.pinned());
-      ASSERT_TRUE((*socket)->Send(kDatagrams).ok());
-    }
-    {
-      PinnedToCpu reader(reader_cpu);
-      ASSERT_TRUE(reader.pinned());
-      absl::StatusOr<uint64_t> read = (*socket)->Drain();
-      ASSERT_TRUE(read.ok()) << read.status();
-      ASSERT_EQ(*read, kDatagrams);
-    }
-    driver::BpfCounters counters;
-    ASSERT_TRUE(driver::bpf::ReadSockfillProbe(*probe, counters).ok());
-    const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, (*socket)->cookie());
-    ASSERT_NE(fill, nullptr);
-    const uint64_t reads = fill->reads - reads_before;
-    const uint64_t on_cpu = fill->reads_on_softirq_cpu - on_cpu_before;
-    reads_before = fill->reads;
-    on_cpu_before = fill->reads_on_softirq_cpu;
-    // recvmmsg reads each datagram with its own recvmsg: one read each.
-    EXPECT_EQ(reads, kDatagrams);
-    EXPECT_EQ(on_cpu, reader_cpu == 0 ? kDatagrams : 0u);
   }
 }
 
