@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "agent/model/socket_arrivals.h"
 #include "agent/observe/window_counts.h"
+#include "tuner/observation_check.h"
 
 namespace nictune::observe {
 namespace {
@@ -119,7 +120,9 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     // buffer was full.
     o.peak_fill = std::clamp(s.peak_fill, 0.0, 1.0);
     // The longest wait the probe saw a read end: a floor where its slots saw part of the window.
-    o.drain_gap_s = s.longest_drain_gap_s;
+    // A socket read once in hours is held to the tuner's bound, which no buffer covers anyway,
+    // rather than fail the whole window's check.
+    o.drain_gap_s = std::min(s.longest_drain_gap_s, tuner::kMaxDrainGapSeconds);
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
     out.placed.push_back(

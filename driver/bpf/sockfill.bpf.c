@@ -21,7 +21,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define NICTUNE_MSG_PEEK 2 /* include/linux/socket.h, not in BTF */
+/* include/linux/socket.h, not in BTF */
+#define NICTUNE_MSG_PEEK 0x2
+#define NICTUNE_MSG_ERRQUEUE 0x2000
 
 const volatile __u32 fill_threshold_pct = 50;
 volatile __u32 generation = 0;
@@ -159,7 +161,8 @@ NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long* ctx, bool btf) {
 }
 
 /* sock_recv_length(sk, ret, flags), after every recvmsg: a read that took data ends the wait,
- * and what it left queued waits from now. Peeks and failed reads change nothing. */
+ * and what it left queued waits from now. Peeks, reads of the error queue and failed reads
+ * change nothing. */
 NICTUNE_HANDLER on_sock_recv_length(unsigned long long* ctx, bool btf) {
   nictune_count_event(&hook_events);
   __u32 stretch = nictune_hook_gate_value(&hook_gate);
@@ -167,7 +170,7 @@ NICTUNE_HANDLER on_sock_recv_length(unsigned long long* ctx, bool btf) {
   const struct sock* sk = (const struct sock*)ctx[0];
   int ret = (int)ctx[1];
   int flags = (int)ctx[2];
-  if (!sk || ret <= 0 || (flags & NICTUNE_MSG_PEEK)) return 0;
+  if (!sk || ret <= 0 || (flags & (NICTUNE_MSG_PEEK | NICTUNE_MSG_ERRQUEUE))) return 0;
   __u64 cookie = nictune_socket_identity(sk, btf);
   struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
   if (!drain) return 0;

@@ -120,7 +120,7 @@ absl::StatusOr<unsigned int> UdpReceiver::ReadBatch(unsigned int batch, uint64_t
 
 absl::StatusOr<UdpReceiverReport> UdpReceiver::Run() {
   UdpReceiverReport report;
-  std::chrono::steady_clock::time_point last_read;
+  std::chrono::steady_clock::time_point last_read_started;
   const absl::Time deadline = absl::Now() + options_.run_time;
   while (!stop_.load() && absl::Now() < deadline) {
     if (options_.drain_gap > absl::ZeroDuration()) {
@@ -137,17 +137,19 @@ absl::StatusOr<UdpReceiverReport> UdpReceiver::Run() {
     absl::StatusOr<QueuedMemory> memory = ReadMemory();
     if (!memory.ok()) return memory.status();
     report.peak_rmem_alloc = std::max(report.peak_rmem_alloc, memory->rmem_alloc);
+    const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<unsigned int> read = ReadBatch(options_.batch, report.rxq_ovfl_drops);
     if (!read.ok()) return read.status();
     report.received += *read;
     if (*read > 0) {
       ++report.batches;
-      const auto now = std::chrono::steady_clock::now();
+      const auto ended = std::chrono::steady_clock::now();
+      if (report.batches == 1) report.first_read_ended = ended;
       if (report.batches > 1) {
         report.longest_between_reads =
-            std::max(report.longest_between_reads, absl::FromChrono(now - last_read));
+            std::max(report.longest_between_reads, absl::FromChrono(ended - last_read_started));
       }
-      last_read = now;
+      last_read_started = started;
     }
   }
   absl::StatusOr<QueuedMemory> memory = ReadMemory();

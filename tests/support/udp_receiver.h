@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,9 +39,11 @@ struct UdpReceiverReport {
   uint64_t rxq_ovfl_drops = 0;  // the same counter as SO_RXQ_OVFL gave it with the last datagram
   uint64_t batches = 0;
   uint32_t peak_rmem_alloc = 0;  // highest SK_MEMINFO_RMEM_ALLOC seen before a batch
-  // The longest time from one batch's read returning to the next batch's (steady clock): no
-  // wait for data that a read ends can be longer.
+  // The longest time from the start of one batch's read to the end of the next batch's (steady
+  // clock, as the kernel's monotonic one): no wait for data that a read ends can be longer.
   absl::Duration longest_between_reads = absl::ZeroDuration();
+  // When the first batch's read ended: data that waited for it arrived after the flow began.
+  std::chrono::steady_clock::time_point first_read_ended;
 };
 
 class UdpReceiver {

@@ -11,6 +11,7 @@
 #include "agent/observe/socket_placement.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner/observation_check.h"
 
 namespace nictune::observe {
 namespace {
@@ -139,6 +140,21 @@ TEST(PlaceSocketsTest, ASocketsPeakRateIsItsWindowsBusiestIntervalOrUnknown) {
   ASSERT_EQ(placement.placed.size(), 2u);
   EXPECT_EQ(placement.placed[0].socket.peak_rate_pps, 9000);
   EXPECT_EQ(placement.placed[1].socket.peak_rate_pps, 0);  // unknown: the tuner takes the mean
+}
+
+// The probe's longest wait is the tuner's drain gap; a socket read once in hours is held to the
+// tuner's bound rather than fail the window's check for every device.
+TEST(PlaceSocketsTest, ASocketsDrainGapIsItsLongestWaitHeldToTheTunersBound) {
+  model::Window window{.seconds = 1};
+  window.sockets = {Socket(1, 7000), Socket(2, 7001)};
+  window.sockets[0].longest_drain_gap_s = 0.020;
+  window.sockets[1].longest_drain_gap_s = 5 * 3600;
+  window.drops = {Drop("SOCKET_RCVBUFF", "eth0", 7000, 1, 3),
+                  Drop("SOCKET_RCVBUFF", "eth0", 7001, 2, 17)};
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
+  ASSERT_EQ(placement.placed.size(), 2u);
+  EXPECT_EQ(placement.placed[0].socket.drain_gap_s, 0.020);
+  EXPECT_EQ(placement.placed[1].socket.drain_gap_s, tuner::kMaxDrainGapSeconds);
 }
 
 TEST(PlaceSocketsTest, TheKernelsOwnDropCountWinsOverTheProbesSample) {
