@@ -64,14 +64,13 @@ static __always_inline __u32 queued_datagrams(const struct sock* sk) {
 }
 
 static __always_inline void record_fill(struct nictune_socket_fill* entry, const struct sock* sk,
-                                        __u32 rmem_alloc) {
+                                        __u32 rmem_alloc, __u32 queued) {
   __u32 current = generation;
   if (entry->peak_generation != current) {
     entry->peak_generation = current;
     entry->peak_rmem_alloc = 0;
   }
   if (rmem_alloc > entry->peak_rmem_alloc) entry->peak_rmem_alloc = rmem_alloc;
-  __u32 queued = queued_datagrams(sk);
   __u32 charged = rmem_alloc;
   /* UDP uncharges what the reader consumed only once forward_deficit grows past a threshold
    * (udp_rmem_release): leave out the consumed bytes. */
@@ -130,11 +129,13 @@ NICTUNE_HANDLER on_sk_data_ready(unsigned long long* ctx, bool btf) {
   fill_identity(entry, sk, cookie);
   entry->enqueues++;
   entry->rcvbuf = (__u32)rcvbuf;
-  if (above) record_fill(entry, sk, (__u32)rmem_alloc);
+  /* The queues are read once, for the truesize estimate and the drain gap alike. */
+  __u32 queued = queued_datagrams(sk);
+  if (above) record_fill(entry, sk, (__u32)rmem_alloc, queued);
   /* Only an enqueue onto an empty queue can begin a wait, besides the first this CPU sees of the
    * socket (which may come while it is backlogged): the others leave the drain entry, which the
    * reader's CPU writes, alone, and cost no cache line from that CPU. */
-  if (!entry->drain_noted || queued_datagrams(sk) <= 1) {
+  if (!entry->drain_noted || queued <= 1) {
     note_waiting(cookie, stretch);
     entry->drain_noted = 1;
   }
@@ -156,7 +157,7 @@ NICTUNE_HANDLER on_sock_rcvqueue_full(unsigned long long* ctx, bool btf) {
   int rmem_alloc = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
   int rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
   if (rcvbuf > 0) entry->rcvbuf = (__u32)rcvbuf;
-  if (rmem_alloc > 0) record_fill(entry, sk, (__u32)rmem_alloc);
+  if (rmem_alloc > 0) record_fill(entry, sk, (__u32)rmem_alloc, queued_datagrams(sk));
   return 0;
 }
 
