@@ -252,8 +252,9 @@ struct ProbeOptions {
   // it is opt-in (raised stays 0 without it).
   bool softirq_raise = false;
   // The per-packet programs (consume_skb for the tx share, sk_data_ready/sock_rcvqueue_full for
-  // socket fill, netif_receive_skb for truesize) cost most of the probes' overhead on a packet
-  // flood; they start detached unless this is set, and SetPerPacketProbes switches them.
+  // socket fill and sock_recv_length, a read, for its drain gap, netif_receive_skb for truesize)
+  // cost most of the probes' overhead on a packet flood; they start detached unless this is set,
+  // and SetPerPacketProbes switches them.
   bool per_packet_probes = false;
   // Softirq timing: about this many softirqs a second per CPU get their two clock reads, every
   // one below that rate; above it the programs time one in up to 2^softirq_max_sample_shift per

@@ -92,7 +92,8 @@ class DutyHook {
 
   // End handlers first (after the gate's BeforeAttach), then the others, the gate left closed.
   // Idempotent. On failure nothing of the hook stays attached and the error names the handler.
-  // Gated: the hook's gate opens instead.
+  // Gated: the hook's gate opens instead. Not gated, with a gate map: where a link was detached
+  // the gate first moves to a new stretch (hook_events.h), and a failed write fails the attach.
   absl::Status Attach();
   // The gate opens (events from now on are measured, each standing for `weight`) or closes.
   // Every hook of a slot is attached before any opens, and closed before any detaches: each

@@ -9,8 +9,8 @@
  * finds nothing waiting, or at a read that leaves data queued, and a read (sock:sock_recv_length,
  * kernel 6.4 on; loaded only where it exists) ends it. A wait counts only when both ends fall in
  * one stretch of the gate: a read missed while the hook was closed or detached would otherwise
- * end a wait that another read had ended. Untracked sockets cost a read a cookie and one failed
- * lookup.
+ * end a wait that another read had ended. A read of an untracked IP socket costs a cookie and
+ * one failed lookup, of any other socket a field read.
  *
  * Peaks are "since the previous Read()": user space bumps `generation` after reading, and an
  * entry whose peak_generation (gap_generation) is older starts its peak again. */
@@ -24,6 +24,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* include/linux/socket.h, not in BTF */
 #define NICTUNE_MSG_PEEK 0x2
 #define NICTUNE_MSG_ERRQUEUE 0x2000
+#define NICTUNE_AF_INET 2
+#define NICTUNE_AF_INET6 10
 
 const volatile __u32 fill_threshold_pct = 50;
 volatile __u32 generation = 0;
@@ -172,6 +174,10 @@ NICTUNE_HANDLER on_sock_recv_length(unsigned long long* ctx, bool btf) {
   int ret = (int)ctx[1];
   int flags = (int)ctx[2];
   if (!sk || ret <= 0 || (flags & (NICTUNE_MSG_PEEK | NICTUNE_MSG_ERRQUEUE))) return 0;
+  /* Only IP sockets are tracked: a unix or netlink socket's read (the host's most common) costs
+   * no cookie and no lookup. */
+  __u16 family = NICTUNE_READ(btf, sk, __sk_common.skc_family);
+  if (family != NICTUNE_AF_INET && family != NICTUNE_AF_INET6) return 0;
   __u64 cookie = nictune_socket_identity(sk, btf);
   struct nictune_socket_drain* drain = bpf_map_lookup_elem(&socket_drain, &cookie);
   if (!drain) return 0;
