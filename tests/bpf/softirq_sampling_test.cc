@@ -294,7 +294,8 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
   EXPECT_GT(covered("txshare"), 0.0);
   // One slot attaches the three in turn and detaches them in reverse, so each slot holds the
   // next one inside it: as many slots, each a little shorter by the link operations between.
-  EXPECT_GT(slots("txshare"), 0);
+  // At a flood's cost a slot comes once in several periods, so the flood may hold none that
+  // began in it (only one begun before it): `covered` above, not the count, says it was slotted.
   EXPECT_LE(std::abs(slots("txshare") - slots("softirq")), 1);
   EXPECT_LE(std::abs(slots("txshare") - slots("napi")), 1);
   EXPECT_LE(covered("txshare"), covered("napi"));
