@@ -117,6 +117,9 @@ ABSL_FLAG(absl::Duration, guard, absl::Seconds(30),
 ABSL_FLAG(absl::Duration, cooldown, absl::Minutes(10),
           "Apply mode: how long a knob rests after a rollback or a failed write. Restart to "
           "change.");
+ABSL_FLAG(double, min_confidence, nictune::tuner::ControllerConfig{}.min_confidence,
+          "Apply mode: act only on recommendations at least this confident (0..1; the "
+          "window's samples and packets, docs/design.md). Restart to change.");
 ABSL_FLAG(std::string, listen, "127.0.0.1:9877",
           "HOST:PORT of the HTTP server (/metrics and /api/v1); empty disables TCP. Restart to "
           "change.");
@@ -583,7 +586,8 @@ Actuation OpenActuation(const Held& held, const Knobs& knobs,
       *actuation.actuator, *held.journal,
       tuner::ControllerConfig{.window = settings.window,
                               .guard = absl::GetFlag(FLAGS_guard),
-                              .cooldown = absl::GetFlag(FLAGS_cooldown)},
+                              .cooldown = absl::GetFlag(FLAGS_cooldown),
+                              .min_confidence = absl::GetFlag(FLAGS_min_confidence)},
       settings.mode, &tuning_series);
   return actuation;
 }
@@ -720,6 +724,11 @@ std::optional<int> CheckStartFlags(const std::vector<std::string>& emulated_nic_
   if (absl::GetFlag(FLAGS_guard) <= absl::ZeroDuration() ||
       absl::GetFlag(FLAGS_cooldown) < absl::ZeroDuration()) {
     LogError("--guard must be positive and --cooldown not negative");
+    return 2;
+  }
+  if (const double confidence = absl::GetFlag(FLAGS_min_confidence);
+      !(confidence >= 0 && confidence <= 1)) {
+    LogError(absl::StrCat("--min_confidence=", confidence, ": must be within 0..1"));
     return 2;
   }
   if (const std::string listen = absl::GetFlag(FLAGS_listen); !listen.empty()) {

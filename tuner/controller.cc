@@ -89,6 +89,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
                                      const std::vector<Recommendation>& recommendations) {
   std::vector<Action> actions;
   before_apply_.clear();
+  held_.clear();
   for (const KnobReading& reading : readings) {
     KnobState& st = knobs_[Key(reading.knob, reading.target)];
     const Health& health = scoped.For(reading.knob, reading.target);
@@ -147,12 +148,32 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     const Recommendation* rec = FindRecommendation(recommendations, reading.knob, reading.target);
     if (rec == nullptr || rec->recommended == reading.value) continue;
     if (!Passed(st.changed_at, config_.window, now)) continue;
-    if (rec->expected_gain < config_.min_gain) continue;
+    const auto hold = [&](std::string why) {
+      held_.push_back(Held{.knob = reading.knob,
+                           .target = reading.target,
+                           .recommended = rec->recommended,
+                           .reason = absl::StrCat(name, ": ", reading.value, " -> ",
+                                                  rec->recommended, " held: ", why)});
+    };
+    if (rec->expected_gain < config_.min_gain) {
+      hold(absl::StrFormat("expected gain %.2f < %.2f", rec->expected_gain, config_.min_gain));
+      continue;
+    }
+    if (rec->confidence.value < config_.min_confidence) {
+      hold(absl::StrFormat("confidence %.2f < %.2f (%s)", rec->confidence.value,
+                           config_.min_confidence, rec->confidence.reason));
+      continue;
+    }
     const int64_t value = BoundedStep(reading.knob, reading.value, rec->recommended, rec->step);
     if (value == reading.value) continue;
     const int direction = value > reading.value ? 1 : -1;
     const bool reversal = st.direction != 0 && direction != st.direction;
-    if (reversal && now - st.last_reversal_at < config_.cooldown) continue;
+    if (reversal && now - st.last_reversal_at < config_.cooldown) {
+      hold(absl::StrCat(
+          "it reverses the last change's direction, which waits until ",
+          absl::FormatTime(st.last_reversal_at + config_.cooldown, absl::UTCTimeZone())));
+      continue;
+    }
     before_apply_[Key(reading.knob, reading.target)] = st;
     if (reversal) st.last_reversal_at = now;
 
@@ -163,9 +184,11 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     apply.value = value;
     apply.step = rec->step;
     apply.reason = absl::StrFormat(
-        "%s: %d -> %d (%s %d; expected gain %.2f >= %.2f): %s", name, reading.value, value,
+        "%s: %d -> %d (%s %d; expected gain %.2f >= %.2f, confidence %.2f >= %.2f): %s", name,
+        reading.value, value,
         value == rec->recommended ? "recommended" : "step bounded to x2 or /2 toward",
-        rec->recommended, rec->expected_gain, config_.min_gain, rec->formula);
+        rec->recommended, rec->expected_gain, config_.min_gain, rec->confidence.value,
+        config_.min_confidence, rec->formula);
     st.mode = KnobMode::kGuarding;
     st.before_change = reading.value;
     st.last_written = value;

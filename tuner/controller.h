@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The apply-mode controller (docs/design.md "The controller"): turns recommendations into bounded,
 // guarded changes. One change per knob per window; steps of at most x2 or /2; act only on a
-// predicted gain above a threshold; after each change a guard window compares drops (less what
-// a delivery stall explains) and CPU with the baseline, and on a regression rolls back and parks
-// the knob for a cooldown (shorter and backing off when the value it went back to drops too);
-// direction reversals at most one per cooldown; a value someone else wrote releases the knob for
-// good. Time is passed in.
+// predicted gain and a confidence above thresholds; after each change a guard window compares drops
+// (less what a delivery stall explains) and CPU with the baseline, and on a regression rolls back
+// and parks the knob for a cooldown (shorter and backing off when the value it went back to drops
+// too); direction reversals at most one per cooldown; a value someone else wrote releases the knob
+// for good. Time is passed in.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,9 @@ struct ControllerConfig {
   absl::Duration guard = absl::Seconds(30);   // watch a change this long before keeping it
   absl::Duration cooldown = absl::Minutes(10);
   double min_gain = 0.05;  // hysteresis: ignore recommendations predicting less
+  // Act only on recommendations at least this confident (Recommendation::confidence): a window
+  // of a few hundred packets a second, or one shorter than its intervals, is noise to act on.
+  double min_confidence = 0.3;
   // A regression: drops/s above baseline * (1 + ratio) + absolute, or CPU share above baseline +
   // cpu_tolerance.
   double drop_tolerance_ratio = 0.10;
@@ -103,6 +106,11 @@ class Controller {
 
   KnobMode ModeOf(Knob knob, const std::string& target) const;
 
+  // The changes the last Step was recommended but did not make, each with why (its expected
+  // gain or confidence below the thresholds, or a reversal inside the cooldown). Knobs that are
+  // guarding, parked or released are not listed: their mode says why.
+  const std::vector<Held>& LastHeld() const { return held_; }
+
   // A knob at its target ("eth0", "eth0 rx 3", "host").
   using KnobKey = std::pair<Knob, std::string>;
 
@@ -137,6 +145,7 @@ class Controller {
   absl::flat_hash_map<KnobKey, KnobState> knobs_;
   // Each knob the last Step applied, as it was before: what WriteNotMade puts back.
   absl::flat_hash_map<KnobKey, KnobState> before_apply_;
+  std::vector<Held> held_;
 };
 
 }  // namespace nictune::tuner

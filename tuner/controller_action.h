@@ -45,4 +45,12 @@ struct Release {
 
 using Action = std::variant<Apply, Rollback, Release>;
 
+// A change recommended and not made this window, and why: not an action, nothing is written.
+struct Held {
+  Knob knob = Knob::kRxUsecs;
+  std::string target;
+  int64_t recommended = 0;
+  std::string reason;
+};
+
 }  // namespace nictune::tuner

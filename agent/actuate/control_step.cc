@@ -76,6 +76,7 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
   }
 
   summary.actions = controller.Step(now, summary.readings, health, recommendations);
+  summary.held = controller.LastHeld();
 
   // A knob that was in its guard window and got neither a rollback nor a release has passed it:
   // the controller keeps the change (and may already take the next step).
@@ -141,9 +142,10 @@ std::string DescribeControlStep(const ControlStepSummary& summary) {
     parts.push_back(
         absl::StrCat(DescribeKnob(knob.address), " unreadable: ", knob.status.message()));
   }
+  for (const tuner::Held& held : summary.held) parts.push_back(held.reason);
   return absl::StrFormat(
-      "control step: %d knobs read, %d actions, %d verified, %d writes failed%s%s",
-      summary.readings.size(), summary.actions.size(), summary.verified.size(),
+      "control step: %d knobs read, %d actions, %d held, %d verified, %d writes failed%s%s",
+      summary.readings.size(), summary.actions.size(), summary.held.size(), summary.verified.size(),
       summary.writes_failed, parts.empty() ? "" : "; ", absl::StrJoin(parts, "; "));
 }
 

@@ -30,6 +30,7 @@ struct ControlStepSummary {
   std::vector<driver::knobs::KnobAddress> verified;  // guard window passed: change kept
   std::vector<tuner::Action> actions;                // what the controller asked for
   std::vector<ActuationResult> results;              // one per action, in the same order
+  std::vector<tuner::Held> held;  // recommended changes the controller did not make, and why
   // Knobs we held a value in whose device went away this step (Actuator::ReleaseGone); the
   // controller forgot its write of each (Controller::WriteFailed).
   std::vector<ActuationResult> gone;
@@ -46,7 +47,8 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
                                   const std::vector<tuner::Recommendation>& recommendations,
                                   const tuner::ScopedHealth& health, absl::Time now);
 
-// One line per step for the log: "control step: 3 knobs read, 1 written, 0 failed; ...".
+// One line per step for the log: "control step: 3 knobs read, 1 actions, 1 held, 0 verified, 0
+// writes failed; rx_usecs eth0 applied: ...; rx_frames eth0: 0 -> 64 held: confidence ...".
 std::string DescribeControlStep(const ControlStepSummary& summary);
 
 }  // namespace nictune::actuate

@@ -62,6 +62,13 @@ Json ControlStepJson(const actuate::ControlStepSummary& summary) {
     entry["reason"] = std::visit([](const auto& a) { return a.reason; }, summary.actions[i]);
     actions.push_back(std::move(entry));
   }
+  Json held = Json::array();
+  for (const tuner::Held& h : summary.held) {
+    held.push_back(Json{{"knob", std::string(tuner::KnobName(h.knob))},
+                        {"target", h.target},
+                        {"recommended", h.recommended},
+                        {"reason", h.reason}});
+  }
   Json verified = Json::array();
   for (const driver::knobs::KnobAddress& address : summary.verified) {
     verified.push_back(
@@ -70,6 +77,7 @@ Json ControlStepJson(const actuate::ControlStepSummary& summary) {
   return Json{{"readings", std::move(readings)},
               {"unreadable", std::move(unreadable)},
               {"actions", std::move(actions)},
+              {"held", std::move(held)},
               {"verified", std::move(verified)},
               {"gone", ResultsJson(summary.gone)},
               {"writes_failed", summary.writes_failed},

@@ -32,6 +32,7 @@ tuner::Recommendation RxUsecsTo(int64_t current, int64_t value) {
   rec.recommended = value;
   rec.formula = "u_max = 0.9 * 87.5 us - 10 us";
   rec.expected_gain = 0.5;
+  rec.confidence = {.value = 1, .reason = "10 samples"};
   return rec;
 }
 
@@ -44,6 +45,7 @@ tuner::Recommendation SocketBufferAdvice() {
   rec.current = 212992;
   rec.recommended = 425984;
   rec.expected_gain = 0.9;
+  rec.confidence = {.value = 1, .reason = "10 samples"};
   return rec;
 }
 
@@ -91,6 +93,22 @@ TEST_F(ControlStepTest, AppliesAndVerifiesAfterTheGuardWindow) {
   EXPECT_EQ(pending[0].state, ChangeState::kVerified);
   EXPECT_EQ(pending[0].original, 8);
   EXPECT_EQ(pending[0].new_value, 16);
+}
+
+// A recommendation the controller does not act on is in the summary with why, and nothing is
+// written or journaled for it.
+TEST_F(ControlStepTest, AHeldRecommendationIsReportedAndWritesNothing) {
+  tuner::Recommendation unsure = RxUsecsTo(8, 16);
+  unsure.confidence = {.value = 0.05, .reason = "2 samples over 2s, 300 packets"};
+  ControlStepSummary step = Step(absl::ZeroDuration(), {unsure}, 100);
+  EXPECT_THAT(step.actions, SizeIs(0));
+  ASSERT_THAT(step.held, SizeIs(1));
+  EXPECT_EQ(step.held[0].recommended, 16);
+  EXPECT_THAT(DescribeControlStep(step),
+              HasSubstr("0 actions, 1 held, 0 verified, 0 writes failed; rx_usecs veth1: 8 -> 16 "
+                        "held: confidence 0.05 < 0.30 (2 samples over 2s, 300 packets)"));
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
+  EXPECT_THAT(Pending(), SizeIs(0));
 }
 
 TEST_F(ControlStepTest, ARegressionIsRolledBackEvenAfterTheRecommendationIsGone) {

@@ -36,6 +36,7 @@ tuner::Recommendation RxUsecsTo(int64_t current, int64_t value) {
   rec.current = current;
   rec.recommended = value;
   rec.expected_gain = 0.5;
+  rec.confidence = {.value = 1, .reason = "10 samples"};
   rec.formula = "test formula";
   return rec;
 }

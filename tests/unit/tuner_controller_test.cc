@@ -4,6 +4,8 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner/controller.h"
@@ -33,6 +35,7 @@ Recommendation Rec(Knob knob, const std::string& target, int64_t current, int64_
   r.current = current;
   r.recommended = recommended;
   r.expected_gain = gain;
+  r.confidence = {.value = 1, .reason = "10 samples over 10s, 80000 packets"};
   r.formula = "test formula";
   return r;
 }
@@ -193,9 +196,40 @@ TEST(ControllerTest, HysteresisIgnoresSmallGains) {
   EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{},
                               {Rec(Knob::kNetdevBudget, "host", 300, 400, 0.01)}),
               IsEmpty());
+  ASSERT_THAT(controller.LastHeld(), SizeIs(1));
+  EXPECT_EQ(controller.LastHeld()[0].recommended, 400);
+  EXPECT_THAT(controller.LastHeld()[0].reason,
+              HasSubstr("netdev_budget host: 300 -> 400 held: expected gain 0.01 < 0.05"));
   EXPECT_THAT(controller.Step(clock.Now() + absl::Seconds(10), {knob.Read()}, Health{},
                               {Rec(Knob::kNetdevBudget, "host", 300, 400, 0.30)}),
               SizeIs(1));
+  EXPECT_THAT(controller.LastHeld(), IsEmpty());
+}
+
+// A window of a few packets (or fewer intervals than it holds) is not acted on, however large
+// the gain it predicts; the same recommendation at full confidence is.
+TEST(ControllerTest, ALowConfidenceRecommendationIsHeldWithItsReason) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 50};
+  Recommendation unsure = Rec(Knob::kRxUsecs, "eth0", 50, 100, 0.9);
+  unsure.confidence = {.value = 0.12, .reason = "10 samples over 10s, 1200 packets"};
+  EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{}, {unsure}), IsEmpty());
+  ASSERT_THAT(controller.LastHeld(), SizeIs(1));
+  EXPECT_THAT(controller.LastHeld()[0].reason,
+              HasSubstr("rx_usecs eth0: 50 -> 100 held: confidence 0.12 < 0.30 (10 samples over "
+                        "10s, 1200 packets)"));
+  EXPECT_EQ(knob.value, 50);
+
+  // Just at the threshold it acts, and says so in the Apply's reason.
+  clock.Advance(config.window);
+  Recommendation sure = unsure;
+  sure.confidence.value = config.min_confidence;
+  const std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, Health{}, {sure});
+  ASSERT_THAT(actions, SizeIs(1));
+  EXPECT_THAT(std::get<Apply>(actions[0]).reason, HasSubstr("confidence 0.30 >= 0.30"));
+  EXPECT_THAT(controller.LastHeld(), IsEmpty());
 }
 
 TEST(ControllerTest, InducedRegressionRollsBackWithinOneGuardWindowAndParks) {
@@ -474,6 +508,13 @@ TEST(ControllerTest, AStepTakenAgainstDropsIsNotReversedBeforeACooldown) {
                                 {Rec(Knob::kRxUsecs, "emu0", 2529, 2813, 0.1)}),
                 IsEmpty())
         << clock.Now() - stepped_down << " after the step down";
+    // Past the guard window (kept) the reversal is what holds it, and the hold says until when.
+    if (clock.Now() - stepped_down < config.guard) continue;
+    ASSERT_THAT(controller.LastHeld(), SizeIs(1)) << clock.Now() - stepped_down;
+    EXPECT_THAT(controller.LastHeld()[0].reason,
+                HasSubstr(absl::StrCat(
+                    "reverses the last change's direction, which waits until ",
+                    absl::FormatTime(stepped_down + config.cooldown, absl::UTCTimeZone()))));
   }
   knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{0, 0.12},
                              {Rec(Knob::kRxUsecs, "emu0", 2529, 2813, 0.1)}));

@@ -233,6 +233,7 @@ TEST(TunerPropertiesTest, ControllerStepsStayBounded) {
       r.current = values[k];
       r.recommended = absl::Uniform<int64_t>(gen, 0, kInt32Max);
       r.expected_gain = absl::Uniform(gen, 0.0, 1.0);
+      r.confidence.value = absl::Uniform(gen, 0.0, 1.0);
       recs.push_back(r);
     }
     const Health health{absl::Uniform(gen, 0.0, 10.0), absl::Uniform(gen, 0.0, 1.0)};
