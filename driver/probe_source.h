@@ -209,6 +209,9 @@ struct BpfCounters {
   std::vector<NapiCounter> napis;
   std::vector<DropCounter> drops;
   std::vector<SocketFill> sockets;  // the top sockets the LRU map still holds
+  // Reads end the sockets' waits: the socket-fill probe is loaded with its read handler (the
+  // kernel has sock:sock_recv_length). False: no drain gap is timed, whatever the probe runs.
+  bool drain_gap_timed = false;
   std::vector<TruesizeHistogram> truesize;
   // Events the fixed-size maps could not place (so totals can be checked for completeness).
   uint64_t irq_events_beyond_bound = 0;  // irq numbers beyond the per-irq array, all together

@@ -28,8 +28,8 @@ struct ControllerConfig {
   absl::Duration cooldown = absl::Minutes(10);
   double min_gain = 0.05;  // hysteresis: ignore recommendations predicting less
   // Act only on recommendations at least this confident (Recommendation::confidence): a window
-  // of a few hundred packets a second, or one shorter than its intervals, is noise to act on.
-  double min_confidence = 0.3;
+  // of a few hundred packets a second, or of a few sampling intervals, is noise to act on.
+  double min_confidence = 0.25;
   // A regression: drops/s above baseline * (1 + ratio) + absolute, or CPU share above baseline +
   // cpu_tolerance.
   double drop_tolerance_ratio = 0.10;

@@ -21,6 +21,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double Us(double seconds) { return seconds * 1e6; }
 
+// A plan whose worst socket's drain gap was not measured over the range that moves it: the
+// drops it predicts hold only if the reader pauses no longer than seen.
+constexpr double kUnseenDrainGapConfidence = 0.7;
+
 // Largest multiple of step not above limit_us, within [0, cap_us]; -1 when limit_us < 0.
 int64_t FloorToStep(double limit_us, int64_t step, int64_t cap_us) {
   if (!(limit_us >= 0)) return -1;
@@ -446,6 +450,7 @@ void DescribeWorst(Planning& p) {
   plan.worst_inputs = w.fill_inputs;
   plan.worst_fill = w.fill;
   plan.worst_burst_inputs = w.burst;
+  plan.worst_drain_gap_seen_below_s = w.socket->drain_gap_seen_below_s;
   plan.worst_burst = BurstAt(w.burst, interval_s);
   plan.worst_usable_packets = w.usable_packets;
   plan.reader_softirq_load = w.burst.reader_waits_for_napi ? plan.worst_burst.softirq_load : 0;
@@ -664,6 +669,24 @@ absl::StatusOr<IntervalPlan> PlanQueueInterval(const QueueObservation& queue,
     max_us = std::min<int64_t>(max_us, queue.coalesce.rx_usecs_max);
   }
   return PlanInterval(queue, window, config, granularity, max_us);
+}
+
+Confidence WithDrainGapCoverage(Confidence confidence, const IntervalPlan& plan) {
+  if (plan.worst_socket.empty()) return confidence;
+  const double reach_s = (1 - plan.worst_inputs.margin) * plan.worst_fill.fill_time_s;
+  const double seen_below_s = plan.worst_drain_gap_seen_below_s;
+  if (!(seen_below_s < reach_s)) return confidence;
+  const std::string why =
+      seen_below_s <= 0
+          ? absl::StrFormat(
+                "drain gap of %s not measured (planned as %.0f us; gaps up to %.0f us "
+                "would move the plan)",
+                plan.worst_socket, Us(plan.worst_inputs.drain_gap_s), Us(reach_s))
+          : absl::StrFormat(
+                "drain gaps of %s over %.0f us not seen (the probe's slots; gaps up "
+                "to %.0f us would move the plan)",
+                plan.worst_socket, Us(seen_below_s), Us(reach_s));
+  return Discount(confidence, kUnseenDrainGapConfidence, why.c_str());
 }
 
 }  // namespace nictune::tuner

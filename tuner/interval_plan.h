@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "tuner/burst_model.h"
+#include "tuner/confidence.h"
 #include "tuner/fill_math.h"
 #include "tuner/observation.h"
 #include "tuner/policy_config.h"
@@ -37,6 +39,8 @@ struct IntervalPlan {
   FillInputs worst_inputs;  // mean rate, truesize, rcvbuf, drain gap and margin of the worst socket
   FillResult worst_fill;    // the plain fill math on worst_inputs
   BurstInputs worst_burst_inputs;   // the worst socket's peak rate, costs and drain gap
+  // SocketObservation::drain_gap_seen_below_s of the worst socket (+inf: any wait was seen).
+  double worst_drain_gap_seen_below_s = std::numeric_limits<double>::infinity();
   Burst worst_burst;                // what it must hold at interval_us (burst_model.h)
   double worst_usable_packets = 0;  // UsablePackets(capacity, margin)
   double reader_softirq_load = 0;   // the cycle stretch's load for a waiting reader (0: own CPU)
@@ -96,5 +100,11 @@ absl::StatusOr<IntervalPlan> PlanInterval(const QueueObservation& queue, absl::D
 // software timer (gro_flush_timeout) in 1 us steps up to its cap.
 absl::StatusOr<IntervalPlan> PlanQueueInterval(const QueueObservation& queue,
                                                absl::Duration window, const PolicyConfig& config);
+
+// Lowers the confidence of a recommendation made from `plan` when the worst socket's drain gap
+// was not measured up to the waits that would move the plan: those up to its usable fill time,
+// (1 - margin) * T_fill, beyond which no interval holds the socket anyway. The reason names the
+// limit ("drain gaps over 4.2 ms not seen ...").
+Confidence WithDrainGapCoverage(Confidence confidence, const IntervalPlan& plan);
 
 }  // namespace nictune::tuner

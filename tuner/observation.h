@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct SocketObservation {
   double peak_fill = 0;       // highest rmem_alloc / sk_rcvbuf seen, 0..1
   uint64_t drops = 0;         // dropped because the receive buffer was full
   double drain_gap_s = 0;     // longest time the application left the socket undrained
+  // Longer waits than this could not be measured (the agent's probe times a wait only within one
+  // of its slots while it samples): drain_gap_s is then a floor. +inf: any wait was seen; 0:
+  // none was timed, and drain_gap_s is no measurement.
+  double drain_gap_seen_below_s = std::numeric_limits<double>::infinity();
   // The traffic's shape: the longest stretch of arrivals at up to peak_rate_pps and the shortest
   // pause between two such stretches. Bursts shorter than a drain gap bring less than the peak
   // rate times the gap. 0 = unknown (the peak is taken to last).

@@ -31,6 +31,14 @@ absl::Status CheckGauge(const std::string& where, const char* name, double value
   return absl::OkStatus();
 }
 
+// A limit that +inf lifts: not NaN, not negative.
+absl::Status CheckLimit(const std::string& where, const char* name, double value) {
+  if (std::isnan(value) || value < 0) {
+    return Bad(where, absl::StrFormat("%s = %g must be +inf or in [0, inf)", name, value));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckCount(const std::string& where, const char* name, uint64_t count,
                         absl::Duration window) {
   const double rate = PerSecond(count, window);
@@ -63,6 +71,7 @@ absl::Status CheckSocket(const std::string& queue, const SocketObservation& s,
            CheckGauge(where, "truesize_p99_bytes", s.truesize_p99_bytes, kMaxTruesizeBytes),
            CheckGauge(where, "peak_fill", s.peak_fill, 1.0),
            CheckGauge(where, "drain_gap_s", s.drain_gap_s, kMaxDrainGapSeconds),
+           CheckLimit(where, "drain_gap_seen_below_s", s.drain_gap_seen_below_s),
            CheckGauge(where, "burst_s", s.burst_s, kMaxDrainGapSeconds),
            CheckGauge(where, "burst_pause_s", s.burst_pause_s, kMaxDrainGapSeconds),
            CheckGauge(where, "max_packets_per_gap", s.max_packets_per_gap,

@@ -68,6 +68,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   if (!plan.interrupt_cost_measured) {
     confidence = Discount(confidence, 0.8, "interrupt cost not measured, assumed");
   }
+  confidence = WithDrainGapCoverage(confidence, plan);
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
   // The floor is one vector's; a whole-device observation of N rings counts N vectors.
   const double vector_rate = interrupt_rate / RxRings(queue);

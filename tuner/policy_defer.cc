@@ -39,7 +39,8 @@ std::vector<Recommendation> RecommendDefer(const Observation& obs, const QueueOb
   const DeferState& d = queue.defer;
   if (!d.supported) return out;
 
-  const Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
+  const Confidence confidence =
+      WithDrainGapCoverage(ConfidenceFrom(obs, queue.rx_packets, config), plan);
   const int64_t current_timeout = static_cast<int64_t>(std::min<uint64_t>(
       d.gro_flush_timeout_ns, static_cast<uint64_t>(KernelRange(Knob::kGroFlushTimeout).max)));
   Recommendation defer = DeviceRecommendation(Knob::kNapiDeferHardIrqs, queue,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -150,6 +151,10 @@ struct SocketWindow {
   // The longest time data waited unread that a read ended within the window (the probe's, where
   // it measured); 0 when it saw no read end a wait.
   double longest_drain_gap_s = 0;
+  // Waits longer than this could not be timed: the probe times a wait only within one stretch of
+  // its watching, a slot while the probe budget samples it. +inf while it watched the window
+  // through; 0 when it timed none (detached, or no read tracepoint).
+  double drain_gap_seen_below_s = std::numeric_limits<double>::infinity();
   // Bytes per queued packet, as the kernel charged it: this window's packets, or, in a window
   // the sampled probe did not measure, every packet it measured of the socket so far.
   std::optional<double> mean_truesize;

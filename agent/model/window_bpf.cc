@@ -2,6 +2,7 @@
 // Window figures from the BPF probes' cumulative counters.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -11,18 +12,23 @@
 namespace nictune::model::internal {
 namespace {
 
+// A hook attached for this share of a window, with no stretch begun in it, watched it whole: the
+// two readings' clocks and the hook's are taken microseconds apart.
+constexpr double kWholeShare = 0.999;
+
 // The share of the window a hook's programs were attached (driver::HookDuty); 1 for counters
 // without the probe budget's hooks (a reading from probes attached whole).
+const driver::HookDuty* FindHook(const driver::BpfCounters& counters, const std::string& hook) {
+  for (const driver::HookDuty& duty : counters.hooks) {
+    if (duty.hook == hook) return &duty;
+  }
+  return nullptr;
+}
+
 double HookCoverage(const driver::BpfCounters& before, const driver::BpfCounters& after,
                     const std::string& hook) {
-  const auto find = [&hook](const driver::BpfCounters& c) -> const driver::HookDuty* {
-    for (const driver::HookDuty& duty : c.hooks) {
-      if (duty.hook == hook) return &duty;
-    }
-    return nullptr;
-  };
-  const driver::HookDuty* a = find(after);
-  const driver::HookDuty* b = find(before);
+  const driver::HookDuty* a = FindHook(after, hook);
+  const driver::HookDuty* b = FindHook(before, hook);
   if (a == nullptr || b == nullptr || after.monotonic_ns <= before.monotonic_ns) return 1;
   const double attached = static_cast<double>(ResettingDelta64(b->attached_ns, a->attached_ns));
   return std::clamp(attached / static_cast<double>(after.monotonic_ns - before.monotonic_ns), 0.0,
@@ -212,9 +218,30 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
             [](const DropWindow& x, const DropWindow& y) { return x.count > y.count; });
 }
 
+// The longest wait the socket-fill probe could time in the window. It pairs a read only with a
+// wait begun in the same stretch of its watching (docs/design.md, glossary: stretch), so while
+// the probe budget samples it no wait longer than its slot is seen: the window's mean stretch,
+// counting one more for a stretch the window may have begun in (the lower figure: it claims no
+// wait was seen that was not). +inf while one stretch spans the window; 0 when nothing was timed.
+double DrainGapSeenBelow(const driver::BpfCounters& before, const driver::BpfCounters& after) {
+  if (!after.drain_gap_timed) return 0;
+  const driver::HookDuty* a = FindHook(after, "sockfill");
+  const driver::HookDuty* b = FindHook(before, "sockfill");
+  if (a == nullptr || b == nullptr || after.monotonic_ns <= before.monotonic_ns) {
+    return std::numeric_limits<double>::infinity();  // a reading from probes attached whole
+  }
+  const double attached = static_cast<double>(ResettingDelta64(b->attached_ns, a->attached_ns));
+  const uint64_t starts = ResettingDelta64(b->slots, a->slots);
+  const double span = static_cast<double>(after.monotonic_ns - before.monotonic_ns);
+  if (attached <= 0) return 0;
+  if (starts == 0 && attached >= kWholeShare * span) return std::numeric_limits<double>::infinity();
+  return attached / static_cast<double>(starts + 1) * 1e-9;
+}
+
 void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
                 Window& out) {
   const double share = HookCoverage(before, after, "sockfill");
+  const double seen_below_s = DrainGapSeenBelow(before, after);
   const double fail_share = HookCoverage(before, after, "udp_fail");
   std::map<uint64_t, const driver::SocketFill*> earlier;
   for (const auto& s : before.sockets) earlier[s.key.cookie] = &s;
@@ -232,6 +259,7 @@ void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& af
         .rcvbuf = s.rcvbuf,
         .peak_fill = s.peak_fill,  // peaks are reset by every Read(): this window's
         .longest_drain_gap_s = static_cast<double>(s.longest_drain_gap_ns) * 1e-9,
+        .drain_gap_seen_below_s = seen_below_s,
         .rcvqueue_full =
             share > 0 ? Scaled(ResettingDelta64(base.rcvqueue_full, s.rcvqueue_full), share) : 0,
         .udp_queue_failures =

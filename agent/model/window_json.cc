@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/model/window_json.h"
 
+#include <cmath>
 #include <string>
 
 #include "nlohmann/json.hpp"
@@ -143,6 +144,9 @@ json SocketToJson(const SocketWindow& s) {
          {"rcvbuf", s.rcvbuf},
          {"peak_fill", s.peak_fill},
          {"longest_drain_gap_s", s.longest_drain_gap_s},
+         // null: no limit, the probe watched the window through
+         {"drain_gap_seen_below_s",
+          std::isinf(s.drain_gap_seen_below_s) ? json(nullptr) : json(s.drain_gap_seen_below_s)},
          {"rcvqueue_full", s.rcvqueue_full},
          {"udp_queue_failures", s.udp_queue_failures},
          {"source", SocketSource(s)},

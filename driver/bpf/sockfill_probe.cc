@@ -94,6 +94,10 @@ absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters) 
           fill.peak_fill = static_cast<double>(fill.peak_rmem_alloc) / fill.rcvbuf;
         counters.sockets.push_back(std::move(fill));
       });
+  // The unused variant of a handler (and the handler on a kernel without the tracepoint) is
+  // not loaded and has no descriptor.
+  counters.drain_gap_timed = bpf_program__fd(skeleton->progs.on_sock_recv_length_btf) >= 0 ||
+                             bpf_program__fd(skeleton->progs.on_sock_recv_length_raw) >= 0;
   absl::Status gaps = read.ok() ? ReadDrainGaps(probe, current, counters) : read;
   // Peaks restart from here: entries still carrying `current` are stale from the next read on.
   *generation = current + 1;

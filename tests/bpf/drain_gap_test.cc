@@ -62,6 +62,7 @@ TEST_F(DrainGapTest, IsAtLeastTheReadersSleepAndAtMostItsLongestTimeBetweenReads
   ASSERT_TRUE(result.ok()) << result.status();
   absl::StatusOr<driver::BpfCounters> counters = (*probes)->Read();
   ASSERT_TRUE(counters.ok()) << counters.status();
+  EXPECT_TRUE(counters->drain_gap_timed) << "the read handler is loaded on this kernel";
 
   ASSERT_GT(result->received.kernel_drops, 0u) << "the socket never filled";
   const driver::SocketFill* fill =

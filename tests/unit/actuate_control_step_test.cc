@@ -106,7 +106,7 @@ TEST_F(ControlStepTest, AHeldRecommendationIsReportedAndWritesNothing) {
   EXPECT_EQ(step.held[0].recommended, 16);
   EXPECT_THAT(DescribeControlStep(step),
               HasSubstr("0 actions, 1 held, 0 verified, 0 writes failed; rx_usecs veth1: 8 -> 16 "
-                        "held: confidence 0.05 < 0.30 (2 samples over 2s, 300 packets)"));
+                        "held: confidence 0.05 < 0.25 (2 samples over 2s, 300 packets)"));
   EXPECT_EQ(knobs_->Get(kRxUsecs), 8);
   EXPECT_THAT(Pending(), SizeIs(0));
 }

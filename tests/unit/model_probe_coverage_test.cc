@@ -4,8 +4,10 @@
 // namespace's UDP receive-buffer drops scaled to its own Udp.RcvbufErrors (or kept as one
 // unattributed drop when the sample saw none), and every scaled figure saying what it was
 // scaled to.
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "agent/model/window.h"
@@ -188,6 +190,58 @@ TEST(ProbeCoverageTest, WholeHooksAreMeasuredNotScaled) {
   ASSERT_EQ(w->drops.size(), 1u);
   EXPECT_EQ(w->drops[0].count, 30u);
   EXPECT_EQ(w->drops[0].coverage.scaled_to, "");
+}
+
+// A socket's fill over a window in which the socket-fill hook measured `attached_ns` in `slots`
+// stretches begun within it; `timed`: the kernel has the read tracepoint.
+std::optional<Window> SocketFillWindow(uint64_t attached_ns, uint64_t slots, bool timed) {
+  auto [before, after] = Readings(attached_ns);
+  before.bpf->hooks.push_back({.hook = "sockfill", .attached_ns = 0, .slots = 3});
+  after.bpf->hooks.push_back({.hook = "sockfill", .attached_ns = attached_ns, .slots = 3 + slots});
+  driver::SocketFill fill{.key = {.cookie = 77, .family = 2, .protocol = 17, .local_port = 5000},
+                          .enqueues = 1000,
+                          .rcvbuf = 212992,
+                          .longest_drain_gap_ns = 4'000'000};
+  after.bpf->sockets = {fill};
+  before.bpf->drain_gap_timed = timed;
+  after.bpf->drain_gap_timed = timed;
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  if (!w.ok() || w->sockets.size() != 1) {
+    ADD_FAILURE() << w.status();
+    return std::nullopt;
+  }
+  return *std::move(w);
+}
+
+// The probe pairs a read only with a wait begun in the same stretch, so in slots it sees no wait
+// longer than a slot: the window says so, as its mean slot, and JSON's null is "no limit".
+TEST(ProbeCoverageTest, TheDrainGapSaysWhichWaitsTheProbeCouldSee) {
+  std::optional<Window> slotted = SocketFillWindow(kSecond / 10, 20, true);
+  ASSERT_TRUE(slotted.has_value());
+  EXPECT_DOUBLE_EQ(slotted->sockets[0].longest_drain_gap_s, 0.004);
+  // 100 ms in the 20 slots begun in the window and one that may have begun before it.
+  EXPECT_DOUBLE_EQ(slotted->sockets[0].drain_gap_seen_below_s, 0.1 / 21);
+  EXPECT_DOUBLE_EQ(WindowToJson(*slotted)["sockets"][0]["drain_gap_seen_below_s"], 0.1 / 21);
+
+  // One slot spanning the window's start: what it measured in the window.
+  std::optional<Window> spanning = SocketFillWindow(kSecond / 4, 0, true);
+  ASSERT_TRUE(spanning.has_value());
+  EXPECT_DOUBLE_EQ(spanning->sockets[0].drain_gap_seen_below_s, 0.25);
+
+  std::optional<Window> whole = SocketFillWindow(kSecond, 0, true);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_TRUE(std::isinf(whole->sockets[0].drain_gap_seen_below_s));
+  EXPECT_TRUE(WindowToJson(*whole)["sockets"][0]["drain_gap_seen_below_s"].is_null());
+
+  // Attached whole, but re-attached within the window (a new stretch): not one stretch.
+  std::optional<Window> restarted = SocketFillWindow(kSecond, 1, true);
+  ASSERT_TRUE(restarted.has_value());
+  EXPECT_DOUBLE_EQ(restarted->sockets[0].drain_gap_seen_below_s, 0.5);
+
+  std::optional<Window> untimed = SocketFillWindow(kSecond, 0, false);
+  ASSERT_TRUE(untimed.has_value());
+  EXPECT_EQ(untimed->sockets[0].drain_gap_seen_below_s, 0);
+  EXPECT_EQ(WindowToJson(*untimed)["sockets"][0]["drain_gap_seen_below_s"], 0);
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ TEST(ControllerTest, ALowConfidenceRecommendationIsHeldWithItsReason) {
   EXPECT_THAT(controller.Step(clock.Now(), {knob.Read()}, Health{}, {unsure}), IsEmpty());
   ASSERT_THAT(controller.LastHeld(), SizeIs(1));
   EXPECT_THAT(controller.LastHeld()[0].reason,
-              HasSubstr("rx_usecs eth0: 50 -> 100 held: confidence 0.12 < 0.30 (10 samples over "
+              HasSubstr("rx_usecs eth0: 50 -> 100 held: confidence 0.12 < 0.25 (10 samples over "
                         "10s, 1200 packets)"));
   EXPECT_EQ(knob.value, 50);
 
@@ -228,7 +228,7 @@ TEST(ControllerTest, ALowConfidenceRecommendationIsHeldWithItsReason) {
   sure.confidence.value = config.min_confidence;
   const std::vector<Action> actions = controller.Step(clock.Now(), {knob.Read()}, Health{}, {sure});
   ASSERT_THAT(actions, SizeIs(1));
-  EXPECT_THAT(std::get<Apply>(actions[0]).reason, HasSubstr("confidence 0.30 >= 0.30"));
+  EXPECT_THAT(std::get<Apply>(actions[0]).reason, HasSubstr("confidence 0.25 >= 0.25"));
   EXPECT_THAT(controller.LastHeld(), IsEmpty());
 }
 

@@ -125,6 +125,35 @@ TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
   EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 82"));
 }
 
+// Gaps up to (1 - 0.05) * 87.53 us = 83.15 us move seed 001's plan: a probe that saw no wait
+// longer than its 20 us slots, or timed none, leaves the plan resting on an unmeasured gap.
+TEST(CoalescePolicyTest, AnUnmeasuredDrainGapLowersTheConfidenceAndSaysWhy) {
+  const Recommendation seen = RecommendationFor(Seed001(), PolicyConfig{}, Knob::kRxUsecs);
+  ASSERT_GT(seen.confidence.value, 0);
+  EXPECT_THAT(seen.confidence.reason, Not(HasSubstr("drain gap")));
+
+  Observation slotted = Seed001();
+  slotted.queues[0].sockets[0].drain_gap_seen_below_s = 20e-6;
+  const Recommendation in_slots = RecommendationFor(slotted, PolicyConfig{}, Knob::kRxUsecs);
+  EXPECT_EQ(in_slots.recommended, seen.recommended);
+  EXPECT_NEAR(in_slots.confidence.value, 0.7 * seen.confidence.value, 1e-9);
+  EXPECT_THAT(in_slots.confidence.reason,
+              HasSubstr("drain gaps of udp 0.0.0.0:12865 (netserver) over 20 us not seen (the "
+                        "probe's slots; gaps up to 83 us would move the plan)"));
+
+  Observation untimed = Seed001();
+  untimed.queues[0].sockets[0].drain_gap_seen_below_s = 0;
+  EXPECT_THAT(RecommendationFor(untimed, PolicyConfig{}, Knob::kRxUsecs).confidence.reason,
+              HasSubstr("drain gap of udp 0.0.0.0:12865 (netserver) not measured (planned as 0 "
+                        "us; gaps up to 83 us would move the plan)"));
+
+  // Slots longer than any gap that moves the plan hide nothing it needs.
+  Observation long_slots = Seed001();
+  long_slots.queues[0].sockets[0].drain_gap_seen_below_s = 1e-3;
+  EXPECT_EQ(RecommendationFor(long_slots, PolicyConfig{}, Knob::kRxUsecs).confidence.value,
+            seen.confidence.value);
+}
+
 TEST(CoalescePolicyTest, ASmallInterruptCpuShareIsPrintedWithItsDigits) {
   PolicyConfig config;
   config.interrupt_cpu_share = 0.0004;
