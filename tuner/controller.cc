@@ -148,19 +148,22 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     const Recommendation* rec = FindRecommendation(recommendations, reading.knob, reading.target);
     if (rec == nullptr || rec->recommended == reading.value) continue;
     if (!Passed(st.changed_at, config_.window, now)) continue;
-    const auto hold = [&](std::string why) {
+    const auto hold = [&](HeldFor why, const std::string& text) {
       held_.push_back(Held{.knob = reading.knob,
                            .target = reading.target,
                            .recommended = rec->recommended,
+                           .why = why,
                            .reason = absl::StrCat(name, ": ", reading.value, " -> ",
-                                                  rec->recommended, " held: ", why)});
+                                                  rec->recommended, " held: ", text)});
     };
     if (rec->expected_gain < config_.min_gain) {
-      hold(absl::StrFormat("expected gain %.2f < %.2f", rec->expected_gain, config_.min_gain));
+      hold(HeldFor::kGain,
+           absl::StrFormat("expected gain %.2f < %.2f", rec->expected_gain, config_.min_gain));
       continue;
     }
     if (rec->confidence.value < config_.min_confidence) {
-      hold(absl::StrFormat("confidence %.2f < %.2f (%s)", rec->confidence.value,
+      hold(HeldFor::kConfidence,
+           absl::StrFormat("confidence %.2f < %.2f (%s)", rec->confidence.value,
                            config_.min_confidence, rec->confidence.reason));
       continue;
     }
@@ -169,9 +172,10 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     const int direction = value > reading.value ? 1 : -1;
     const bool reversal = st.direction != 0 && direction != st.direction;
     if (reversal && now - st.last_reversal_at < config_.cooldown) {
-      hold(absl::StrCat(
-          "it reverses the last change's direction, which waits until ",
-          absl::FormatTime(st.last_reversal_at + config_.cooldown, absl::UTCTimeZone())));
+      hold(HeldFor::kReversal,
+           absl::StrCat(
+               "it reverses the last change's direction, which waits until ",
+               absl::FormatTime(st.last_reversal_at + config_.cooldown, absl::UTCTimeZone())));
       continue;
     }
     before_apply_[Key(reading.knob, reading.target)] = st;

@@ -45,11 +45,32 @@ struct Release {
 
 using Action = std::variant<Apply, Rollback, Release>;
 
+// What holds a recommended change back.
+enum class HeldFor {
+  kGain,        // its expected gain is below the hysteresis threshold
+  kConfidence,  // its confidence is below ControllerConfig::min_confidence
+  kReversal,    // it reverses the last change's direction inside the cooldown
+};
+
+// "gain", "confidence" or "reversal".
+inline const char* HeldForName(HeldFor why) {
+  switch (why) {
+    case HeldFor::kGain:
+      return "gain";
+    case HeldFor::kConfidence:
+      return "confidence";
+    case HeldFor::kReversal:
+      return "reversal";
+  }
+  return "unknown";
+}
+
 // A change recommended and not made this window, and why: not an action, nothing is written.
 struct Held {
   Knob knob = Knob::kRxUsecs;
   std::string target;
   int64_t recommended = 0;
+  HeldFor why = HeldFor::kGain;
   std::string reason;
 };
 

@@ -166,7 +166,14 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
     packets = std::max(packets, p.queue->rx_packets);
     proto_mem_drops = std::max(proto_mem_drops, p.queue->drops.proto_mem);
   }
-  const Confidence confidence = ConfidenceFrom(obs, packets, config);
+  // The buffers hold what arrives over the plans' drain gaps: the least measured one speaks for
+  // them all.
+  Confidence confidence = ConfidenceFrom(obs, packets, config);
+  const Confidence measured = confidence;
+  for (const QueuePlan& p : plans) {
+    const Confidence planned = WithDrainGapCoverage(measured, p.plan);
+    if (planned.value < confidence.value) confidence = planned;
+  }
 
   Need default_need;  // the largest need of a socket on rmem_default
   Need any_need;      // the largest need of any socket (udp_rmem_min)

@@ -67,6 +67,7 @@ Json ControlStepJson(const actuate::ControlStepSummary& summary) {
     held.push_back(Json{{"knob", std::string(tuner::KnobName(h.knob))},
                         {"target", h.target},
                         {"recommended", h.recommended},
+                        {"cause", tuner::HeldForName(h.why)},
                         {"reason", h.reason}});
   }
   Json verified = Json::array();

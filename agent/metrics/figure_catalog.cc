@@ -19,6 +19,14 @@
 namespace nictune::metrics {
 namespace {
 
+// The labels of every top socket's series: its cookie, and what names it to a person.
+std::vector<FigureLabel> TopSocketLabels() {
+  return {{"socket", LabelBound::kTopSockets},
+          {"proto", LabelBound::kFollows},
+          {"port", LabelBound::kFollows},
+          {"netns", LabelBound::kFollows}};
+}
+
 // The families spelled once in family_names.h.
 std::vector<Figure> NamedFigures() {
   return {
@@ -329,10 +337,7 @@ std::vector<Figure> NamedFigures() {
        "",
        "Packets the socket dropped since it was created, the kernel's own count (sk_drops over "
        "sock_diag), top sockets only.",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/kernel_drops"},
@@ -341,10 +346,7 @@ std::vector<Figure> NamedFigures() {
        "",
        "Packets queued to the socket, top sockets only (bpf sock:sk_data_ready, above the fill "
        "threshold).",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/enqueues_per_s"},
@@ -353,10 +355,7 @@ std::vector<Figure> NamedFigures() {
        "",
        "Packets refused because the receive buffer was full, top sockets only (bpf "
        "sock:sock_rcvqueue_full).",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/rcvqueue_full"},
@@ -364,10 +363,7 @@ std::vector<Figure> NamedFigures() {
        FigureKind::kGauge,
        "bytes",
        "sk_rcvbuf at the socket's last event, top sockets only (bpf).",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/rcvbuf"},
@@ -376,11 +372,9 @@ std::vector<Figure> NamedFigures() {
        "seconds",
        "The longest time the socket's data waited for its reader that a read ended, within the "
        "last window, top sockets only (bpf sock:sk_data_ready to sock:sock_recv_length, kernel "
-       "6.4 on); 0 when the probe saw no read end a wait.",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       "6.4 on); 0 when the probe saw no read end a wait, absent when it timed no read. While "
+       "the probe budget samples the probe, waits longer than its slot are not seen.",
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/longest_drain_gap_s"},
@@ -389,10 +383,7 @@ std::vector<Figure> NamedFigures() {
        "ratio",
        "Peak rmem_alloc / sk_rcvbuf within the last window, top sockets only (bpf "
        "sock:sk_data_ready).",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/peak_fill"},
@@ -401,10 +392,7 @@ std::vector<Figure> NamedFigures() {
        "bytes",
        "Bytes queued for the socket's reader, as the kernel charged them (rmem_alloc over "
        "sock_diag), top sockets only.",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/rmem_alloc"},
@@ -413,10 +401,7 @@ std::vector<Figure> NamedFigures() {
        "bytes",
        "Mean bytes charged per queued packet within the last window, top sockets only (bpf "
        "sock:sk_data_ready).",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/mean_truesize"},
@@ -424,10 +409,7 @@ std::vector<Figure> NamedFigures() {
        FigureKind::kCounter,
        "",
        "UDP packets the socket failed to queue, top sockets only (bpf udp:udp_fail_queue_rcv_skb).",
-       {{"socket", LabelBound::kTopSockets},
-        {"proto", LabelBound::kFollows},
-        {"port", LabelBound::kFollows},
-        {"netns", LabelBound::kFollows}},
+       TopSocketLabels(),
        {},
        SeriesCap::kNone,
        "/sockets/*/udp_queue_failures"},

@@ -138,6 +138,20 @@ void Tuning::OnTunerWindow(const tuner::Observation& observation,
   if (acted || !summary.gone.empty()) agent::LogInfo(actuate::DescribeControlStep(summary));
   LogUnreadableLocked(summary, now);
   NoteJournalLocked(summary, now);
+  LogHeldLocked(summary);
+}
+
+void Tuning::LogHeldLocked(const actuate::ControlStepSummary& summary) {
+  std::map<std::string, tuner::HeldFor> held;
+  for (const tuner::Held& h : summary.held) {
+    const std::string key = actuate::KnobKey({h.knob, h.target});
+    held[key] = h.why;
+    const auto before = held_.find(key);
+    if (before == held_.end() || before->second != h.why) {
+      agent::LogInfo(absl::StrCat("apply mode: ", h.reason));
+    }
+  }
+  held_ = std::move(held);
 }
 
 void Tuning::NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now) {

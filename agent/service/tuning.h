@@ -9,8 +9,10 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "agent/actuate/actuator.h"
@@ -75,6 +77,9 @@ class Tuning : public TuningControl, public TunerWindowSink {
   // A journal that cannot record originals (a full disk) pauses every change: said once a minute
   // while it lasts, and once when a change is journaled again.
   void NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now);
+  // A change the controller holds back is logged when the hold begins or its cause changes, not
+  // every window it lasts: a calm host may hold one for hours, and would otherwise be silent.
+  void LogHeldLocked(const actuate::ControlStepSummary& summary);
 
   actuate::Actuator& actuator_;
   store::Journal& journal_;
@@ -88,6 +93,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   std::optional<std::vector<tuner::Recommendation>> recommendations_;
   tuner::ScopedHealth health_;
   agent::RateLimitedLog problems_;
+  std::map<std::string, tuner::HeldFor> held_;  // by knob key: the last window's holds
   bool paused_ = false;  // the last change asked for could not be journaled
 };
 

@@ -42,8 +42,11 @@ class FakeTuning : public service::TuningControl {
     gone.outcome = Outcome::kReleased;
     gone.message = "device veth9 is gone";
     summary.gone.push_back(gone);
-    summary.held.push_back({tuner::Knob::kRxFrames, "eth1", 64,
-                            "rx_frames eth1: 0 -> 64 held: confidence 0.12 < 0.25"});
+    summary.held.push_back({.knob = tuner::Knob::kRxFrames,
+                            .target = "eth1",
+                            .recommended = 64,
+                            .why = tuner::HeldFor::kConfidence,
+                            .reason = "rx_frames eth1: 0 -> 64 held: confidence 0.12 < 0.25"});
     summary.not_journaled = 1;
     summary.journal_error = absl::ResourceExhaustedError("journal: disk full");
     return summary;
@@ -132,6 +135,7 @@ TEST_F(ApplyRoutesTest, ApplyWithoutBodyRunsOneStepOverEveryRecommendation) {
   EXPECT_EQ(step["held"][0]["knob"], "rx_frames");
   EXPECT_EQ(step["held"][0]["target"], "eth1");
   EXPECT_EQ(step["held"][0]["recommended"], 64);
+  EXPECT_EQ(step["held"][0]["cause"], "confidence");
   EXPECT_THAT(step["held"][0]["reason"].get<std::string>(), HasSubstr("confidence 0.12 < 0.25"));
   EXPECT_THAT(step["summary"].get<std::string>(),
               HasSubstr("1 held, 0 verified, 0 writes failed; rx_usecs eth1 written: 8 -> 16; "));

@@ -313,6 +313,8 @@ TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
   w.sockets = {SocketInWindow(1001, 0, 0.9), SocketInWindow(1002, 7, 0.5),
                SocketInWindow(1003, 0, 0.6), SocketInWindow(1004, 0, 0.99),
                SocketInWindow(1005, 0, 0.1)};
+  w.sockets[1].drain_gap_seen_below_s = 0;
+  w.sockets[3].longest_drain_gap_s = 0.002;
   exporter.Update(s, w, {});
   std::string text = exporter.Text();
   EXPECT_EQ(ExportedSockets(text), (std::set<std::string>{"1002", "1004"}));
@@ -321,6 +323,12 @@ TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
   EXPECT_THAT(Lines(text), Contains("nictune_socket_receive_buffer_peak_fill_ratio{netns="
                                     "\"4026531840\",port=\"1004\",proto=\"udp\",socket=\"1004\"} "
                                     "0.99"));
+
+  // The drain gap where a read was timed (1004's reads, say), none where none was (1002's).
+  EXPECT_THAT(Lines(text), Contains("nictune_socket_drain_gap_seconds{netns=\"4026531840\",port="
+                                    "\"1004\",proto=\"udp\",socket=\"1004\"} 0.002"));
+  EXPECT_THAT(text, Not(HasSubstr("nictune_socket_drain_gap_seconds{netns=\"4026531840\",port="
+                                  "\"1002\"")));
 
   // Next window socket 1005 overflows and 1004 went quiet: 1004's series go.
   w.sockets = {SocketInWindow(1002, 1, 0.5), SocketInWindow(1005, 3, 1.0)};

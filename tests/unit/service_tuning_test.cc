@@ -223,6 +223,26 @@ TEST_F(TuningTest, ADeviceThatWentAwayIsLoggedOnceAMinuteNotEveryWindow) {
   EXPECT_TRUE(Pending().empty());
 }
 
+// A recommendation too unsure to act on is held with nothing written, and said once when the
+// hold begins, not every window; once sure it is carried out.
+TEST_F(TuningTest, AHeldChangeIsLoggedWhenTheHoldBeginsNotEveryWindow) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuner::Recommendation unsure = RxUsecsTo(8, 64);
+  unsure.confidence = {.value = 0.1, .reason = "10 samples over 10s, 1000 packets"};
+  ::testing::internal::CaptureStderr();
+  for (int i = 1; i <= 6; ++i) tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + i * kWindow);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(knobs_->writes().empty());
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 1u) << log;
+  EXPECT_THAT(lines[0], HasSubstr("apply mode: rx_usecs veth1: 8 -> 64 held: confidence 0.10 < "
+                                  "0.25 (10 samples over 10s, 1000 packets)"));
+
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + 7 * kWindow);
+  EXPECT_EQ(knobs_->Get(kRxUsecs), 16);
+}
+
 // A change the guard rolled back, then the device goes, seen in one window whose recommendations
 // are `while_gone`, and another device comes up under the name with 5: it is neither written
 // within the cooldown nor taken for a person's change of ours, and is tuned afresh after it.

@@ -231,6 +231,35 @@ TEST_F(StoreWindowSeriesTest, OnlyTheTopSocketsGetSeries) {
               Optional(DoubleEq(20.0)));
 }
 
+// A drain gap no read timed (the per-packet probes off, a kernel without the read tracepoint)
+// is unknown: no sample, where a 0 would read as a reader that never pauses.
+TEST_F(StoreWindowSeriesTest, ADrainGapNoReadTimedIsNotStored) {
+  model::Window window;
+  window.seconds = 1;
+  for (const double seen_below_s : {0.0, 0.012}) {
+    model::SocketWindow s;
+    s.key = {.cookie = seen_below_s > 0 ? 2u : 1u,
+             .family = 2,
+             .protocol = 17,
+             .local_port = 5000,
+             .netns_inode = 7};
+    s.peak_fill = 0.5;
+    s.longest_drain_gap_s = 0.0004;
+    s.drain_gap_seen_below_s = seen_below_s;
+    window.sockets.push_back(s);
+  }
+  const std::vector<SeriesSample> series = WindowSeries(window, {});
+  const auto gap = [&series](const char* cookie) {
+    return Value(series, metrics::family::kSocketDrainGapSeconds,
+                 {{"netns", "7"}, {"port", "5000"}, {"proto", "udp"}, {"socket", cookie}});
+  };
+  EXPECT_EQ(gap("1"), std::nullopt);
+  EXPECT_THAT(gap("2"), Optional(DoubleEq(0.0004)));
+  EXPECT_THAT(Value(series, metrics::family::kSocketReceiveBufferPeakFillRatio,
+                    {{"netns", "7"}, {"port", "5000"}, {"proto", "udp"}, {"socket", "1"}}),
+              Optional(DoubleEq(0.5)));
+}
+
 TEST_F(StoreWindowSeriesTest, EveryStoredNameIsACatalogFamilysOrHistorysOwnMean) {
   absl::StatusOr<model::Window> window = model::ComputeWindow(before_, after_);
   ASSERT_TRUE(window.ok()) << window.status();

@@ -140,6 +140,9 @@ TEST(CoalescePolicyTest, AnUnmeasuredDrainGapLowersTheConfidenceAndSaysWhy) {
   EXPECT_THAT(in_slots.confidence.reason,
               HasSubstr("drain gaps of udp 0.0.0.0:12865 (netserver) over 20 us not seen (the "
                         "probe's slots; gaps up to 83 us would move the plan)"));
+  // The buffers the plan sizes rest on the same gap.
+  EXPECT_THAT(RecommendationFor(slotted, PolicyConfig{}, Knob::kRmemDefault).confidence.reason,
+              HasSubstr("over 20 us not seen"));
 
   Observation untimed = Seed001();
   untimed.queues[0].sockets[0].drain_gap_seen_below_s = 0;
