@@ -120,6 +120,9 @@ struct SocketFill {
   // when no read ended a wait (or the kernel has no sock_recv_length)
   uint64_t longest_drain_gap_ns = 0;
   uint64_t drain_waits_ended = 0;  // reads that ended a wait
+  // A wait still open at this read, as long as it has lasted (the reader has not read since): 0
+  // when none is, or the probe is not measuring, which would not see the read that ended it.
+  uint64_t open_drain_wait_ns = 0;
 };
 
 // Log2 histogram of skb->truesize on receive: bucket b counts truesize in [2^b, 2^(b+1)).

@@ -178,7 +178,7 @@ void BpfSeries::UpdateSockets(const driver::BpfCounters* counters, const model::
     socket_rcvbuf_.Set(labels, static_cast<double>(w.rcvbuf));
     socket_peak_fill_.Set(labels, w.peak_fill);
     // No read was timed: the gap is unknown, not 0.
-    if (w.drain_gap_seen_below_s > 0) socket_drain_gap_.Set(labels, w.longest_drain_gap_s);
+    if (w.drain_gap_seen_below_s > 0) socket_drain_gap_.Set(labels, model::LongestDrainWait(w));
     if (w.mean_truesize) socket_truesize_.Set(labels, *w.mean_truesize);
   }
   socket_enqueues_.Sweep();

@@ -370,10 +370,11 @@ std::vector<Figure> NamedFigures() {
       {family::kSocketDrainGapSeconds,
        FigureKind::kGauge,
        "seconds",
-       "The longest time the socket's data waited for its reader that a read ended, within the "
-       "last window, top sockets only (bpf sock:sk_data_ready to sock:sock_recv_length, kernel "
-       "6.4 on); 0 when the probe saw no read end a wait, absent when it timed no read. While "
-       "the probe budget samples the probe, waits longer than its slot are not seen.",
+       "The longest time the socket's data waited for its reader within the last window, ended "
+       "by a read or still waiting at its end, top sockets only (bpf sock:sk_data_ready to "
+       "sock:sock_recv_length, kernel 6.4 on); 0 when the probe saw no wait, absent when it "
+       "timed no read. While the probe budget samples the probe, waits longer than its slot are "
+       "not seen.",
        TopSocketLabels(),
        {},
        SeriesCap::kNone,

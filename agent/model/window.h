@@ -4,6 +4,7 @@
 // source its figures came from.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -151,6 +152,10 @@ struct SocketWindow {
   // The longest time data waited unread that a read ended within the window (the probe's, where
   // it measured); 0 when it saw no read end a wait.
   double longest_drain_gap_s = 0;
+  // A wait still open at the window's end, as long as it had lasted: a reader stuck in a pause,
+  // which says nothing yet of the buffer that would hold the pause (the tuner plans with the
+  // ended ones). 0: none, or the probe was not measuring then.
+  double open_drain_wait_s = 0;
   // Waits longer than this could not be timed: the probe times a wait only within one stretch of
   // its watching, a slot while the probe budget samples it. +inf while it watched the window
   // through; 0 when it timed none (detached, or no read tracepoint).
@@ -172,6 +177,12 @@ struct SocketWindow {
   // intervals whose probe saw at least half of it; 0 = none did, or an interval's own window.
   double peak_arrivals_per_s = 0;
 };
+
+// What the socket's data waited longest in the window, ended by a read or still waiting at its
+// end: what the drain-gap series show.
+inline double LongestDrainWait(const SocketWindow& s) {
+  return std::max(s.longest_drain_gap_s, s.open_drain_wait_s);
+}
 
 struct TruesizeWindow {
   int32_t ifindex = 0;

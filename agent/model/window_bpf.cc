@@ -259,6 +259,7 @@ void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& af
         .rcvbuf = s.rcvbuf,
         .peak_fill = s.peak_fill,  // peaks are reset by every Read(): this window's
         .longest_drain_gap_s = static_cast<double>(s.longest_drain_gap_ns) * 1e-9,
+        .open_drain_wait_s = static_cast<double>(s.open_drain_wait_ns) * 1e-9,
         .drain_gap_seen_below_s = seen_below_s,
         .rcvqueue_full =
             share > 0 ? Scaled(ResettingDelta64(base.rcvqueue_full, s.rcvqueue_full), share) : 0,

@@ -144,6 +144,7 @@ json SocketToJson(const SocketWindow& s) {
          {"rcvbuf", s.rcvbuf},
          {"peak_fill", s.peak_fill},
          {"longest_drain_gap_s", s.longest_drain_gap_s},
+         {"open_drain_wait_s", s.open_drain_wait_s},
          // null: no limit, the probe watched the window through
          {"drain_gap_seen_below_s",
           std::isinf(s.drain_gap_seen_below_s) ? json(nullptr) : json(s.drain_gap_seen_below_s)},

@@ -170,7 +170,7 @@ void AddSockets(const model::Window& window, const WindowSeriesOptions& options,
     out.Add(metrics::family::kSocketReceiveBufferBytes, labels, static_cast<double>(s->rcvbuf));
     out.Add(metrics::family::kSocketReceiveBufferPeakFillRatio, labels, s->peak_fill);
     if (s->drain_gap_seen_below_s > 0) {  // else no read was timed: unknown, not 0
-      out.Add(metrics::family::kSocketDrainGapSeconds, labels, s->longest_drain_gap_s);
+      out.Add(metrics::family::kSocketDrainGapSeconds, labels, model::LongestDrainWait(*s));
     }
     out.AddIf(s->mean_truesize, metrics::family::kSocketTruesizeMeanBytes, labels);
   }

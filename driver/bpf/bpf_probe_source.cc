@@ -137,7 +137,10 @@ class BpfProbeSource final : public ProbeSource {
            return bpf::ReadDropsProbe(*drops_, reasons, drop_aging_, counters.monotonic_ns,
                                       counters);
          }},
-        {sockfill_.get(), [&] { return bpf::ReadSockfillProbe(*sockfill_, counters); }},
+        {sockfill_.get(),
+         [&] {
+           return bpf::ReadSockfillProbe(*sockfill_, duty_->MeasuringStretch("sockfill"), counters);
+         }},
         {udp_fail_.get(), [&] { return bpf::ReadUdpFailProbe(*udp_fail_, counters); }},
         {truesize_.get(), [&] { return bpf::ReadTruesizeProbe(*truesize_, counters); }},
     };

@@ -200,6 +200,11 @@ bool DutyHook::attached() const {
                      [](const HandlerLink& l) { return l.link != nullptr; });
 }
 
+std::optional<uint32_t> DutyHook::MeasuringStretch() const {
+  if (gate_fd_ < 0 || !gate_open_ || !attached()) return std::nullopt;
+  return gate_value_;
+}
+
 absl::Status DutyHook::WriteGate(bool open) {
   uint32_t value = gate_value_ + 1;
   if (((value & NICTUNE_HOOK_GATE_CLOSED_BIT) == 0) != open) ++value;

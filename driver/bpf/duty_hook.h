@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +108,9 @@ class DutyHook {
   void DetachEnds();
   // Measuring: attached, and while gated its gate open.
   bool attached() const;
+  // While it measures, its gate's value: the stretch that programs pairing two events stamp
+  // (hook_events.h). nullopt while it does not measure, or has no gate.
+  std::optional<uint32_t> MeasuringStretch() const;
 
   // Events counted so far (every CPU), as of `now_ns` (CLOCK_MONOTONIC) how long the hook
   // measured (its start handlers attached and, while gated, its gate open), and how long its

@@ -594,6 +594,12 @@ const DutyHook* ProbeDutyCycle::hook(const std::string& name) const {
   return nullptr;
 }
 
+std::optional<uint32_t> ProbeDutyCycle::MeasuringStretch(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(link_mutex_);
+  const DutyHook* found = hook(name);
+  return found == nullptr ? std::nullopt : found->MeasuringStretch();
+}
+
 void ProbeDutyCycle::NoteError(const absl::Status& status) {
   if (status.ok()) return;
   std::lock_guard<std::mutex> state(state_mutex_);

@@ -3,7 +3,9 @@
 // read (aggregate its per-CPU maps into BpfCounters).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "driver/bpf/drop_key_aging.h"
@@ -35,9 +37,12 @@ std::unique_ptr<LoadedProbe> LoadDropsProbe();
 absl::Status ReadDropsProbe(const LoadedProbe& probe, const DropReasonNames* reasons,
                             DropKeyAging& aging, uint64_t now_ns, BpfCounters& counters);
 
-// Socket fill; resets the peaks (they are "since the previous read").
+// Socket fill; resets the peaks (they are "since the previous read"). `measuring_stretch`: the
+// hook's stretch while it measures (DutyHook::MeasuringStretch), whose waits still open are
+// reported as long as they have lasted; nullopt: none is.
 std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options);
-absl::Status ReadSockfillProbe(const LoadedProbe& probe, BpfCounters& counters);
+absl::Status ReadSockfillProbe(const LoadedProbe& probe, std::optional<uint32_t> measuring_stretch,
+                               BpfCounters& counters);
 
 // UDP queue failures; merged into counters.sockets (read socket fill first).
 std::unique_ptr<LoadedProbe> LoadUdpFailProbe(const ProbeOptions& options);

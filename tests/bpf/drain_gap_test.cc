@@ -10,6 +10,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -173,7 +174,7 @@ void ExpectAWaitAcrossAPauseUnmeasured(DutyHook& hook, driver::bpf::LoadedProbe&
   ASSERT_TRUE(socket.DrainExactly(1).ok());  // ends a wait of kSeen and a little
 
   driver::BpfCounters counters;
-  ASSERT_TRUE(driver::bpf::ReadSockfillProbe(probe, counters).ok());
+  ASSERT_TRUE(driver::bpf::ReadSockfillProbe(probe, hook.MeasuringStretch(), counters).ok());
   const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, socket.cookie());
   ASSERT_NE(fill, nullptr);
   EXPECT_GE(fill->longest_drain_gap_ns, absl::ToInt64Nanoseconds(kSeen));
@@ -200,6 +201,53 @@ TEST_F(DrainGapTest, AWaitBegunBeforeTheHookPausedIsNotEndedByAReadAfterIt) {
     (*hook)->DetachStarts();
     (*hook)->DetachEnds();
   }
+}
+
+// Data left unread 300 ms is a wait still open at a read of the map: reported as long as it has
+// lasted while the hook measures, not once it stopped (a read while detached goes unseen), and
+// not after the reader read.
+TEST_F(DrainGapTest, AWaitStillOpenIsReportedAsLongAsItHasLasted) {
+  constexpr absl::Duration kUnread = absl::Milliseconds(300);
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
+  ASSERT_TRUE(socket.ok()) << socket.status();
+  std::unique_ptr<driver::bpf::LoadedProbe> probe =
+      driver::bpf::LoadSockfillProbe({.socket_fill_threshold_pct = 0});
+  ASSERT_TRUE(probe->attached()) << probe->status().reason;
+  absl::StatusOr<std::unique_ptr<DutyHook>> hook =
+      DutyHook::TakeOver(*probe, {.name = "sockfill"}, nullptr);
+  ASSERT_TRUE(hook.ok()) << hook.status();
+  ASSERT_TRUE((*hook)->Attach().ok());
+  const auto open_wait_ns = [&](std::optional<uint32_t> stretch) -> std::optional<uint64_t> {
+    driver::BpfCounters counters;
+    if (!driver::bpf::ReadSockfillProbe(*probe, stretch, counters).ok()) return std::nullopt;
+    const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, (*socket)->cookie());
+    if (fill == nullptr) return std::nullopt;
+    return fill->open_drain_wait_ns;
+  };
+
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_TRUE((*socket)->Send(2).ok());  // a wait begins once the first is queued
+  absl::SleepFor(kUnread);
+  const std::optional<uint32_t> stretch = (*hook)->MeasuringStretch();
+  ASSERT_TRUE(stretch.has_value());
+  const std::optional<uint64_t> open = open_wait_ns(stretch);
+  const absl::Duration bound = absl::FromChrono(std::chrono::steady_clock::now() - sent);
+  ASSERT_TRUE(open.has_value()) << "no socket fill entry";
+  EXPECT_GE(*open, absl::ToInt64Nanoseconds(kUnread));
+  EXPECT_LE(*open, absl::ToInt64Nanoseconds(bound)) << "longer than since the first send";
+
+  (*hook)->DetachStarts();
+  (*hook)->DetachEnds();
+  EXPECT_EQ((*hook)->MeasuringStretch(), std::nullopt);
+  EXPECT_EQ(open_wait_ns((*hook)->MeasuringStretch()), 0u) << "reported while unmeasured";
+
+  ASSERT_TRUE((*hook)->Attach().ok());
+  ASSERT_TRUE((*socket)->DrainExactly(2).ok());
+  EXPECT_EQ(open_wait_ns((*hook)->MeasuringStretch()), 0u) << "still open after the read";
+  (*hook)->DetachStarts();
+  (*hook)->DetachEnds();
 }
 
 }  // namespace

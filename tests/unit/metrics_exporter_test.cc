@@ -315,6 +315,7 @@ TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
                SocketInWindow(1005, 0, 0.1)};
   w.sockets[1].drain_gap_seen_below_s = 0;
   w.sockets[3].longest_drain_gap_s = 0.002;
+  w.sockets[3].open_drain_wait_s = 0.003;  // its reader 3 ms into a pause
   exporter.Update(s, w, {});
   std::string text = exporter.Text();
   EXPECT_EQ(ExportedSockets(text), (std::set<std::string>{"1002", "1004"}));
@@ -324,9 +325,10 @@ TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
                                     "\"4026531840\",port=\"1004\",proto=\"udp\",socket=\"1004\"} "
                                     "0.99"));
 
-  // The drain gap where a read was timed (1004's reads, say), none where none was (1002's).
+  // The drain gap where a read was timed (1004's reads, say: the wait still open is the longer),
+  // none where none was (1002's).
   EXPECT_THAT(Lines(text), Contains("nictune_socket_drain_gap_seconds{netns=\"4026531840\",port="
-                                    "\"1004\",proto=\"udp\",socket=\"1004\"} 0.002"));
+                                    "\"1004\",proto=\"udp\",socket=\"1004\"} 0.003"));
   EXPECT_THAT(text, Not(HasSubstr("nictune_socket_drain_gap_seconds{netns=\"4026531840\",port="
                                   "\"1002\"")));
 

@@ -194,14 +194,16 @@ TEST(ProbeCoverageTest, WholeHooksAreMeasuredNotScaled) {
 
 // A socket's fill over a window in which the socket-fill hook measured `attached_ns` in `slots`
 // stretches begun within it; `timed`: the kernel has the read tracepoint.
-std::optional<Window> SocketFillWindow(uint64_t attached_ns, uint64_t slots, bool timed) {
+std::optional<Window> SocketFillWindow(uint64_t attached_ns, uint64_t slots, bool timed,
+                                       uint64_t open_wait_ns = 0) {
   auto [before, after] = Readings(attached_ns);
   before.bpf->hooks.push_back({.hook = "sockfill", .attached_ns = 0, .slots = 3});
   after.bpf->hooks.push_back({.hook = "sockfill", .attached_ns = attached_ns, .slots = 3 + slots});
   driver::SocketFill fill{.key = {.cookie = 77, .family = 2, .protocol = 17, .local_port = 5000},
                           .enqueues = 1000,
                           .rcvbuf = 212992,
-                          .longest_drain_gap_ns = 4'000'000};
+                          .longest_drain_gap_ns = 4'000'000,
+                          .open_drain_wait_ns = open_wait_ns};
   after.bpf->sockets = {fill};
   before.bpf->drain_gap_timed = timed;
   after.bpf->drain_gap_timed = timed;
@@ -237,6 +239,18 @@ TEST(ProbeCoverageTest, TheDrainGapSaysWhichWaitsTheProbeCouldSee) {
   std::optional<Window> restarted = SocketFillWindow(kSecond, 1, true);
   ASSERT_TRUE(restarted.has_value());
   EXPECT_DOUBLE_EQ(restarted->sockets[0].drain_gap_seen_below_s, 0.5);
+
+  // A reader 9 ms into a pause at the window's end: a wait still open, beside those it ended,
+  // and the longer of the two is what the series show.
+  std::optional<Window> stuck = SocketFillWindow(kSecond, 0, true, 9'000'000);
+  ASSERT_TRUE(stuck.has_value());
+  EXPECT_DOUBLE_EQ(stuck->sockets[0].longest_drain_gap_s, 0.004);
+  EXPECT_DOUBLE_EQ(stuck->sockets[0].open_drain_wait_s, 0.009);
+  EXPECT_DOUBLE_EQ(LongestDrainWait(stuck->sockets[0]), 0.009);
+  EXPECT_DOUBLE_EQ(WindowToJson(*stuck)["sockets"][0]["open_drain_wait_s"], 0.009);
+  std::optional<Window> brief = SocketFillWindow(kSecond, 0, true, 1'000'000);
+  ASSERT_TRUE(brief.has_value());
+  EXPECT_DOUBLE_EQ(LongestDrainWait(brief->sockets[0]), 0.004);
 
   std::optional<Window> untimed = SocketFillWindow(kSecond, 0, false);
   ASSERT_TRUE(untimed.has_value());
