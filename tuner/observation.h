@@ -41,6 +41,9 @@ struct SocketObservation {
   // of its slots while it samples): drain_gap_s is then a floor. +inf: any wait was seen; 0:
   // none was timed, and drain_gap_s is no measurement.
   double drain_gap_seen_below_s = std::numeric_limits<double>::infinity();
+  // How long the reader has not read at the window's end (a wait still open); 0 = it read, or
+  // unknown. Longer than the socket's fill time, it is a stalled reader (stalled_reader.h).
+  double open_drain_wait_s = 0;
   // The traffic's shape: the longest stretch of arrivals at up to peak_rate_pps and the shortest
   // pause between two such stretches. Bursts shorter than a drain gap bring less than the peak
   // rate times the gap. 0 = unknown (the peak is taken to last).

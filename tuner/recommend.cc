@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,6 +19,7 @@
 #include "tuner/policy_weight.h"
 #include "tuner/queue_target.h"
 #include "tuner/range_check.h"
+#include "tuner/stalled_reader.h"
 
 namespace nictune::tuner {
 namespace {
@@ -34,6 +36,13 @@ absl::Status CheckConfig(const PolicyConfig& c) {
                          {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9,
                           0.5},
                      });
+}
+
+// A stalled reader's drops are no setting's doing: each of the queue's recommendations says so,
+// and a person has to act on it.
+void NoteStalledReaders(const std::string& stalled, Recommendation& r) {
+  absl::StrAppend(&r.formula, "; set aside: ", stalled);
+  r.unresolved = r.unresolved.empty() ? stalled : absl::StrCat(r.unresolved, "; ", stalled);
 }
 
 Recommendation* Find(std::vector<Recommendation>& recs, Knob knob) {
@@ -54,7 +63,10 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
   std::vector<QueuePlan> plans;
   plans.reserve(obs.queues.size());
   std::vector<QueueRecommendations> per_queue;
-  for (const QueueObservation& q : obs.queues) {
+  // Each queue as planned: its stalled readers' drops set aside. The plans point into it.
+  std::vector<QueueObservation> planned(obs.queues);
+  for (QueueObservation& q : planned) {
+    const std::string stalled = StalledReadersText(SetAsideStalledReaders(q, obs.window));
     absl::StatusOr<IntervalPlan> plan = PlanQueueInterval(q, obs.window, config);
     if (!plan.ok()) {
       return absl::Status(plan.status().code(),
@@ -67,6 +79,9 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
     }
     for (Recommendation& r : RecommendDefer(obs, q, *plan, config)) {
       device_wide.recommendations.push_back(std::move(r));
+    }
+    if (!stalled.empty()) {
+      for (Recommendation& r : device_wide.recommendations) NoteStalledReaders(stalled, r);
     }
     plans.push_back({&q, *std::move(plan)});
   }

@@ -124,6 +124,7 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     // rather than fail the whole window's check.
     o.drain_gap_s = std::min(s.longest_drain_gap_s, tuner::kMaxDrainGapSeconds);
     o.drain_gap_seen_below_s = s.drain_gap_seen_below_s;
+    o.open_drain_wait_s = std::min(s.open_drain_wait_s, tuner::kMaxDrainGapSeconds);
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
     out.placed.push_back(

@@ -3,6 +3,7 @@
 // window's drop records, else where an earlier window placed it, else the configured port; also on
 // a host with as many drop records as sockets, where the records are looked up per socket rather
 // than scanned.
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -149,12 +150,20 @@ TEST(PlaceSocketsTest, ASocketsDrainGapIsItsLongestWaitHeldToTheTunersBound) {
   window.sockets = {Socket(1, 7000), Socket(2, 7001)};
   window.sockets[0].longest_drain_gap_s = 0.020;
   window.sockets[1].longest_drain_gap_s = 5 * 3600;
+  // A wait still open (a stalled reader), its coverage, held to the same bound.
+  window.sockets[0].open_drain_wait_s = 2.5;
+  window.sockets[1].open_drain_wait_s = 5 * 3600;
+  window.sockets[0].drain_gap_seen_below_s = 0.012;
   window.drops = {Drop("SOCKET_RCVBUFF", "eth0", 7000, 1, 3),
                   Drop("SOCKET_RCVBUFF", "eth0", 7001, 2, 17)};
   const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, {});
   ASSERT_EQ(placement.placed.size(), 2u);
   EXPECT_EQ(placement.placed[0].socket.drain_gap_s, 0.020);
   EXPECT_EQ(placement.placed[1].socket.drain_gap_s, tuner::kMaxDrainGapSeconds);
+  EXPECT_EQ(placement.placed[0].socket.open_drain_wait_s, 2.5);
+  EXPECT_EQ(placement.placed[1].socket.open_drain_wait_s, tuner::kMaxDrainGapSeconds);
+  EXPECT_EQ(placement.placed[0].socket.drain_gap_seen_below_s, 0.012);
+  EXPECT_TRUE(std::isinf(placement.placed[1].socket.drain_gap_seen_below_s));
 }
 
 TEST(PlaceSocketsTest, TheKernelsOwnDropCountWinsOverTheProbesSample) {

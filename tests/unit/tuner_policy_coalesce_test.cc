@@ -157,6 +157,35 @@ TEST(CoalescePolicyTest, AnUnmeasuredDrainGapLowersTheConfidenceAndSaysWhy) {
             seen.confidence.value);
 }
 
+// Seed 001's socket at a static 80 us (below its 83.15 us limit) dropping 100000 packets, all
+// while its reader had not read for 1 s: 1 s less the 87.53 us the socket takes to fill, at
+// 812744 pps, is 812673 arrivals the socket could not hold at any interval. The drops are the
+// reader's: the plan is not held below the current interval for them, and says why.
+TEST(CoalescePolicyTest, AStalledReadersDropsAreSetAsideAndSaid) {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.coalesce.adaptive_rx = false;
+  q.coalesce.rx_usecs = 80;
+  q.sockets[0].drops = 100000;
+  q.drops.socket = 100000;
+  const Recommendation held = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+  EXPECT_LE(held.recommended, 72) << "drops at 80 us hold the plan below (1 - 0.1) * 80 us";
+
+  q.sockets[0].open_drain_wait_s = 1.0;
+  const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+  // Kept: nothing drops beyond the reader's, and 80 us is within half the margin of the plan.
+  EXPECT_EQ(usecs.recommended, 80);
+  EXPECT_THAT(usecs.unresolved,
+              HasSubstr("socket udp 0.0.0.0:12865 (netserver): its reader has not read for "
+                        "1.00 s, longer than the 0.09 ms it takes to fill: 100000 of its drops "
+                        "are the reader's; no interval or buffer helps"));
+  EXPECT_THAT(usecs.formula, HasSubstr("; set aside: socket udp 0.0.0.0:12865"));
+
+  // A pause shorter than the fill time sets nothing aside.
+  q.sockets[0].open_drain_wait_s = 50e-6;
+  EXPECT_EQ(RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs).unresolved, held.unresolved);
+}
+
 TEST(CoalescePolicyTest, ASmallInterruptCpuShareIsPrintedWithItsDigits) {
   PolicyConfig config;
   config.interrupt_cpu_share = 0.0004;

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stalled readers (docs/design.md glossary): a socket whose reader has not read for longer than
+// the socket takes to fill drops whatever arrives after the fill, at any interval and any buffer
+// the tuner sets. Those drops are the reader's: left out of what the interval plan and the
+// policies judge the queue by, and said, since a person has to act on them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "tuner/observation.h"
+
+namespace nictune::tuner {
+
+struct StalledReader {
+  std::string socket;
+  double open_wait_s = 0;  // how long its reader has not read
+  double fill_time_s = 0;  // how long the socket takes to fill at the window's arrival rate
+  uint64_t drops_set_aside = 0;
+};
+
+// Takes from each stalled socket's drops, and from the queue's socket drops, what arrived after
+// the socket filled during its reader's open wait (at the window's mean rate for the socket);
+// returns the sockets so treated. A socket without a known buffer, charge per packet or rate is
+// left as it is.
+std::vector<StalledReader> SetAsideStalledReaders(QueueObservation& queue, absl::Duration window);
+
+// "socket S: its reader has not read for 2.30 s, longer than the 4.60 ms it takes to fill: 9000
+// of its drops are the reader's; no interval or buffer helps", joined by "; ".
+std::string StalledReadersText(const std::vector<StalledReader>& stalled);
+
+}  // namespace nictune::tuner
