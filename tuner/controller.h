@@ -58,7 +58,8 @@ struct Health {
   double cpu_share = 0;
   // Of drops_per_s, the most that the window's delivery stalls explain: packets that arrived
   // while the receive path was held off (a hypervisor took the serving CPU, an emulated NIC's
-  // thread ran late) reach the socket in one late burst at any setting. The guard judges the
+  // thread ran late) reach the socket in one late burst at any setting; and a stalled reader's
+  // drops (stalled_reader.h), which no setting stops. The guard judges the
   // drops beyond them (docs/design.md, glossary: "stall-explained drops").
   double stall_drops_per_s = 0;
 };

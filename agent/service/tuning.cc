@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "agent/actuate/knob_key.h"
 #include "agent/log.h"
+#include "tuner/stalled_reader.h"
 #include "tuner/stalls.h"
 
 namespace nictune::service {
@@ -43,6 +44,17 @@ double QueueStalledArrivals(const tuner::QueueObservation& queue, absl::Duration
                                 queue.stall_s, window);
 }
 
+// The drops of the queue's stalled readers (tuner/stalled_reader.h): what arrived after a socket
+// filled while its reader did not read, at any setting.
+uint64_t StalledReaderDrops(const tuner::QueueObservation& queue, absl::Duration window) {
+  tuner::QueueObservation planned = queue;
+  uint64_t drops = 0;
+  for (const tuner::StalledReader& r : tuner::SetAsideStalledReaders(planned, window)) {
+    drops += r.drops_set_aside;
+  }
+  return drops;
+}
+
 }  // namespace
 
 tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
@@ -52,6 +64,7 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     uint64_t device_drops = 0;   // socket, ring, protocol memory: one figure per device
     uint64_t backlog_drops = 0;  // per queue: its serving CPUs' softnet drops
     double stalled_arrivals = 0;
+    uint64_t reader_drops = 0;  // stalled readers': one figure per device, as its socket drops
     double receive_cpu = 0;
     int with_cpu = 0;
   };
@@ -59,6 +72,7 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
   for (const tuner::QueueObservation& queue : observation.queues) {
     DeviceSums& sums = devices[queue.device];
     sums.stalled_arrivals += QueueStalledArrivals(queue, observation.window);
+    sums.reader_drops = std::max(sums.reader_drops, StalledReaderDrops(queue, observation.window));
     const tuner::DropCounts& d = queue.drops;
     sums.device_drops = std::max(sums.device_drops, d.socket + d.ring + d.proto_mem);
     sums.backlog_drops += d.backlog;
@@ -78,10 +92,11 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     const uint64_t drops = sums.device_drops + sums.backlog_drops;
     tuner::Health& h = health.devices[device];
     h.drops_per_s = per_second(static_cast<double>(drops));
-    h.stall_drops_per_s = std::min(h.drops_per_s, per_second(sums.stalled_arrivals));
+    const double explained = sums.stalled_arrivals + static_cast<double>(sums.reader_drops);
+    h.stall_drops_per_s = std::min(h.drops_per_s, per_second(explained));
     if (sums.with_cpu > 0) h.cpu_share = sums.receive_cpu / sums.with_cpu;
     host_drops += drops;
-    host_stalled_arrivals += sums.stalled_arrivals;
+    host_stalled_arrivals += explained;
     host_cpu += sums.receive_cpu;
     host_with_cpu += sums.with_cpu;
   }

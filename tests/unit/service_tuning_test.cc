@@ -344,5 +344,30 @@ TEST(HealthOfTest, DropsUpToThePacketsThatArrivedDuringAStallAreTheStallsToExpla
   EXPECT_DOUBLE_EQ(health.host.stall_drops_per_s, 175.0);  // (300 + 50) / 2 s, under 214
 }
 
+// A stalled reader's drops are no setting's doing either: the guard leaves them out as it does a
+// stall's, counted once for a device whose socket is listed on each of its queues.
+TEST(HealthOfTest, AStalledReadersDropsAreExplainedOncePerDevice) {
+  tuner::Observation observation;
+  observation.window = absl::Seconds(10);
+  // 10000 pps into 100 packets' worth of buffer (full in 10 ms), unread for 0.51 s: 5000 of its
+  // 8000 drops arrived after the fill.
+  const tuner::SocketObservation stalled{.name = "udp 5000",
+                                         .packets = 100000,
+                                         .truesize_mean_bytes = 2000,
+                                         .rcvbuf_bytes = 200000,
+                                         .drops = 8000,
+                                         .open_drain_wait_s = 0.51};
+  tuner::QueueObservation q0{.device = "eth0", .queue = 0};
+  q0.sockets = {stalled};
+  q0.drops.socket = 8000;
+  tuner::QueueObservation q1 = q0;
+  q1.queue = 1;
+  observation.queues = {q0, q1};
+  const tuner::ScopedHealth health = HealthOf(observation);
+  EXPECT_DOUBLE_EQ(health.devices.at("eth0").drops_per_s, 800.0);
+  EXPECT_DOUBLE_EQ(health.devices.at("eth0").stall_drops_per_s, 500.0);
+  EXPECT_DOUBLE_EQ(health.host.stall_drops_per_s, 500.0);
+}
+
 }  // namespace
 }  // namespace nictune::service
