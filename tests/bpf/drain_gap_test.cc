@@ -19,6 +19,7 @@
 #include "driver/bpf/duty_hook.h"
 #include "driver/bpf/probes.h"
 #include "driver/bpf/tracepoint_arguments.h"
+#include "driver/probe_source.h"
 #include "gtest/gtest.h"
 #include "tests/bpf/counter_sums.h"
 #include "tests/support/netns_host.h"
@@ -248,6 +249,40 @@ TEST_F(DrainGapTest, AWaitStillOpenIsReportedAsLongAsItHasLasted) {
   EXPECT_EQ(open_wait_ns((*hook)->MeasuringStretch()), 0u) << "still open after the read";
   (*hook)->DetachStarts();
   (*hook)->DetachEnds();
+}
+
+// The same through the probe source the agent reads, its hooks run by the probe budget's
+// schedule (attached whole here): a reader that has not read for 300 ms shows in Read().
+TEST_F(DrainGapTest, TheProbeSourceReportsAWaitStillOpen) {
+  constexpr absl::Duration kUnread = absl::Milliseconds(300);
+  absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
+  ASSERT_TRUE(hosts.ok()) << hosts.status();
+  absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
+  ASSERT_TRUE(socket.ok()) << socket.status();
+  absl::StatusOr<std::unique_ptr<driver::ProbeSource>> probes =
+      driver::OpenBpfProbes({.socket_fill_threshold_pct = 0,
+                             .per_packet_probes = true,
+                             .budget_cpu_share = std::nullopt});
+  ASSERT_TRUE(probes.ok()) << probes.status();
+  const auto open_wait_ns = [&]() -> std::optional<uint64_t> {
+    absl::StatusOr<driver::BpfCounters> counters = (*probes)->Read();
+    if (!counters.ok()) return std::nullopt;
+    const driver::SocketFill* fill = bpf_tests::SocketFillFor(*counters, (*socket)->cookie());
+    if (fill == nullptr) return std::nullopt;
+    return fill->open_drain_wait_ns;
+  };
+
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_TRUE((*socket)->Send(2).ok());
+  absl::SleepFor(kUnread);
+  const std::optional<uint64_t> open = open_wait_ns();
+  const absl::Duration bound = absl::FromChrono(std::chrono::steady_clock::now() - sent);
+  ASSERT_TRUE(open.has_value()) << "no socket fill entry";
+  EXPECT_GE(*open, absl::ToInt64Nanoseconds(kUnread));
+  EXPECT_LE(*open, absl::ToInt64Nanoseconds(bound));
+
+  ASSERT_TRUE((*socket)->DrainExactly(2).ok());
+  EXPECT_EQ(open_wait_ns(), 0u) << "still open after the read";
 }
 
 }  // namespace
