@@ -35,7 +35,8 @@ int64_t BoundedStep(Knob knob, int64_t current, int64_t wanted, int64_t step) {
   return std::clamp(wanted, low, high);
 }
 
-// ", of which stalls explain 120.00/s and 0.00/s" when either window had stall-explained drops.
+// ", of which stalls explain 120.00/s and 0.00/s" when either window had stall-explained drops
+// (delivery stalls and stalled readers).
 std::string StallText(const Health& now, const Health& baseline) {
   if (now.stall_drops_per_s <= 0 && baseline.stall_drops_per_s <= 0) return "";
   return absl::StrFormat(", of which stalls explain %.2f/s and %.2f/s", now.stall_drops_per_s,

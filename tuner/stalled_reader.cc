@@ -6,9 +6,14 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "tuner/fill_math.h"
 
 namespace nictune::tuner {
 namespace {
+
+// A pause this many times the longest the reader came back from in the window is no longer one
+// of its usual pauses.
+constexpr double kUsualPauseFactor = 2;
 
 // Seconds as "2.30 s" or "4.60 ms".
 std::string Seconds(double s) {
@@ -25,19 +30,28 @@ std::vector<StalledReader> SetAsideStalledReaders(QueueObservation& queue, absl:
     if (s.open_drain_wait_s <= 0 || s.drops == 0 || s.packets == 0) continue;
     if (s.rcvbuf_bytes == 0 || s.truesize_mean_bytes <= 0) continue;
     const double rate_pps = static_cast<double>(s.packets) / seconds;
-    const double fill_time_s =
-        static_cast<double>(s.rcvbuf_bytes) / s.truesize_mean_bytes / rate_pps;
-    const double stalled_s = std::min(s.open_drain_wait_s, seconds);
-    if (stalled_s <= fill_time_s) continue;
-    const auto after_fill =
-        static_cast<uint64_t>(std::llround(rate_pps * (stalled_s - fill_time_s)));
-    const uint64_t set_aside = std::min(s.drops, after_fill);
+    absl::StatusOr<FillResult> fill =
+        ComputeFill({.rate_pps = rate_pps,
+                     .truesize_bytes = s.truesize_mean_bytes,
+                     .rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes),
+                     .drain_gap_s = 0,
+                     .margin = 0});
+    if (!fill.ok()) continue;
+    // A reader caught mid-way through the pauses it keeps taking is no stalled reader: a bigger
+    // buffer holds those, and the pauses it came back from say how long they last.
+    const double usual_pause_s = kUsualPauseFactor * s.drain_gap_s;
+    if (s.open_drain_wait_s <= std::max(fill->fill_time_s, usual_pause_s)) continue;
+    // The socket filled at (end - wait + fill): what arrived in the window after that.
+    const double after_fill_s = std::min(s.open_drain_wait_s - fill->fill_time_s, seconds);
+    const uint64_t set_aside =
+        std::min(s.drops, static_cast<uint64_t>(std::llround(rate_pps * after_fill_s)));
     if (set_aside == 0) continue;
     s.drops -= set_aside;
     queue.drops.socket -= std::min(queue.drops.socket, set_aside);
     stalled.push_back({.socket = s.name,
                        .open_wait_s = s.open_drain_wait_s,
-                       .fill_time_s = fill_time_s,
+                       .fill_time_s = fill->fill_time_s,
+                       .usual_pause_s = s.drain_gap_s,
                        .drops_set_aside = set_aside});
   }
   return stalled;
@@ -47,9 +61,11 @@ std::string StalledReadersText(const std::vector<StalledReader>& stalled) {
   std::vector<std::string> parts;
   for (const StalledReader& r : stalled) {
     parts.push_back(absl::StrFormat(
-        "socket %s: its reader has not read for %s, longer than the %s it takes to fill: %u of "
-        "its drops are the reader's; no interval or buffer helps",
-        r.socket, Seconds(r.open_wait_s), Seconds(r.fill_time_s), r.drops_set_aside));
+        "socket %s: its reader has not read for %s, past the %s the socket takes to fill and "
+        "twice the longest pause it came back from (%s): %u of its drops are the reader's; no "
+        "interval or buffer helps while it does not read",
+        r.socket, Seconds(r.open_wait_s), Seconds(r.fill_time_s), Seconds(r.usual_pause_s),
+        r.drops_set_aside));
   }
   return absl::StrJoin(parts, "; ");
 }

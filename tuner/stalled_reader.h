@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stalled readers (docs/design.md glossary): a socket whose reader has not read for longer than
-// the socket takes to fill drops whatever arrives after the fill, at any interval and any buffer
-// the tuner sets. Those drops are the reader's: left out of what the interval plan and the
-// policies judge the queue by, and said, since a person has to act on them.
+// the socket takes to fill, and than twice the longest pause it came back from in the window,
+// drops whatever arrives after the fill, at any interval and any buffer the tuner sets. Those
+// drops are the reader's: left out of what the interval plan and the policies judge the queue by,
+// and said, since a person has to act on them.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct StalledReader {
   std::string socket;
   double open_wait_s = 0;  // how long its reader has not read
   double fill_time_s = 0;  // how long the socket takes to fill at the window's arrival rate
+  double usual_pause_s = 0;  // the longest pause its reader came back from (drain_gap_s)
   uint64_t drops_set_aside = 0;
 };
 
@@ -27,8 +29,9 @@ struct StalledReader {
 // left as it is.
 std::vector<StalledReader> SetAsideStalledReaders(QueueObservation& queue, absl::Duration window);
 
-// "socket S: its reader has not read for 2.30 s, longer than the 4.60 ms it takes to fill: 9000
-// of its drops are the reader's; no interval or buffer helps", joined by "; ".
+// "socket S: its reader has not read for 2.30 s, past the 4.60 ms the socket takes to fill and
+// twice the longest pause it came back from (0.15 ms): 9000 of its drops are the reader's; ...",
+// joined by "; ".
 std::string StalledReadersText(const std::vector<StalledReader>& stalled);
 
 }  // namespace nictune::tuner

@@ -158,8 +158,9 @@ struct SocketWindow {
   double open_drain_wait_s = 0;
   // Waits longer than this could not be timed: the probe times a wait only within one stretch of
   // its watching, a slot while the probe budget samples it. +inf while it watched the window
-  // through; 0 when it timed none (detached, or no read tracepoint).
-  double drain_gap_seen_below_s = std::numeric_limits<double>::infinity();
+  // through; 0 when it timed none (detached, no read tracepoint, or a socket only the census
+  // listed).
+  double drain_gap_seen_below_s = 0;
   // Bytes per queued packet, as the kernel charged it: this window's packets, or, in a window
   // the sampled probe did not measure, every packet it measured of the socket so far.
   std::optional<double> mean_truesize;

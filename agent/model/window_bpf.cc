@@ -16,8 +16,6 @@ namespace {
 // two readings' clocks and the hook's are taken microseconds apart.
 constexpr double kWholeShare = 0.999;
 
-// The share of the window a hook's programs were attached (driver::HookDuty); 1 for counters
-// without the probe budget's hooks (a reading from probes attached whole).
 const driver::HookDuty* FindHook(const driver::BpfCounters& counters, const std::string& hook) {
   for (const driver::HookDuty& duty : counters.hooks) {
     if (duty.hook == hook) return &duty;
@@ -25,6 +23,8 @@ const driver::HookDuty* FindHook(const driver::BpfCounters& counters, const std:
   return nullptr;
 }
 
+// The share of the window a hook's programs were attached (driver::HookDuty); 1 for counters
+// without the probe budget's hooks (a reading from probes attached whole).
 double HookCoverage(const driver::BpfCounters& before, const driver::BpfCounters& after,
                     const std::string& hook) {
   const driver::HookDuty* a = FindHook(after, hook);

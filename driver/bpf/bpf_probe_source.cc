@@ -139,7 +139,7 @@ class BpfProbeSource final : public ProbeSource {
          }},
         {sockfill_.get(),
          [&] {
-           return bpf::ReadSockfillProbe(*sockfill_, duty_->MeasuringStretch("sockfill"), counters);
+           return bpf::ReadSockfillProbe(*sockfill_, duty_->MeasuringNow("sockfill"), counters);
          }},
         {udp_fail_.get(), [&] { return bpf::ReadUdpFailProbe(*udp_fail_, counters); }},
         {truesize_.get(), [&] { return bpf::ReadTruesizeProbe(*truesize_, counters); }},

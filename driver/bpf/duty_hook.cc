@@ -200,9 +200,9 @@ bool DutyHook::attached() const {
                      [](const HandlerLink& l) { return l.link != nullptr; });
 }
 
-std::optional<uint32_t> DutyHook::MeasuringStretch() const {
+std::optional<StretchAt> DutyHook::MeasuringNow() const {
   if (gate_fd_ < 0 || !gate_open_ || !attached()) return std::nullopt;
-  return gate_value_;
+  return StretchAt{.stretch = gate_value_, .at_ns = MonotonicNs()};
 }
 
 absl::Status DutyHook::WriteGate(bool open) {

@@ -69,6 +69,12 @@ struct RunStats {
   uint64_t run_time_ns = 0;
 };
 
+// A stretch of a hook's measuring, and a moment (CLOCK_MONOTONIC) at which it measured in it.
+struct StretchAt {
+  uint32_t stretch = 0;
+  uint64_t at_ns = 0;
+};
+
 class DutyHook {
  public:
   // Takes every attached handler of `probe` (loaded and attached; it must outlive the hook).
@@ -108,9 +114,11 @@ class DutyHook {
   void DetachEnds();
   // Measuring: attached, and while gated its gate open.
   bool attached() const;
-  // While it measures, its gate's value: the stretch that programs pairing two events stamp
-  // (hook_events.h). nullopt while it does not measure, or has no gate.
-  std::optional<uint32_t> MeasuringStretch() const;
+  // While it measures, its gate's value (the stretch that programs pairing two events stamp,
+  // hook_events.h) and the time now, in it; nullopt while it does not measure, or has no gate.
+  // Call it as attached(): on the thread that attaches and detaches the hook, or under its lock
+  // (ProbeDutyCycle::MeasuringNow).
+  std::optional<StretchAt> MeasuringNow() const;
 
   // Events counted so far (every CPU), as of `now_ns` (CLOCK_MONOTONIC) how long the hook
   // measured (its start handlers attached and, while gated, its gate open), and how long its

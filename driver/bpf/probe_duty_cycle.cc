@@ -594,10 +594,10 @@ const DutyHook* ProbeDutyCycle::hook(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<uint32_t> ProbeDutyCycle::MeasuringStretch(const std::string& name) const {
+std::optional<StretchAt> ProbeDutyCycle::MeasuringNow(const std::string& name) const {
   std::lock_guard<std::mutex> lock(link_mutex_);
   const DutyHook* found = hook(name);
-  return found == nullptr ? std::nullopt : found->MeasuringStretch();
+  return found == nullptr ? std::nullopt : found->MeasuringNow();
 }
 
 void ProbeDutyCycle::NoteError(const absl::Status& status) {

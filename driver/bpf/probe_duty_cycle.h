@@ -65,9 +65,8 @@ class ProbeDutyCycle {
   // every 1s (2.4%) at 812000 events/s, 231 ns an event (measured)"; "" for an unknown hook.
   std::string Describe(const std::string& hook) const;
   const DutyHook* hook(const std::string& name) const;
-  // DutyHook::MeasuringStretch of `hook`, read as the schedule leaves it; nullopt for an unknown
-  // hook.
-  std::optional<uint32_t> MeasuringStretch(const std::string& hook) const;
+  // DutyHook::MeasuringNow of `hook`, read under the schedule's lock; nullopt for an unknown hook.
+  std::optional<StretchAt> MeasuringNow(const std::string& hook) const;
 
  private:
   ProbeDutyCycle(std::vector<std::unique_ptr<DutyHook>> hooks, ProbeDutyOptions options,

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "driver/bpf/drop_key_aging.h"
 #include "driver/bpf/drop_reasons.h"
+#include "driver/bpf/duty_hook.h"
 #include "driver/bpf/loaded_probe.h"
 #include "driver/probe_source.h"
 
@@ -37,11 +38,11 @@ std::unique_ptr<LoadedProbe> LoadDropsProbe();
 absl::Status ReadDropsProbe(const LoadedProbe& probe, const DropReasonNames* reasons,
                             DropKeyAging& aging, uint64_t now_ns, BpfCounters& counters);
 
-// Socket fill; resets the peaks (they are "since the previous read"). `measuring_stretch`: the
-// hook's stretch while it measures (DutyHook::MeasuringStretch), whose waits still open are
-// reported as long as they have lasted; nullopt: none is.
+// Socket fill; resets the peaks (they are "since the previous read"). `measuring`: the hook's
+// stretch and a moment it measured in it (DutyHook::MeasuringNow): waits of that stretch still
+// open are reported as long as they had lasted then; nullopt: none is.
 std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options);
-absl::Status ReadSockfillProbe(const LoadedProbe& probe, std::optional<uint32_t> measuring_stretch,
+absl::Status ReadSockfillProbe(const LoadedProbe& probe, std::optional<StretchAt> measuring,
                                BpfCounters& counters);
 
 // UDP queue failures; merged into counters.sockets (read socket fill first).

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "driver/bpf/duty_hook.h"
 #include "driver/bpf/per_cpu_map.h"
 #include "driver/bpf/probes.h"
 #include "driver/bpf/sockfill.h"
@@ -21,37 +20,36 @@ static_assert(sizeof(nictune_socket_drain) == 32);
 
 namespace {
 
-// How long a wait still open has lasted, as of `now_ns`: only one begun in the stretch the hook
-// measures now, in which no read has been missed; 0 otherwise (and for one stamped after `now_ns`
-// by a CPU that raced this read).
-uint64_t OpenWaitNs(const nictune_socket_drain& drain, std::optional<uint32_t> measuring_stretch,
-                    uint64_t now_ns) {
-  if (!measuring_stretch || drain.stretch != *measuring_stretch) return 0;
-  if (drain.waiting_since_ns == 0 || drain.waiting_since_ns >= now_ns) return 0;
-  return now_ns - drain.waiting_since_ns;
+// How long a wait still open had lasted at `measuring.at_ns`: only one begun in that stretch, in
+// which no read was missed up to then; 0 otherwise (and for one begun after it). The moment is the
+// one the stretch was read at, not the map's: a slot that ends during the walk would otherwise
+// stretch its waits past the reads it no longer sees.
+uint64_t OpenWaitNs(const nictune_socket_drain& drain, std::optional<StretchAt> measuring) {
+  if (!measuring || drain.stretch != measuring->stretch) return 0;
+  if (drain.waiting_since_ns == 0 || drain.waiting_since_ns >= measuring->at_ns) return 0;
+  return measuring->at_ns - drain.waiting_since_ns;
 }
 
 // Merges each tracked socket's drain gap into its fill, by cookie. Entries of sockets whose fill
 // the LRU dropped are left out: a gap without the socket's packets plans nothing.
 absl::Status ReadDrainGaps(const LoadedProbe& probe, uint32_t current,
-                           std::optional<uint32_t> measuring_stretch, BpfCounters& counters) {
+                           std::optional<StretchAt> measuring, BpfCounters& counters) {
   absl::StatusOr<int> fd = probe.MapFd("socket_drain");
   if (!fd.ok()) return fd.status();
   std::map<uint64_t, SocketFill*> by_cookie;
   for (SocketFill& fill : counters.sockets) by_cookie[fill.key.cookie] = &fill;
   uint64_t keys = 0;
-  const uint64_t now_ns = MonotonicNs();  // bpf_ktime_get_ns's clock
   absl::Status read = ForEachHashEntry<uint64_t, nictune_socket_drain>(
       *fd, "socket_drain",
-      [&by_cookie, &keys, current, measuring_stretch, now_ns](const uint64_t& cookie,
-                                                              const nictune_socket_drain& drain) {
+      [&by_cookie, &keys, current, measuring](const uint64_t& cookie,
+                                              const nictune_socket_drain& drain) {
         ++keys;
         const auto fill = by_cookie.find(cookie);
         if (fill == by_cookie.end()) return;
         fill->second->drain_waits_ended = drain.waits_ended;
         if (drain.gap_generation == current)
           fill->second->longest_drain_gap_ns = drain.longest_gap_ns;
-        fill->second->open_drain_wait_ns = OpenWaitNs(drain, measuring_stretch, now_ns);
+        fill->second->open_drain_wait_ns = OpenWaitNs(drain, measuring);
       });
   if (!read.ok()) return read;
   return AddMapPressure(*fd, "socket_drain", keys, counters);
@@ -78,7 +76,7 @@ std::unique_ptr<LoadedProbe> LoadSockfillProbe(const ProbeOptions& options) {
       unused);
 }
 
-absl::Status ReadSockfillProbe(const LoadedProbe& probe, std::optional<uint32_t> measuring_stretch,
+absl::Status ReadSockfillProbe(const LoadedProbe& probe, std::optional<StretchAt> measuring,
                                BpfCounters& counters) {
   absl::StatusOr<int> fd = probe.MapFd("socket_fill");
   if (!fd.ok()) return fd.status();
@@ -115,7 +113,7 @@ absl::Status ReadSockfillProbe(const LoadedProbe& probe, std::optional<uint32_t>
   // not loaded and has no descriptor.
   counters.drain_gap_timed = bpf_program__fd(skeleton->progs.on_sock_recv_length_btf) >= 0 ||
                              bpf_program__fd(skeleton->progs.on_sock_recv_length_raw) >= 0;
-  absl::Status gaps = read.ok() ? ReadDrainGaps(probe, current, measuring_stretch, counters) : read;
+  absl::Status gaps = read.ok() ? ReadDrainGaps(probe, current, measuring, counters) : read;
   // Peaks restart from here: entries still carrying `current` are stale from the next read on.
   *generation = current + 1;
   if (!gaps.ok()) return gaps;

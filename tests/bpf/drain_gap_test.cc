@@ -175,7 +175,7 @@ void ExpectAWaitAcrossAPauseUnmeasured(DutyHook& hook, driver::bpf::LoadedProbe&
   ASSERT_TRUE(socket.DrainExactly(1).ok());  // ends a wait of kSeen and a little
 
   driver::BpfCounters counters;
-  ASSERT_TRUE(driver::bpf::ReadSockfillProbe(probe, hook.MeasuringStretch(), counters).ok());
+  ASSERT_TRUE(driver::bpf::ReadSockfillProbe(probe, hook.MeasuringNow(), counters).ok());
   const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, socket.cookie());
   ASSERT_NE(fill, nullptr);
   EXPECT_GE(fill->longest_drain_gap_ns, absl::ToInt64Nanoseconds(kSeen));
@@ -204,9 +204,10 @@ TEST_F(DrainGapTest, AWaitBegunBeforeTheHookPausedIsNotEndedByAReadAfterIt) {
   }
 }
 
-// Data left unread 300 ms is a wait still open at a read of the map: reported as long as it has
-// lasted while the hook measures, not once it stopped (a read while detached goes unseen), and
-// not after the reader read.
+// Data left unread 300 ms is a wait still open at a read of the map: reported as long as it had
+// lasted when the hook's stretch was read, and no longer once the reader read. A wait begun
+// before the hook paused is not reported after it measures again, though still unread: the reads
+// in between would have gone unseen.
 TEST_F(DrainGapTest, AWaitStillOpenIsReportedAsLongAsItHasLasted) {
   constexpr absl::Duration kUnread = absl::Milliseconds(300);
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
@@ -220,9 +221,12 @@ TEST_F(DrainGapTest, AWaitStillOpenIsReportedAsLongAsItHasLasted) {
       DutyHook::TakeOver(*probe, {.name = "sockfill"}, nullptr);
   ASSERT_TRUE(hook.ok()) << hook.status();
   ASSERT_TRUE((*hook)->Attach().ok());
-  const auto open_wait_ns = [&](std::optional<uint32_t> stretch) -> std::optional<uint64_t> {
+  const auto open_wait_ns = [&]() -> std::optional<uint64_t> {
     driver::BpfCounters counters;
-    if (!driver::bpf::ReadSockfillProbe(*probe, stretch, counters).ok()) return std::nullopt;
+    const std::optional<driver::bpf::StretchAt> measuring = (*hook)->MeasuringNow();
+    if (!measuring || !driver::bpf::ReadSockfillProbe(*probe, measuring, counters).ok()) {
+      return std::nullopt;
+    }
     const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, (*socket)->cookie());
     if (fill == nullptr) return std::nullopt;
     return fill->open_drain_wait_ns;
@@ -231,22 +235,22 @@ TEST_F(DrainGapTest, AWaitStillOpenIsReportedAsLongAsItHasLasted) {
   const auto sent = std::chrono::steady_clock::now();
   ASSERT_TRUE((*socket)->Send(2).ok());  // a wait begins once the first is queued
   absl::SleepFor(kUnread);
-  const std::optional<uint32_t> stretch = (*hook)->MeasuringStretch();
-  ASSERT_TRUE(stretch.has_value());
-  const std::optional<uint64_t> open = open_wait_ns(stretch);
+  const std::optional<uint64_t> open = open_wait_ns();
   const absl::Duration bound = absl::FromChrono(std::chrono::steady_clock::now() - sent);
-  ASSERT_TRUE(open.has_value()) << "no socket fill entry";
+  ASSERT_TRUE(open.has_value()) << "not measuring, or no socket fill entry";
   EXPECT_GE(*open, absl::ToInt64Nanoseconds(kUnread));
   EXPECT_LE(*open, absl::ToInt64Nanoseconds(bound)) << "longer than since the first send";
+  ASSERT_TRUE((*socket)->DrainExactly(2).ok());  // in the same stretch
+  EXPECT_EQ(open_wait_ns(), 0u) << "still open after the read";
 
+  ASSERT_TRUE((*socket)->Send(1).ok());  // begins a wait, then the hook pauses
   (*hook)->DetachStarts();
   (*hook)->DetachEnds();
-  EXPECT_EQ((*hook)->MeasuringStretch(), std::nullopt);
-  EXPECT_EQ(open_wait_ns((*hook)->MeasuringStretch()), 0u) << "reported while unmeasured";
-
+  EXPECT_EQ((*hook)->MeasuringNow(), std::nullopt);
   ASSERT_TRUE((*hook)->Attach().ok());
-  ASSERT_TRUE((*socket)->DrainExactly(2).ok());
-  EXPECT_EQ(open_wait_ns((*hook)->MeasuringStretch()), 0u) << "still open after the read";
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_EQ(open_wait_ns(), 0u) << "a wait of an earlier stretch reported";
+  ASSERT_TRUE((*socket)->DrainExactly(1).ok());
   (*hook)->DetachStarts();
   (*hook)->DetachEnds();
 }

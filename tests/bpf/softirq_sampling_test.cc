@@ -292,6 +292,9 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
       slots("txshare"), mode("softirq"), mode("napi"), mode("txshare"));
   EXPECT_LT(covered("txshare"), 0.5);
   EXPECT_GT(covered("txshare"), 0.0);
+  for (const char* hook : {"softirq", "napi", "txshare"}) {
+    EXPECT_TRUE(mode(hook) == "slotted" || mode(hook) == "gated") << hook << ": " << mode(hook);
+  }
   // One slot attaches the three in turn and detaches them in reverse, so each slot holds the
   // next one inside it: as many slots, each a little shorter by the link operations between.
   // At a flood's cost a slot comes once in several periods, so the flood may hold none that

@@ -313,7 +313,7 @@ TEST(MetricsExporterTest, OnlyTheTopSocketsByDropsThenFillGetSeries) {
   w.sockets = {SocketInWindow(1001, 0, 0.9), SocketInWindow(1002, 7, 0.5),
                SocketInWindow(1003, 0, 0.6), SocketInWindow(1004, 0, 0.99),
                SocketInWindow(1005, 0, 0.1)};
-  w.sockets[1].drain_gap_seen_below_s = 0;
+  w.sockets[3].drain_gap_seen_below_s = 0.012;  // the probe timed its reads, in 12 ms slots
   w.sockets[3].longest_drain_gap_s = 0.002;
   w.sockets[3].open_drain_wait_s = 0.003;  // its reader 3 ms into a pause
   exporter.Update(s, w, {});

@@ -3,7 +3,6 @@
 // window's drop records, else where an earlier window placed it, else the configured port; also on
 // a host with as many drop records as sockets, where the records are looked up per socket rather
 // than scanned.
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -163,7 +162,7 @@ TEST(PlaceSocketsTest, ASocketsDrainGapIsItsLongestWaitHeldToTheTunersBound) {
   EXPECT_EQ(placement.placed[0].socket.open_drain_wait_s, 2.5);
   EXPECT_EQ(placement.placed[1].socket.open_drain_wait_s, tuner::kMaxDrainGapSeconds);
   EXPECT_EQ(placement.placed[0].socket.drain_gap_seen_below_s, 0.012);
-  EXPECT_TRUE(std::isinf(placement.placed[1].socket.drain_gap_seen_below_s));
+  EXPECT_EQ(placement.placed[1].socket.drain_gap_seen_below_s, 0) << "no probe timed it";
 }
 
 TEST(PlaceSocketsTest, TheKernelsOwnDropCountWinsOverTheProbesSample) {

@@ -38,8 +38,9 @@ TEST(StalledReaderTest, OnlyWhatArrivedAfterTheFillIsSetAside) {
   EXPECT_EQ(q.sockets[0].drops, 3000u);
   EXPECT_EQ(q.drops.socket, 3007u);
   EXPECT_THAT(StalledReadersText(stalled),
-              HasSubstr("socket udp 0.0.0.0:5000: its reader has not read for 510.00 ms, longer "
-                        "than the 10.00 ms it takes to fill: 5000 of its drops are the reader's"));
+              HasSubstr("socket udp 0.0.0.0:5000: its reader has not read for 510.00 ms, past "
+                        "the 10.00 ms the socket takes to fill and twice the longest pause it came "
+                        "back from (0.00 ms): 5000 of its drops are the reader's"));
 }
 
 TEST(StalledReaderTest, APauseWithinTheFillTimeOrAnUnknownBufferSetsNothingAside) {
@@ -52,11 +53,20 @@ TEST(StalledReaderTest, APauseWithinTheFillTimeOrAnUnknownBufferSetsNothingAside
   EXPECT_THAT(SetAsideStalledReaders(unknown, absl::Seconds(10)), IsEmpty());
   EXPECT_EQ(unknown.drops.socket, 8007u);
 
-  // A reader stalled longer than the window: only the window's arrivals after the fill.
+  // A reader caught 510 ms into the pauses of up to 300 ms it keeps coming back from: not
+  // stalled (a bigger buffer holds such pauses), until it is twice as long as those.
+  QueueObservation pausing = Queue(8000, 0.51);
+  pausing.sockets[0].drain_gap_s = 0.3;
+  EXPECT_THAT(SetAsideStalledReaders(pausing, absl::Seconds(10)), IsEmpty());
+  pausing.sockets[0].open_drain_wait_s = 0.61;
+  EXPECT_THAT(SetAsideStalledReaders(pausing, absl::Seconds(10)), SizeIs(1));
+
+  // A reader stalled since long before the window: the socket was full all of it, and every
+  // arrival of the window is the reader's.
   QueueObservation long_stall = Queue(200000, 3600);
   const std::vector<StalledReader> stalled = SetAsideStalledReaders(long_stall, absl::Seconds(10));
   ASSERT_THAT(stalled, SizeIs(1));
-  EXPECT_EQ(stalled[0].drops_set_aside, 99900u);
+  EXPECT_EQ(stalled[0].drops_set_aside, 100000u);
 }
 
 }  // namespace
