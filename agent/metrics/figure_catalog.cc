@@ -378,7 +378,7 @@ std::vector<Figure> NamedFigures() {
        TopSocketLabels(),
        {},
        SeriesCap::kNone,
-       "/sockets/*/longest_drain_gap_s"},
+       "/sockets/*/longest_drain_wait_s"},
       {family::kSocketReceiveBufferPeakFillRatio,
        FigureKind::kGauge,
        "ratio",

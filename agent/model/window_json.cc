@@ -145,6 +145,9 @@ json SocketToJson(const SocketWindow& s) {
          {"peak_fill", s.peak_fill},
          {"longest_drain_gap_s", s.longest_drain_gap_s},
          {"open_drain_wait_s", s.open_drain_wait_s},
+         // nictune_socket_drain_gap_seconds: the longer of the two, null where no read was timed
+         {"longest_drain_wait_s",
+          s.drain_gap_seen_below_s > 0 ? json(LongestDrainWait(s)) : json(nullptr)},
          // null: no limit, the probe watched the window through
          {"drain_gap_seen_below_s",
           std::isinf(s.drain_gap_seen_below_s) ? json(nullptr) : json(s.drain_gap_seen_below_s)},

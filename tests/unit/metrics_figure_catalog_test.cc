@@ -208,7 +208,8 @@ model::Window WholeWindow() {
   window->irqs.at(0).handler_time_share = 0.001;
   window->napis = {{.napi_id = 8193, .device = "veth1", .work_histogram = {1}}};
   window->drops = {{.reason_name = "SOCKET_RCVBUFF", .count = 20, .per_s = 10}};
-  window->sockets = {{.mean_truesize = 768, .kernel_drops = 2, .fill = 0.5}};
+  window->sockets = {
+      {.drain_gap_seen_below_s = 0.01, .mean_truesize = 768, .kernel_drops = 2, .fill = 0.5}};
   window->truesize = {{.device = "veth1"}};
   window->emulated_nics = {{.device = "tap0"}};
   window->probes = {{.hook = "napi"}};
@@ -238,7 +239,7 @@ TEST(FigureCatalogTest, EachProbeFigureNamesTheHookWhoseCoverageItHas) {
   size_t hooked = 0;
   for (const Figure& figure : FigureCatalog()) {
     if (under(figure, {"/napis/", "/drops/", "/truesize/", "/irqs/*/handler", "/cpus/*/time_share/",
-                       "/sockets/*/peak_fill", "/sockets/*/longest_drain_gap_s",
+                       "/sockets/*/peak_fill", "/sockets/*/longest_drain_wait_s",
                        "/sockets/*/mean_truesize"})) {
       EXPECT_FALSE(figure.hook.empty()) << figure.name << " (" << figure.json << ")";
     }

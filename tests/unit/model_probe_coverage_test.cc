@@ -248,6 +248,7 @@ TEST(ProbeCoverageTest, TheDrainGapSaysWhichWaitsTheProbeCouldSee) {
   EXPECT_DOUBLE_EQ(stuck->sockets[0].open_drain_wait_s, 0.009);
   EXPECT_DOUBLE_EQ(LongestDrainWait(stuck->sockets[0]), 0.009);
   EXPECT_DOUBLE_EQ(WindowToJson(*stuck)["sockets"][0]["open_drain_wait_s"], 0.009);
+  EXPECT_DOUBLE_EQ(WindowToJson(*stuck)["sockets"][0]["longest_drain_wait_s"], 0.009);
   std::optional<Window> brief = SocketFillWindow(kSecond, 0, true, 1'000'000);
   ASSERT_TRUE(brief.has_value());
   EXPECT_DOUBLE_EQ(LongestDrainWait(brief->sockets[0]), 0.004);
@@ -256,6 +257,8 @@ TEST(ProbeCoverageTest, TheDrainGapSaysWhichWaitsTheProbeCouldSee) {
   ASSERT_TRUE(untimed.has_value());
   EXPECT_EQ(untimed->sockets[0].drain_gap_seen_below_s, 0);
   EXPECT_EQ(WindowToJson(*untimed)["sockets"][0]["drain_gap_seen_below_s"], 0);
+  EXPECT_TRUE(WindowToJson(*untimed)["sockets"][0]["longest_drain_wait_s"].is_null())
+      << "no read timed: the series is absent, and so is its figure";
 }
 
 }  // namespace
