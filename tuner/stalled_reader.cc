@@ -22,37 +22,42 @@ std::string Seconds(double s) {
 
 }  // namespace
 
-std::vector<StalledReader> SetAsideStalledReaders(QueueObservation& queue, absl::Duration window) {
-  std::vector<StalledReader> stalled;
+std::optional<StalledReader> StalledReaderOf(const SocketObservation& s, absl::Duration window) {
   const double seconds = absl::ToDoubleSeconds(window);
-  if (seconds <= 0) return stalled;
-  for (SocketObservation& s : queue.sockets) {
-    if (s.open_drain_wait_s <= 0 || s.drops == 0 || s.packets == 0) continue;
-    if (s.rcvbuf_bytes == 0 || s.truesize_mean_bytes <= 0) continue;
-    const double rate_pps = static_cast<double>(s.packets) / seconds;
-    absl::StatusOr<FillResult> fill =
-        ComputeFill({.rate_pps = rate_pps,
-                     .truesize_bytes = s.truesize_mean_bytes,
-                     .rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes),
-                     .drain_gap_s = 0,
-                     .margin = 0});
-    if (!fill.ok()) continue;
-    // A reader caught mid-way through the pauses it keeps taking is no stalled reader: a bigger
-    // buffer holds those, and the pauses it came back from say how long they last.
-    const double usual_pause_s = kUsualPauseFactor * s.drain_gap_s;
-    if (s.open_drain_wait_s <= std::max(fill->fill_time_s, usual_pause_s)) continue;
-    // The socket filled at (end - wait + fill): what arrived in the window after that.
-    const double after_fill_s = std::min(s.open_drain_wait_s - fill->fill_time_s, seconds);
-    const uint64_t set_aside =
-        std::min(s.drops, static_cast<uint64_t>(std::llround(rate_pps * after_fill_s)));
-    if (set_aside == 0) continue;
-    s.drops -= set_aside;
-    queue.drops.socket -= std::min(queue.drops.socket, set_aside);
-    stalled.push_back({.socket = s.name,
+  if (seconds <= 0 || s.open_drain_wait_s <= 0 || s.drops == 0 || s.packets == 0) return {};
+  if (s.rcvbuf_bytes == 0 || s.truesize_mean_bytes <= 0) return {};
+  const double rate_pps = static_cast<double>(s.packets) / seconds;
+  absl::StatusOr<FillResult> fill =
+      ComputeFill({.rate_pps = rate_pps,
+                   .truesize_bytes = s.truesize_mean_bytes,
+                   .rcvbuf_bytes = static_cast<double>(s.rcvbuf_bytes),
+                   .drain_gap_s = 0,
+                   .margin = 0});
+  if (!fill.ok()) return {};
+  // A reader caught mid-way through the pauses it keeps taking is no stalled reader: a bigger
+  // buffer holds those, and the pauses it came back from say how long they last.
+  const double usual_pause_s = kUsualPauseFactor * s.drain_gap_s;
+  if (s.open_drain_wait_s <= std::max(fill->fill_time_s, usual_pause_s)) return {};
+  // The socket filled at (end - wait + fill): what arrived in the window after that.
+  const double after_fill_s = std::min(s.open_drain_wait_s - fill->fill_time_s, seconds);
+  const uint64_t drops =
+      std::min(s.drops, static_cast<uint64_t>(std::llround(rate_pps * after_fill_s)));
+  if (drops == 0) return {};
+  return StalledReader{.socket = s.name,
                        .open_wait_s = s.open_drain_wait_s,
                        .fill_time_s = fill->fill_time_s,
                        .usual_pause_s = s.drain_gap_s,
-                       .drops_set_aside = set_aside});
+                       .drops_set_aside = drops};
+}
+
+std::vector<StalledReader> SetAsideStalledReaders(QueueObservation& queue, absl::Duration window) {
+  std::vector<StalledReader> stalled;
+  for (SocketObservation& s : queue.sockets) {
+    std::optional<StalledReader> reader = StalledReaderOf(s, window);
+    if (!reader) continue;
+    s.drops -= reader->drops_set_aside;
+    queue.drops.socket -= std::min(queue.drops.socket, reader->drops_set_aside);
+    stalled.push_back(*std::move(reader));
   }
   return stalled;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,14 @@ struct StalledReader {
   uint64_t drops_set_aside = 0;
 };
 
-// Takes from each stalled socket's drops, and from the queue's socket drops, what arrived after
-// the socket filled during its reader's open wait (at the window's mean rate for the socket);
-// returns the sockets so treated. A socket without a known buffer, charge per packet or rate is
-// left as it is.
+// The socket's reader, if it is stalled: with the drops that arrived after the socket filled
+// during its open wait (at the window's mean rate for the socket). A socket without a known
+// buffer, charge per packet or rate is none.
+std::optional<StalledReader> StalledReaderOf(const SocketObservation& socket,
+                                             absl::Duration window);
+
+// Takes each stalled reader's drops (StalledReaderOf) from its socket's and the queue's socket
+// drops; returns the readers so treated.
 std::vector<StalledReader> SetAsideStalledReaders(QueueObservation& queue, absl::Duration window);
 
 // "socket S: its reader has not read for 2.30 s, past the 4.60 ms the socket takes to fill and

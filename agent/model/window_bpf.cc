@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "agent/model/counter_delta.h"
@@ -23,16 +24,31 @@ const driver::HookDuty* FindHook(const driver::BpfCounters& counters, const std:
   return nullptr;
 }
 
-// The share of the window a hook's programs were attached (driver::HookDuty); 1 for counters
-// without the probe budget's hooks (a reading from probes attached whole).
-double HookCoverage(const driver::BpfCounters& before, const driver::BpfCounters& after,
-                    const std::string& hook) {
+// What a hook of the probe budget did over the window (driver::HookDuty).
+struct HookInWindow {
+  double attached_ns = 0;  // measured
+  uint64_t starts = 0;     // stretches begun
+  double span_ns = 0;      // the window
+};
+
+// nullopt for counters without the probe budget's hooks (a reading from probes attached whole).
+std::optional<HookInWindow> HookDelta(const driver::BpfCounters& before,
+                                      const driver::BpfCounters& after, const std::string& hook) {
   const driver::HookDuty* a = FindHook(after, hook);
   const driver::HookDuty* b = FindHook(before, hook);
-  if (a == nullptr || b == nullptr || after.monotonic_ns <= before.monotonic_ns) return 1;
-  const double attached = static_cast<double>(ResettingDelta64(b->attached_ns, a->attached_ns));
-  return std::clamp(attached / static_cast<double>(after.monotonic_ns - before.monotonic_ns), 0.0,
-                    1.0);
+  if (a == nullptr || b == nullptr || after.monotonic_ns <= before.monotonic_ns) return {};
+  return HookInWindow{
+      .attached_ns = static_cast<double>(ResettingDelta64(b->attached_ns, a->attached_ns)),
+      .starts = ResettingDelta64(b->slots, a->slots),
+      .span_ns = static_cast<double>(after.monotonic_ns - before.monotonic_ns)};
+}
+
+// The share of the window a hook's programs were attached; 1 for probes attached whole.
+double HookCoverage(const driver::BpfCounters& before, const driver::BpfCounters& after,
+                    const std::string& hook) {
+  const std::optional<HookInWindow> delta = HookDelta(before, after, hook);
+  if (!delta) return 1;
+  return std::clamp(delta->attached_ns / delta->span_ns, 0.0, 1.0);
 }
 
 // A count seen over `share` of the window, scaled to the whole window.
@@ -224,18 +240,13 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
 // counting one more for a stretch the window may have begun in (the lower figure: it claims no
 // wait was seen that was not). +inf while one stretch spans the window; 0 when nothing was timed.
 double DrainGapSeenBelow(const driver::BpfCounters& before, const driver::BpfCounters& after) {
+  constexpr double kNoLimit = std::numeric_limits<double>::infinity();
   if (!after.drain_gap_timed) return 0;
-  const driver::HookDuty* a = FindHook(after, "sockfill");
-  const driver::HookDuty* b = FindHook(before, "sockfill");
-  if (a == nullptr || b == nullptr || after.monotonic_ns <= before.monotonic_ns) {
-    return std::numeric_limits<double>::infinity();  // a reading from probes attached whole
-  }
-  const double attached = static_cast<double>(ResettingDelta64(b->attached_ns, a->attached_ns));
-  const uint64_t starts = ResettingDelta64(b->slots, a->slots);
-  const double span = static_cast<double>(after.monotonic_ns - before.monotonic_ns);
-  if (attached <= 0) return 0;
-  if (starts == 0 && attached >= kWholeShare * span) return std::numeric_limits<double>::infinity();
-  return attached / static_cast<double>(starts + 1) * 1e-9;
+  const std::optional<HookInWindow> delta = HookDelta(before, after, "sockfill");
+  if (!delta) return kNoLimit;
+  if (delta->attached_ns <= 0) return 0;
+  if (delta->starts == 0 && delta->attached_ns >= kWholeShare * delta->span_ns) return kNoLimit;
+  return delta->attached_ns / static_cast<double>(delta->starts + 1) * 1e-9;
 }
 
 void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,

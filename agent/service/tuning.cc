@@ -47,10 +47,9 @@ double QueueStalledArrivals(const tuner::QueueObservation& queue, absl::Duration
 // The drops of the queue's stalled readers (tuner/stalled_reader.h): what arrived after a socket
 // filled while its reader did not read, at any setting.
 uint64_t StalledReaderDrops(const tuner::QueueObservation& queue, absl::Duration window) {
-  tuner::QueueObservation planned = queue;
   uint64_t drops = 0;
-  for (const tuner::StalledReader& r : tuner::SetAsideStalledReaders(planned, window)) {
-    drops += r.drops_set_aside;
+  for (const tuner::SocketObservation& s : queue.sockets) {
+    if (auto reader = tuner::StalledReaderOf(s, window)) drops += reader->drops_set_aside;
   }
   return drops;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -154,6 +155,48 @@ class HandReadSocket {
   std::unique_ptr<UdpReceiver> receiver_;
 };
 
+// The socket-fill probe, every socket tracked from its first datagram, its handlers taken over
+// by a hook the test attaches and detaches (no schedule).
+struct SockfillHook {
+  std::unique_ptr<driver::bpf::LoadedProbe> probe;
+  std::unique_ptr<DutyHook> hook;
+};
+absl::StatusOr<SockfillHook> TakeOverSockfill() {
+  std::unique_ptr<driver::bpf::LoadedProbe> probe =
+      driver::bpf::LoadSockfillProbe({.socket_fill_threshold_pct = 0});
+  if (!probe->attached()) return absl::InternalError(probe->status().reason);
+  absl::StatusOr<std::unique_ptr<DutyHook>> hook =
+      DutyHook::TakeOver(*probe, {.name = "sockfill"}, nullptr);
+  if (!hook.ok()) return hook.status();
+  return SockfillHook{.probe = std::move(probe), .hook = *std::move(hook)};
+}
+
+// The socket's open wait in `counters`; nullopt when they failed or lack the socket.
+std::optional<uint64_t> OpenWaitOf(const absl::StatusOr<driver::BpfCounters>& counters,
+                                   const HandReadSocket& socket) {
+  if (!counters.ok()) return std::nullopt;
+  const driver::SocketFill* fill = bpf_tests::SocketFillFor(*counters, socket.cookie());
+  if (fill == nullptr) return std::nullopt;
+  return fill->open_drain_wait_ns;
+}
+
+// Two datagrams left unread 300 ms are a wait still open as `read` reports it: at least 300 ms,
+// at most the time since the send; none once the reader has read them.
+void ExpectAnOpenWaitUntilRead(HandReadSocket& socket,
+                               const std::function<absl::StatusOr<driver::BpfCounters>()>& read) {
+  constexpr absl::Duration kUnread = absl::Milliseconds(300);
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_TRUE(socket.Send(2).ok());  // a wait begins once the first is queued
+  absl::SleepFor(kUnread);
+  const std::optional<uint64_t> open = OpenWaitOf(read(), socket);
+  const absl::Duration bound = absl::FromChrono(std::chrono::steady_clock::now() - sent);
+  ASSERT_TRUE(open.has_value()) << "not measuring, or no socket fill entry";
+  EXPECT_GE(*open, absl::ToInt64Nanoseconds(kUnread));
+  EXPECT_LE(*open, absl::ToInt64Nanoseconds(bound)) << "longer than since the first send";
+  ASSERT_TRUE(socket.DrainExactly(2).ok());
+  EXPECT_EQ(OpenWaitOf(read(), socket), 0u) << "still open after the read";
+}
+
 // Data waits 1 s while the hook does not measure, then 50 ms while it does: the longest gap is
 // the second wait, not the first.
 void ExpectAWaitAcrossAPauseUnmeasured(DutyHook& hook, driver::bpf::LoadedProbe& probe,
@@ -190,75 +233,53 @@ TEST_F(DrainGapTest, AWaitBegunBeforeTheHookPausedIsNotEndedByAReadAfterIt) {
     SCOPED_TRACE(gated ? "paused by its gate" : "paused by detaching its links");
     absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
     ASSERT_TRUE(socket.ok()) << socket.status();
-    // Every socket tracked from its first datagram.
-    std::unique_ptr<driver::bpf::LoadedProbe> probe =
-        driver::bpf::LoadSockfillProbe({.socket_fill_threshold_pct = 0});
-    ASSERT_TRUE(probe->attached()) << probe->status().reason;
-    absl::StatusOr<std::unique_ptr<DutyHook>> hook =
-        DutyHook::TakeOver(*probe, {.name = "sockfill"}, nullptr);
-    ASSERT_TRUE(hook.ok()) << hook.status();
-    ASSERT_TRUE((*hook)->SetGated(gated).ok());
-    ExpectAWaitAcrossAPauseUnmeasured(**hook, *probe, **socket);
-    (*hook)->DetachStarts();
-    (*hook)->DetachEnds();
+    absl::StatusOr<SockfillHook> sockfill = TakeOverSockfill();
+    ASSERT_TRUE(sockfill.ok()) << sockfill.status();
+    ASSERT_TRUE(sockfill->hook->SetGated(gated).ok());
+    ExpectAWaitAcrossAPauseUnmeasured(*sockfill->hook, *sockfill->probe, **socket);
+    sockfill->hook->DetachStarts();
+    sockfill->hook->DetachEnds();
   }
 }
 
-// Data left unread 300 ms is a wait still open at a read of the map: reported as long as it had
-// lasted when the hook's stretch was read, and no longer once the reader read. A wait begun
-// before the hook paused is not reported after it measures again, though still unread: the reads
-// in between would have gone unseen.
+// Data left unread is a wait still open at a read of the map: reported as long as it had lasted
+// when the hook's stretch was read, and no longer once the reader read. A wait begun before the
+// hook paused is not reported after it measures again, though still unread: the reads in between
+// would have gone unseen.
 TEST_F(DrainGapTest, AWaitStillOpenIsReportedAsLongAsItHasLasted) {
-  constexpr absl::Duration kUnread = absl::Milliseconds(300);
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
   ASSERT_TRUE(socket.ok()) << socket.status();
-  std::unique_ptr<driver::bpf::LoadedProbe> probe =
-      driver::bpf::LoadSockfillProbe({.socket_fill_threshold_pct = 0});
-  ASSERT_TRUE(probe->attached()) << probe->status().reason;
-  absl::StatusOr<std::unique_ptr<DutyHook>> hook =
-      DutyHook::TakeOver(*probe, {.name = "sockfill"}, nullptr);
-  ASSERT_TRUE(hook.ok()) << hook.status();
-  ASSERT_TRUE((*hook)->Attach().ok());
-  const auto open_wait_ns = [&]() -> std::optional<uint64_t> {
+  absl::StatusOr<SockfillHook> sockfill = TakeOverSockfill();
+  ASSERT_TRUE(sockfill.ok()) << sockfill.status();
+  DutyHook& hook = *sockfill->hook;
+  ASSERT_TRUE(hook.Attach().ok());
+  const auto read = [&]() -> absl::StatusOr<driver::BpfCounters> {
+    const std::optional<driver::bpf::StretchAt> measuring = hook.MeasuringNow();
+    if (!measuring) return absl::FailedPreconditionError("the hook is not measuring");
     driver::BpfCounters counters;
-    const std::optional<driver::bpf::StretchAt> measuring = (*hook)->MeasuringNow();
-    if (!measuring || !driver::bpf::ReadSockfillProbe(*probe, measuring, counters).ok()) {
-      return std::nullopt;
-    }
-    const driver::SocketFill* fill = bpf_tests::SocketFillFor(counters, (*socket)->cookie());
-    if (fill == nullptr) return std::nullopt;
-    return fill->open_drain_wait_ns;
+    absl::Status status = driver::bpf::ReadSockfillProbe(*sockfill->probe, measuring, counters);
+    if (!status.ok()) return status;
+    return counters;
   };
-
-  const auto sent = std::chrono::steady_clock::now();
-  ASSERT_TRUE((*socket)->Send(2).ok());  // a wait begins once the first is queued
-  absl::SleepFor(kUnread);
-  const std::optional<uint64_t> open = open_wait_ns();
-  const absl::Duration bound = absl::FromChrono(std::chrono::steady_clock::now() - sent);
-  ASSERT_TRUE(open.has_value()) << "not measuring, or no socket fill entry";
-  EXPECT_GE(*open, absl::ToInt64Nanoseconds(kUnread));
-  EXPECT_LE(*open, absl::ToInt64Nanoseconds(bound)) << "longer than since the first send";
-  ASSERT_TRUE((*socket)->DrainExactly(2).ok());  // in the same stretch
-  EXPECT_EQ(open_wait_ns(), 0u) << "still open after the read";
+  ExpectAnOpenWaitUntilRead(**socket, read);  // in one stretch
 
   ASSERT_TRUE((*socket)->Send(1).ok());  // begins a wait, then the hook pauses
-  (*hook)->DetachStarts();
-  (*hook)->DetachEnds();
-  EXPECT_EQ((*hook)->MeasuringNow(), std::nullopt);
-  ASSERT_TRUE((*hook)->Attach().ok());
+  hook.DetachStarts();
+  hook.DetachEnds();
+  EXPECT_EQ(hook.MeasuringNow(), std::nullopt);
+  ASSERT_TRUE(hook.Attach().ok());
   absl::SleepFor(absl::Milliseconds(50));
-  EXPECT_EQ(open_wait_ns(), 0u) << "a wait of an earlier stretch reported";
+  EXPECT_EQ(OpenWaitOf(read(), **socket), 0u) << "a wait of an earlier stretch reported";
   ASSERT_TRUE((*socket)->DrainExactly(1).ok());
-  (*hook)->DetachStarts();
-  (*hook)->DetachEnds();
+  hook.DetachStarts();
+  hook.DetachEnds();
 }
 
 // The same through the probe source the agent reads, its hooks run by the probe budget's
-// schedule (attached whole here): a reader that has not read for 300 ms shows in Read().
+// schedule (attached whole here).
 TEST_F(DrainGapTest, TheProbeSourceReportsAWaitStillOpen) {
-  constexpr absl::Duration kUnread = absl::Milliseconds(300);
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   absl::StatusOr<std::unique_ptr<HandReadSocket>> socket = HandReadSocket::Open(**hosts);
@@ -268,25 +289,7 @@ TEST_F(DrainGapTest, TheProbeSourceReportsAWaitStillOpen) {
                              .per_packet_probes = true,
                              .budget_cpu_share = std::nullopt});
   ASSERT_TRUE(probes.ok()) << probes.status();
-  const auto open_wait_ns = [&]() -> std::optional<uint64_t> {
-    absl::StatusOr<driver::BpfCounters> counters = (*probes)->Read();
-    if (!counters.ok()) return std::nullopt;
-    const driver::SocketFill* fill = bpf_tests::SocketFillFor(*counters, (*socket)->cookie());
-    if (fill == nullptr) return std::nullopt;
-    return fill->open_drain_wait_ns;
-  };
-
-  const auto sent = std::chrono::steady_clock::now();
-  ASSERT_TRUE((*socket)->Send(2).ok());
-  absl::SleepFor(kUnread);
-  const std::optional<uint64_t> open = open_wait_ns();
-  const absl::Duration bound = absl::FromChrono(std::chrono::steady_clock::now() - sent);
-  ASSERT_TRUE(open.has_value()) << "no socket fill entry";
-  EXPECT_GE(*open, absl::ToInt64Nanoseconds(kUnread));
-  EXPECT_LE(*open, absl::ToInt64Nanoseconds(bound));
-
-  ASSERT_TRUE((*socket)->DrainExactly(2).ok());
-  EXPECT_EQ(open_wait_ns(), 0u) << "still open after the read";
+  ExpectAnOpenWaitUntilRead(**socket, [&] { return (*probes)->Read(); });
 }
 
 }  // namespace
