@@ -485,8 +485,8 @@ void WorstSocketFormula(Planning& p) {
   const Burst& b = plan.worst_burst;
   absl::StrAppend(
       &f, absl::StrFormat("C = %.0f B / %.0f B = %.2f packets; T_fill = %.2f / %.0f "
-                          "pps%s = %.2f us; u_max = (1 - %.2f) * %.2f us - %.2f us = "
-                          "%.2f us",
+                          "pps%s = %.2f us; fill bound u_max = (1 - %.2f) * %.2f us - %.2f us "
+                          "= %.2f us",
                           in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
                           r.capacity_packets, in.rate_pps, p.worst->rate_note, Us(r.fill_time_s),
                           in.margin, Us(r.fill_time_s), Us(in.drain_gap_s), Us(r.max_interval_s)));
@@ -507,6 +507,13 @@ void WorstSocketFormula(Planning& p) {
     absl::StrAppend(&f, "; at u = ", plan.interval_us, " us: ", HeldFormula(bi, b), " ",
                     b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
                     absl::StrFormat(" %.2f", plan.worst_usable_packets));
+  }
+  // Deliveries hold whole packets, so the drop-free interval lies below the fill bound; said
+  // here, the two do not read as a contradiction.
+  if (plan.some_interval_fits && std::isfinite(plan.max_interval_s)) {
+    absl::StrAppend(&f, absl::StrFormat("; drop-free up to u = %.2f us (whole packets per "
+                                        "delivery, every socket and the ring)",
+                                        Us(plan.max_interval_s)));
   }
   plan.inputs.push_back({"socket_rate", in.rate_pps, "pps"});
   plan.inputs.push_back({"socket_peak_rate", bi.socket_rate_pps, "pps"});

@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "agent/http/whatif_request.h"
 #include "agent/model/json_text.h"
 #include "nlohmann/json.hpp"
@@ -20,8 +22,13 @@ namespace {
 
 using Json = nlohmann::json;
 
-// JSON has no infinity: an unbounded figure is null.
-Json FiniteOrNull(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+// A figure for JSON, which has no infinity: an unbounded one is null. Twelve significant digits
+// drop the binary noise of the arithmetic (50000.00000000001 interrupts/s) and keep every digit the
+// model means.
+Json FigureOrNull(double value) {
+  if (!std::isfinite(value)) return Json(nullptr);
+  return Json(std::strtod(absl::StrFormat("%.12g", value).c_str(), nullptr));
+}
 
 template <typename T>
 Json ValueOrNull(const std::optional<T>& value) {
@@ -29,12 +36,9 @@ Json ValueOrNull(const std::optional<T>& value) {
 }
 
 Json InputsJson(const tuner::WhatIfQuestion& q) {
-  return Json{{"rate_pps", q.rate_pps},
-              {"truesize_bytes", q.truesize_bytes},
-              {"rcvbuf_bytes", q.rcvbuf_bytes},
-              {"drain_gap_us", q.drain_gap_us},
-              {"margin", q.margin},
-              {"rx_usecs", ValueOrNull(q.rx_usecs)},
+  return Json{{"rate_pps", FigureOrNull(q.rate_pps)}, {"truesize_bytes", q.truesize_bytes},
+              {"rcvbuf_bytes", q.rcvbuf_bytes},       {"drain_gap_us", q.drain_gap_us},
+              {"margin", FigureOrNull(q.margin)},     {"rx_usecs", ValueOrNull(q.rx_usecs)},
               {"ring_size", ValueOrNull(q.ring_size)}};
 }
 
@@ -48,12 +52,12 @@ absl::StatusOr<Json> Simulation(const tuner::WhatIfQuestion& q, int64_t rx_usecs
               {"rcvbuf_bytes", rcvbuf_bytes},
               {"ring_size", in.ring_size},
               {"duration_s", static_cast<double>(in.duration_us) / 1e6},
-              {"drops_per_s", sim->drops_per_s},
+              {"drops_per_s", FigureOrNull(sim->drops_per_s)},
               {"socket_drops", sim->socket_drops},
               {"ring_drops", sim->ring_drops},
-              {"interrupts_per_s", sim->interrupts_per_s},
+              {"interrupts_per_s", FigureOrNull(sim->interrupts_per_s)},
               {"peak_socket_bytes", sim->peak_socket_bytes},
-              {"peak_socket_fill", sim->peak_socket_fill},
+              {"peak_socket_fill", FigureOrNull(sim->peak_socket_fill)},
               {"peak_packets_per_interrupt", sim->peak_packets_per_interrupt}};
 }
 
@@ -61,7 +65,7 @@ Json RecommendationJson(const tuner::WhatIfAdvice& a) {
   return Json{{"rx_usecs", a.rx_usecs},
               {"rcvbuf_bytes", a.rcvbuf_bytes},
               {"so_rcvbuf_bytes", ValueOrNull(a.so_rcvbuf_bytes)},
-              {"interrupts_per_s", a.plan.predicted_interrupt_rate},
+              {"interrupts_per_s", FigureOrNull(a.plan.predicted_interrupt_rate)},
               {"drop_free", a.drop_free},
               {"unresolved", a.unresolved.empty() ? Json(nullptr) : Json(a.unresolved)},
               {"formula", a.formula},
@@ -76,16 +80,16 @@ Json FiguresJson(const tuner::WhatIfQuestion& q, const tuner::WhatIfAdvice& a, i
   const bool fits = plan.some_interval_fits;
   return Json{
       {"inputs", InputsJson(q)},
-      {"capacity_packets", fill.capacity_packets},
-      {"usable_packets", plan.worst_usable_packets},
-      {"fill_time_us", fill.fill_time_s * 1e6},
-      {"max_rx_usecs", fits ? FiniteOrNull(plan.max_interval_s * 1e6) : Json(nullptr)},
+      {"capacity_packets", FigureOrNull(fill.capacity_packets)},
+      {"usable_packets", FigureOrNull(plan.worst_usable_packets)},
+      {"fill_time_us", FigureOrNull(fill.fill_time_s * 1e6)},
+      {"max_rx_usecs", fits ? FigureOrNull(plan.max_interval_s * 1e6) : Json(nullptr)},
       {"min_interrupt_rate",
-       fits && plan.max_interval_s > 0 ? FiniteOrNull(1 / plan.max_interval_s) : Json(nullptr)},
-      {"interrupt_ceiling", plan.ceiling.max_rate},
-      {"ring_limit_us", FiniteOrNull(plan.ring_limit_s * 1e6)},
+       fits && plan.max_interval_s > 0 ? FigureOrNull(1 / plan.max_interval_s) : Json(nullptr)},
+      {"interrupt_ceiling", FigureOrNull(plan.ceiling.max_rate)},
+      {"ring_limit_us", FigureOrNull(plan.ring_limit_s * 1e6)},
       {"rx_usecs", rx_usecs},
-      {"packets_held", hold.packets},
+      {"packets_held", FigureOrNull(hold.packets)},
       {"rcvbuf_needed_bytes", hold.rcvbuf_needed_bytes}};
 }
 

@@ -99,6 +99,31 @@ TEST(HttpWhatifRoute, Seed001DropsAt100UsAndNotAt80) {
   EXPECT_LT(at80["rcvbuf_needed_bytes"].get<int64_t>(), 212992);
 }
 
+TEST(HttpWhatifRoute, FiguresCarryNoBinaryNoise) {
+  // 0.1 of a CPU over 2 us is 50000 interrupts/s; the arithmetic gives 50000.00000000001.
+  const Response response = Post(
+      R"({"rate_pps": 20000, "truesize_bytes": 2304, "rcvbuf_bytes": 212992, "rx_usecs": 100})");
+  ASSERT_EQ(response.status, 200) << response.body;
+  const Json answer = Json::parse(response.body);
+  EXPECT_EQ(answer["interrupt_ceiling"].get<double>(), 50000);
+  EXPECT_THAT(response.body, Not(HasSubstr("0000000001")));
+  EXPECT_THAT(response.body, Not(HasSubstr("9999999999")));
+  // Twelve significant digits: the model's figures are kept.
+  EXPECT_NEAR(answer["capacity_packets"].get<double>(), 212992.0 / 2304, 1e-9);
+}
+
+TEST(HttpWhatifRoute, TheFormulaTellsTheFillBoundFromTheDropFreeInterval) {
+  // u_max = 0.95 * 4622.22 us = 4391.11 us; 87 whole packets of the 87.82 usable come in
+  // 4350 us, so the drop-free interval ends there, below the fill bound.
+  const Json answer =
+      PostOk(R"({"rate_pps": 20000, "truesize_bytes": 2304, "rcvbuf_bytes": 212992})");
+  const std::string formula = answer["recommendation"]["formula"].get<std::string>();
+  EXPECT_THAT(formula,
+              HasSubstr("fill bound u_max = (1 - 0.05) * 4622.22 us - 0.00 us = 4391.11 us"));
+  EXPECT_THAT(formula, HasSubstr("drop-free up to u = 4350.00 us"));
+  EXPECT_EQ(Round(answer["max_rx_usecs"].get<double>(), 1), 4350.0);
+}
+
 TEST(HttpWhatifRoute, AGapShorterThanADeliveryCostsNothing) {
   // The tuner's model: a 20 us gap is shorter than the 78 us between deliveries, so the socket
   // holds one delivery, as without it (the fill math's u + gap said 58 us).

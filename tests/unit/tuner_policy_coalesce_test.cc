@@ -119,7 +119,7 @@ TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
   EXPECT_EQ(usecs.recommended, 82);
   EXPECT_THAT(usecs.formula,
               HasSubstr("C = 212992 B / 2994 B = 71.14 packets; T_fill = 71.14 / 812744 pps = "
-                        "87.53 us; u_max = (1 - 0.05) * 87.53 us - 0.00 us = 83.15 us"));
+                        "87.53 us; fill bound u_max = (1 - 0.05) * 87.53 us - 0.00 us = 83.15 us"));
   EXPECT_THAT(usecs.formula, HasSubstr("usable = (1 - 0.05) * 71.14 = 67.58 packets"));
   EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.00 us / 0.1 = 20.00 us (ceiling 50000"));
   EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 82"));
@@ -217,7 +217,7 @@ TEST(CoalescePolicyTest, FormulaNumbersMatchTheirArithmetic) {
   const char* text = usecs.formula.c_str();
   ASSERT_EQ(std::sscanf(text,
                         "C = %lf B / %lf B = %lf packets; T_fill = %lf / %lf pps = %lf us; "
-                        "u_max = (1 - %lf) * %lf us - %lf us = %lf us",
+                        "fill bound u_max = (1 - %lf) * %lf us - %lf us = %lf us",
                         &rcvbuf, &truesize, &c, &c2, &rate, &tfill, &margin, &tfill2, &gap, &umax),
             10)
       << text;
