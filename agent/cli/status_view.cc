@@ -57,6 +57,18 @@ std::string KnobChangesLines(const nlohmann::json& changes) {
   return out;
 }
 
+// Apply mode's changes the controller holds back (too little gain or confidence, or a reversal
+// inside the cooldown): each with its reason and since when.
+std::string HeldLines(const nlohmann::json& held) {
+  if (!held.is_array() || held.empty()) return "";
+  std::string out = absl::StrCat("changes held back: ", held.size(), "\n");
+  for (const nlohmann::json& h : held) {
+    absl::StrAppend(&out, "  ", TextAt(h, "reason"), " (since ", AgentTimeText(TextAt(h, "since")),
+                    ")\n");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderStatus(const nlohmann::json& status, size_t width) {
@@ -99,6 +111,7 @@ std::string RenderStatus(const nlohmann::json& status, size_t width) {
   }
   absl::StrAppend(&out,
                   KnobChangesLines(status.value("knobs_changed_by_others", nlohmann::json())));
+  absl::StrAppend(&out, HeldLines(status.value("held", nlohmann::json())));
 
   TextTable sources({{"SOURCE"}, {"KIND"}, {"IN USE"}, {"DETAIL"}});
   for (const nlohmann::json& s : status.value("sources", nlohmann::json::array())) {

@@ -42,6 +42,14 @@ Json ActuationResultJson(const actuate::ActuationResult& result) {
               {"error", result.error.ok() ? Json(nullptr) : Json(result.error.ToString())}};
 }
 
+Json HeldJson(const tuner::Held& held) {
+  return Json{{"knob", std::string(tuner::KnobName(held.knob))},
+              {"target", held.target},
+              {"recommended", held.recommended},
+              {"cause", tuner::HeldForName(held.why)},
+              {"reason", held.reason}};
+}
+
 Json ControlStepJson(const actuate::ControlStepSummary& summary) {
   Json readings = Json::array();
   for (const tuner::KnobReading& reading : summary.readings) {
@@ -63,13 +71,7 @@ Json ControlStepJson(const actuate::ControlStepSummary& summary) {
     actions.push_back(std::move(entry));
   }
   Json held = Json::array();
-  for (const tuner::Held& h : summary.held) {
-    held.push_back(Json{{"knob", std::string(tuner::KnobName(h.knob))},
-                        {"target", h.target},
-                        {"recommended", h.recommended},
-                        {"cause", tuner::HeldForName(h.why)},
-                        {"reason", h.reason}});
-  }
+  for (const tuner::Held& h : summary.held) held.push_back(HeldJson(h));
   Json verified = Json::array();
   for (const driver::knobs::KnobAddress& address : summary.verified) {
     verified.push_back(

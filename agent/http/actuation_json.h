@@ -15,6 +15,8 @@ namespace nictune::http {
 
 nlohmann::json ActuationResultJson(const actuate::ActuationResult& result);
 nlohmann::json ControlStepJson(const actuate::ControlStepSummary& summary);
+// A change the controller held back: knob, target, recommended, cause, reason.
+nlohmann::json HeldJson(const tuner::Held& held);
 nlohmann::json RestoreReportJson(const actuate::RestoreReport& report);
 
 // {"knob": "rx_usecs", "target": "eth0"} -> the address. InvalidArgument naming the field when

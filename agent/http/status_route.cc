@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "agent/http/actuation_json.h"
 #include "agent/model/json_text.h"
 #include "agent/model/source.h"
 #include "agent/service/time_json.h"
@@ -42,6 +43,16 @@ nlohmann::json KnobChangesJson(const service::ServiceStatus& status) {
                       {"seen", service::TimeJson(c.seen)}});
   }
   return {{"total", status.knob_changes_total}, {"latest", std::move(latest)}};
+}
+
+nlohmann::json HeldChangesJson(const std::vector<service::HeldChange>& held) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const service::HeldChange& c : held) {
+    nlohmann::json change = HeldJson(c.held);
+    change["since"] = service::TimeJson(c.since);
+    out.push_back(std::move(change));
+  }
+  return out;
 }
 
 nlohmann::json BpfJson(const service::BpfHealth& bpf,
@@ -105,6 +116,7 @@ nlohmann::json StatusJson(const service::ServiceStatus& status, absl::Time now) 
       {"other_tuners", OtherTunersJson(status.other_tuners)},
       {"knobs_changed_by_others", KnobChangesJson(status)},
       {"other_tuners_unknown", status.other_tuners_unknown},
+      {"held", HeldChangesJson(status.held)},
   };
 }
 

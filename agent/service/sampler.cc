@@ -208,6 +208,7 @@ void Sampler::CloseTunerWindow(const model::Snapshot& end, absl::Time now) {
       }
       if (ports_.tuning != nullptr) {
         ports_.tuning->OnTunerWindow(*observation, set->recommendations, now);
+        state_.SetHeld(ports_.tuning->HeldChanges());
       }
     }
   }

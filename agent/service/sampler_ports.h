@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "agent/model/snapshot.h"
 #include "agent/model/window.h"
+#include "agent/service/service_status.h"
 #include "agent/store/records.h"
 #include "agent/topology.h"
 #include "tuner/observation.h"
@@ -58,6 +59,8 @@ class TunerWindowSink {
   virtual void OnTunerWindow(const tuner::Observation& observation,
                              const std::vector<tuner::Recommendation>& recommendations,
                              absl::Time now) = 0;
+  // The changes the latest window's step held back, for the status; empty outside apply mode.
+  virtual std::vector<HeldChange> HeldChanges() = 0;
 };
 
 }  // namespace nictune::service

@@ -72,6 +72,11 @@ void ServiceState::SetKnobChanges(std::vector<KnobChange> latest, uint64_t total
   status_.knob_changes_total = total;
 }
 
+void ServiceState::SetHeld(std::vector<HeldChange> held) {
+  std::lock_guard lock(mutex_);
+  status_.held = std::move(held);
+}
+
 void ServiceState::SetOtherTuners(absl::StatusOr<std::vector<observe::OtherTuner>> tuners) {
   std::lock_guard lock(mutex_);
   status_.other_tuners = tuners.ok() ? *std::move(tuners) : std::vector<observe::OtherTuner>{};

@@ -43,6 +43,7 @@ class ServiceState {
   void SetStorePath(const std::string& path);
   void SetOtherTuners(absl::StatusOr<std::vector<observe::OtherTuner>> tuners);
   void SetKnobChanges(std::vector<KnobChange> latest, uint64_t total);
+  void SetHeld(std::vector<HeldChange> held);
   void PublishInterval(std::shared_ptr<const IntervalReading> interval, SamplingHealth sampling);
   void UpdateSampling(const SamplingHealth& sampling);
   // A store operation's outcome: counts failures and keeps the latest error.

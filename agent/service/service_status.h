@@ -16,6 +16,7 @@
 #include "agent/service/knob_change_watch.h"
 #include "agent/service/mode.h"
 #include "driver/probe_source.h"
+#include "tuner/controller_action.h"
 #include "tuner/recommendation.h"
 
 namespace nictune::service {
@@ -70,6 +71,13 @@ struct RecommendationSet {
   std::vector<tuner::Recommendation> recommendations;
 };
 
+// A change apply mode's controller holds back (tuner::Held), and since when it has been held
+// without a break, whatever the cause (a hold of a calm host may last hours).
+struct HeldChange {
+  tuner::Held held;
+  absl::Time since;
+};
+
 struct ServiceStatus {
   ServiceConfig config;
   BpfHealth bpf;
@@ -81,6 +89,8 @@ struct ServiceStatus {
   // few, and how many since start.
   std::vector<KnobChange> knob_changes;
   uint64_t knob_changes_total = 0;
+  // Apply mode: the changes the latest tuner window held back; empty in other modes.
+  std::vector<HeldChange> held;
 };
 
 }  // namespace nictune::service

@@ -125,6 +125,7 @@ void Tuning::SetMode(Mode mode, actuate::PendingPolicy policy) {
   std::lock_guard<std::mutex> lock(mutex_);
   policy_ = policy;
   mode_.store(mode);
+  if (mode != Mode::kApply) held_.clear();
 }
 
 void Tuning::EnsureResolvedLocked(absl::Time now) {
@@ -143,7 +144,10 @@ void Tuning::OnTunerWindow(const tuner::Observation& observation,
   recommendations_ = recommendations;
   health_ = HealthOf(observation);
   if (series_ != nullptr) series_->SetRecommendations(recommendations);
-  if (mode_.load() != Mode::kApply) return;
+  if (mode_.load() != Mode::kApply) {
+    held_.clear();  // nothing is held where nothing would be written
+    return;
+  }
   EnsureResolvedLocked(now);
   const actuate::ControlStepSummary summary = StepLocked(recommendations, now);
   // Actions are events, one line each window that has some; a knob that stays unreadable, or a
@@ -152,18 +156,27 @@ void Tuning::OnTunerWindow(const tuner::Observation& observation,
   if (acted || !summary.gone.empty()) agent::LogInfo(actuate::DescribeControlStep(summary));
   LogUnreadableLocked(summary, now);
   NoteJournalLocked(summary, now);
-  LogHeldLocked(summary);
+  NoteHeldLocked(summary, now);
 }
 
-void Tuning::LogHeldLocked(const actuate::ControlStepSummary& summary) {
-  std::map<std::string, tuner::HeldFor> held;
+std::vector<HeldChange> Tuning::HeldChanges() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<HeldChange> held;
+  held.reserve(held_.size());
+  for (const auto& [key, change] : held_) held.push_back(change);
+  return held;
+}
+
+void Tuning::NoteHeldLocked(const actuate::ControlStepSummary& summary, absl::Time now) {
+  std::map<std::string, HeldChange> held;
   for (const tuner::Held& h : summary.held) {
     const std::string key = actuate::KnobKey({h.knob, h.target});
-    held[key] = h.why;
     const auto before = held_.find(key);
-    if (before == held_.end() || before->second != h.why) {
+    const bool new_hold = before == held_.end();
+    if (new_hold || before->second.held.why != h.why) {
       agent::LogInfo(absl::StrCat("apply mode: ", h.reason));
     }
+    held[key] = HeldChange{.held = h, .since = new_hold ? now : before->second.since};
   }
   held_ = std::move(held);
 }

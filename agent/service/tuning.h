@@ -51,6 +51,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   void OnTunerWindow(const tuner::Observation& observation,
                      const std::vector<tuner::Recommendation>& recommendations,
                      absl::Time now) override;
+  std::vector<HeldChange> HeldChanges() override;
 
   // TuningControl.
   Mode mode() const override { return mode_.load(); }
@@ -78,8 +79,9 @@ class Tuning : public TuningControl, public TunerWindowSink {
   // while it lasts, and once when a change is journaled again.
   void NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now);
   // A change the controller holds back is logged when the hold begins or its cause changes, not
-  // every window it lasts: a calm host may hold one for hours, and would otherwise be silent.
-  void LogHeldLocked(const actuate::ControlStepSummary& summary);
+  // every window it lasts: a calm host may hold one for hours, and would otherwise be silent. The
+  // status shows each with the time its hold began.
+  void NoteHeldLocked(const actuate::ControlStepSummary& summary, absl::Time now);
 
   actuate::Actuator& actuator_;
   store::Journal& journal_;
@@ -93,7 +95,7 @@ class Tuning : public TuningControl, public TunerWindowSink {
   std::optional<std::vector<tuner::Recommendation>> recommendations_;
   tuner::ScopedHealth health_;
   agent::RateLimitedLog problems_;
-  std::map<std::string, tuner::HeldFor> held_;  // by knob key: the last window's holds
+  std::map<std::string, HeldChange> held_;  // by knob key: the last window's holds
   bool paused_ = false;  // the last change asked for could not be journaled
 };
 

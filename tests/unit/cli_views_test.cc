@@ -235,6 +235,22 @@ TEST(CliViewsTest, StatusListsTheProbesOnDemandApartFromThoseThatFailed) {
   EXPECT_THAT(out, Not(HasSubstr("BPF not attached: txshare")));
 }
 
+// Apply mode's holds are listed with their reasons and since when; none, no line.
+TEST(CliViewsTest, StatusListsTheChangesHeldBackSinceWhen) {
+  Json status = Fixture("status.json");
+  EXPECT_THAT(RenderStatus(status, kNoWidthLimit), Not(HasSubstr("held back")));
+  status["held"] = Json::array(
+      {{{"knob", "rx_usecs"},
+        {"target", "emu0"},
+        {"recommended", 4568},
+        {"cause", "confidence"},
+        {"reason", "rx_usecs emu0: 4714 -> 4568 held: confidence 0.21 < 0.25 (2 samples)"},
+        {"since", "2026-11-29T23:21:21+00:00"}}});
+  EXPECT_THAT(RenderStatus(status, kNoWidthLimit),
+              HasSubstr("changes held back: 1\n  rx_usecs emu0: 4714 -> 4568 held: confidence "
+                        "0.21 < 0.25 (2 samples) (since 2026-11-29 23:21:21 UTC)\n"));
+}
+
 // A length of time reads in the units a person uses, whatever its size.
 TEST(CliViewsTest, DurationsReadInTheirTwoLargestUnits) {
   EXPECT_EQ(DurationText(0.0004), "400 us");

@@ -135,6 +135,24 @@ TEST_F(ApplyModeStatusTest, ReportsApplyModeWithoutACaveat) {
   const nlohmann::json status = Get();
   EXPECT_EQ(status["mode"], "apply");
   EXPECT_EQ(status["mode_note"].get<std::string>(), "");  // apply mode is implemented
+  EXPECT_EQ(status["held"], nlohmann::json::array());
+}
+
+TEST_F(ApplyModeStatusTest, ListsTheChangesHeldBackWithTheirCauseAndSinceWhen) {
+  state_.SetHeld({{.held = {.knob = tuner::Knob::kRxUsecs,
+                            .target = "eth1",
+                            .recommended = 64,
+                            .why = tuner::HeldFor::kReversal,
+                            .reason = "rx_usecs eth1: 8 -> 64 held: it reverses the last change"},
+                   .since = kStarted + absl::Seconds(30)}});
+  const nlohmann::json held = Get()["held"];
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0]["knob"], "rx_usecs");
+  EXPECT_EQ(held[0]["target"], "eth1");
+  EXPECT_EQ(held[0]["recommended"], 64);
+  EXPECT_EQ(held[0]["cause"], "reversal");
+  EXPECT_THAT(held[0]["reason"].get<std::string>(), HasSubstr("reverses the last change"));
+  EXPECT_EQ(held[0]["since"], "2023-11-14T22:13:50+00:00");
 }
 
 }  // namespace

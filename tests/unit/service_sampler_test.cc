@@ -80,6 +80,20 @@ class Seed001Observations : public ObservationSource {
   std::vector<uint32_t> seen_samples;
 };
 
+// Holds back one change every window, as apply mode's controller does with an unsure one.
+class HoldingTuning : public TunerWindowSink {
+ public:
+  void OnTunerWindow(const tuner::Observation&, const std::vector<tuner::Recommendation>&,
+                     absl::Time now) override {
+    held_ = {{.held = {.knob = tuner::Knob::kRxUsecs, .target = "eth0", .recommended = 87},
+              .since = now}};
+  }
+  std::vector<HeldChange> HeldChanges() override { return held_; }
+
+ private:
+  std::vector<HeldChange> held_;
+};
+
 SamplerSettings ThreeIntervalWindows(Mode mode) {
   SamplerSettings settings;
   settings.interval = absl::Milliseconds(20);
@@ -91,12 +105,13 @@ SamplerSettings ThreeIntervalWindows(Mode mode) {
 
 class SamplerTest : public ::testing::Test {
  protected:
-  void MakeSampler(Mode mode) {
+  void MakeSampler(Mode mode, TunerWindowSink* tuning = nullptr) {
     state_.SetStorePath("/nonexistent/nictune.db");
     sampler_ = std::make_unique<Sampler>(SamplerPorts{.snapshots = &snapshots_,
                                                       .topology = &topology_,
                                                       .history = &history_,
-                                                      .observations = &observations_},
+                                                      .observations = &observations_,
+                                                      .tuning = tuning},
                                          ThreeIntervalWindows(mode), state_, exporter_, &health_);
   }
 
@@ -185,6 +200,21 @@ TEST_F(SamplerTest, IntervalsFeedReportStoreAndMetricsAndJoinIntoTunerWindows) {
   EXPECT_THAT(text, HasSubstr("nictune_store_errors_total 0\n"));
   EXPECT_THAT(text, HasSubstr("nictune_softirqs_total"));  // the exporter's own series too
   EXPECT_THAT(sampler_->Summary(), HasSubstr("3 samples, 0 missed, 1 windows"));
+}
+
+// What the tuning held back in a window is in the status from the window on.
+TEST_F(SamplerTest, TheChangesHeldBackInAWindowAreInTheStatus) {
+  HoldingTuning tuning;
+  MakeSampler(Mode::kApply, &tuning);
+  sampler_->Step(now_);
+  StepAfterPause();
+  StepAfterPause();
+  EXPECT_TRUE(state_.Status().held.empty());
+  ASSERT_TRUE(StepAfterPause().window_closed);
+  const std::vector<HeldChange> held = state_.Status().held;
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].held.target, "eth0");
+  EXPECT_EQ(held[0].since, now_);
 }
 
 TEST_F(SamplerTest, AFullDiskIsCountedAndReportedWhileSamplingGoesOn) {

@@ -238,9 +238,32 @@ TEST_F(TuningTest, AHeldChangeIsLoggedWhenTheHoldBeginsNotEveryWindow) {
   ASSERT_EQ(lines.size(), 1u) << log;
   EXPECT_THAT(lines[0], HasSubstr("apply mode: rx_usecs veth1: 8 -> 64 held: confidence 0.10 < "
                                   "0.25 (10 samples over 10s, 1000 packets)"));
+  // The status shows the hold since the window it began in, however long it lasts.
+  std::vector<HeldChange> held = tuning.HeldChanges();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].held.target, "veth1");
+  EXPECT_EQ(held[0].held.recommended, 64);
+  EXPECT_EQ(held[0].held.why, tuner::HeldFor::kConfidence);
+  EXPECT_EQ(held[0].since, kT0 + kWindow);
 
   tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 64)}, kT0 + 7 * kWindow);
   EXPECT_EQ(knobs_->Get(kRxUsecs), 16);
+  EXPECT_TRUE(tuning.HeldChanges().empty());
+}
+
+// Outside apply mode nothing is held, since nothing would be written: a hold does not outlive the
+// mode it was made in.
+TEST_F(TuningTest, LeavingApplyModeEndsEveryHold) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuner::Recommendation unsure = RxUsecsTo(8, 64);
+  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
+  tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + kWindow);
+  ASSERT_EQ(tuning.HeldChanges().size(), 1u);
+  tuning.SetMode(Mode::kRecommend, actuate::PendingPolicy::kRestore);
+  EXPECT_TRUE(tuning.HeldChanges().empty());
+  tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + 2 * kWindow);
+  EXPECT_TRUE(tuning.HeldChanges().empty());
 }
 
 // A change the guard rolled back, then the device goes, seen in one window whose recommendations
