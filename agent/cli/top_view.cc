@@ -24,8 +24,17 @@ const Json& ArrayAt(const Json& j, const char* key) {
   return it != j.end() && it->is_array() ? *it : kEmpty;
 }
 
+// Whether the drops hook measured this interval: then a device with no drop record dropped
+// nothing, where otherwise nothing is known of it.
+bool DropsHookMeasured(const Json& snapshot) {
+  for (const Json& p : ArrayAt(snapshot, "probes")) {
+    if (TextAt(p, "hook") == "drops") return NumberAt(p, "coverage").value_or(0) > 0;
+  }
+  return false;
+}
+
 // Drops per second per device: the BPF drop records when the agent has them, else the device's
-// own rx_dropped counter (sysfs).
+// own rx_dropped counter (sysfs); an emulated NIC's missed frames (its ring overran) besides.
 std::map<std::string, double> DropsPerDevice(const Json& snapshot) {
   std::map<std::string, double> drops;
   for (const Json& d : ArrayAt(snapshot, "drops")) {
@@ -39,6 +48,15 @@ std::map<std::string, double> DropsPerDevice(const Json& snapshot) {
     if (const std::optional<double> dropped = NumberAt(device["per_s"], "rx_dropped")) {
       drops[name] = *dropped;
     }
+  }
+  const bool measured = DropsHookMeasured(snapshot);
+  for (const Json& nic : ArrayAt(snapshot, "emulated_nics")) {
+    const std::optional<double> missed = NumberAt(nic, "missed_per_s");
+    const std::string name = TextAt(nic, "device");
+    if (missed && (measured || drops.contains(name))) drops[name] += *missed;
+  }
+  if (measured) {
+    for (const Json& q : ArrayAt(snapshot, "queues")) drops.try_emplace(TextAt(q, "device"), 0);
   }
   return drops;
 }

@@ -350,6 +350,32 @@ TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
   EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +212992 +97.3 +812744 +2994 +5 +12\n"));
 }
 
+// An emulated NIC has no sysfs counters in the agent's namespace: while the drops hook measures,
+// no drop record means none dropped (0, not "-"), and its missed frames (ring overruns) count.
+TEST(CliViewsTest, TopCountsAnEmulatedNicsDropsWhileTheDropsHookMeasures) {
+  Json snapshot = Fixture("snapshot.json");
+  Json emu = snapshot["queues"][0];
+  emu["device"] = "emu0";
+  emu.erase("irq");
+  snapshot["queues"].push_back(emu);
+  snapshot["emulated_nics"] = Json::array({{{"device", "emu0"}, {"missed_per_s", 0.0}}});
+  EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
+              ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +- "));  // nothing known of its drops
+
+  snapshot["probes"] = Json::array({{{"hook", "drops"}, {"coverage", 0.25}}});
+  EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
+              ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +0 "));
+  snapshot["emulated_nics"][0]["missed_per_s"] = 7.0;
+  snapshot["drops"].push_back({{"device", "emu0"}, {"per_s", 3.0}});
+  EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
+              ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +10 "));
+  // A hook that measured nothing this interval says nothing of a device.
+  snapshot["probes"][0]["coverage"] = 0;
+  snapshot["drops"] = Json::array();
+  EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
+              ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +- "));
+}
+
 TEST(CliViewsTest, RecommendFromARecordedAgent) {
   const Json set = Fixture("recommendations.json");
   const size_t knobs = set["recommendations"].size();
