@@ -25,13 +25,13 @@ demo_start_nic 10.78.0.1/24 60
 demo_start_sink 10.78.0.1 60
 
 "$AGENT_BIN" --mode=recommend --emulated_nic="emu0=$CONTROL" --listen="127.0.0.1:$HTTP_PORT" \
-  --state_dir="$STATE/agent" --socket= --interval=1s --window=4s \
+  --state_dir="$STATE/agent" --socket= --interval=1s --window=5s \
   >"$STATE/agent.out" 2>"$STATE/agent.err" &
 AGENT_PID=$!
 
 URL=http://127.0.0.1:$HTTP_PORT
-# Asks every second until nine answers have named emu0's rx_usecs: the first window that did and
-# two more (4 s windows), so the answer comes from whole windows of traffic.
+# Asks every second until eleven answers have named emu0's rx_usecs: the first window that did and
+# two more (5 s windows, as try.sh's), so the answer comes from whole windows of traffic.
 python3 - "$URL" <<'EOF' || { tail -5 "$STATE/agent.err" >&2; exit 1; }
 import json, sys, time, urllib.request
 url, seen, deadline = sys.argv[1], 0, time.monotonic() + 45
@@ -44,7 +44,7 @@ while time.monotonic() < deadline:
     if any(r.get("knob") == "rx_usecs" and r.get("target", "").startswith("emu0")
            for r in body.get("recommendations", [])):
         seen += 1
-        if seen >= 9:
+        if seen >= 11:
             sys.exit(0)
 print("recommend.sh: no rx_usecs recommendation for emu0 within 45 s", file=sys.stderr)
 sys.exit(1)
