@@ -286,6 +286,11 @@ absl::StatusOr<service::SamplerSettings> SamplerSettingsFromFlags() {
   settings.policy.interrupt_cpu_share = absl::GetFlag(FLAGS_tuner_interrupt_cpu_share);
   settings.series = SeriesOptionsFromFlags();
   if (absl::Status valid = service::ValidateSamplerSettings(settings); !valid.ok()) return valid;
+  if (absl::Status valid =
+          service::ValidateApplyConfidence(settings, absl::GetFlag(FLAGS_min_confidence));
+      !valid.ok()) {
+    return valid;
+  }
   if (auto store_options = StoreOptionsFromFlags(settings.interval); !store_options.ok()) {
     return store_options.status();
   }

@@ -8,11 +8,14 @@
 
 namespace nictune::tuner {
 
+double SampleConfidence(uint32_t samples, const PolicyConfig& config) {
+  return config.full_confidence_samples == 0
+             ? 1.0
+             : std::min(1.0, static_cast<double>(samples) / config.full_confidence_samples);
+}
+
 Confidence ConfidenceFrom(const Observation& obs, uint64_t packets, const PolicyConfig& config) {
-  const double by_samples =
-      config.full_confidence_samples == 0
-          ? 1.0
-          : std::min(1.0, static_cast<double>(obs.samples) / config.full_confidence_samples);
+  const double by_samples = SampleConfidence(obs.samples, config);
   const double by_packets =
       config.full_confidence_packets == 0
           ? 1.0

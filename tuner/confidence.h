@@ -10,7 +10,11 @@
 
 namespace nictune::tuner {
 
-// min(1, samples / full_samples) * min(1, packets / full_packets), with the counts in the reason.
+// The samples' factor: min(1, samples / full_samples), what a window of `samples` intervals can
+// reach at most, whatever its packets.
+double SampleConfidence(uint32_t samples, const PolicyConfig& config);
+
+// SampleConfidence * min(1, packets / full_packets), with the counts in the reason.
 Confidence ConfidenceFrom(const Observation& obs, uint64_t packets, const PolicyConfig& config);
 
 // Lowers a confidence by factor and appends why ("interrupt cost not measured, assumed 2 us").

@@ -12,6 +12,7 @@
 #include "agent/metrics/process_usage.h"
 #include "agent/service/recommendation_json.h"
 #include "agent/window_report.h"
+#include "tuner/confidence.h"
 #include "tuner/recommend.h"
 
 namespace nictune::service {
@@ -46,6 +47,18 @@ absl::Status ValidateSamplerSettings(const SamplerSettings& settings) {
                      ": must be in (0, 1]"));
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateApplyConfidence(const SamplerSettings& settings, double min_confidence) {
+  const uint32_t samples = IntervalsPerWindow(settings);
+  const double reachable = tuner::SampleConfidence(samples, settings.policy);
+  if (settings.mode != Mode::kApply || reachable >= min_confidence) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "--window=%s at --interval=%s: a window of %u samples gives a confidence of at most %.2f "
+      "(full at %u), below --min_confidence=%g, so apply mode would hold every change; lengthen "
+      "--window, shorten --interval or lower --min_confidence",
+      absl::FormatDuration(settings.window), absl::FormatDuration(settings.interval), samples,
+      reachable, settings.policy.full_confidence_samples, min_confidence));
 }
 
 Sampler::Sampler(SamplerPorts ports, SamplerSettings settings, ServiceState& state,

@@ -44,6 +44,10 @@ uint32_t IntervalsPerWindow(const SamplerSettings& settings);
 // InvalidArgument naming the flag when the settings cannot work.
 absl::Status ValidateSamplerSettings(const SamplerSettings& settings);
 
+// Apply mode: InvalidArgument naming the flags when a window has too few intervals for any
+// recommendation to reach min_confidence (the controller would hold every change for ever).
+absl::Status ValidateApplyConfidence(const SamplerSettings& settings, double min_confidence);
+
 struct SamplerPorts {
   SnapshotSource* snapshots = nullptr;
   TopologySource* topology = nullptr;

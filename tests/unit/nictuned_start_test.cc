@@ -90,6 +90,20 @@ TEST_F(NictunedStartTest, AListenAddressThatDoesNotParseIsRefusedAtStart) {
   }
 }
 
+// Apply mode whose windows can never be confident enough to act is refused, by a start and by
+// --check alike, naming the flags to change. The proc root is none, so that a start that got
+// further could write nothing of the host's (its self-test would stop it, exit 1).
+TEST_F(NictunedStartTest, ApplyModeWithWindowsTooShortToActIsRefusedAtStart) {
+  for (const char* check : {"--nocheck", "--check"}) {
+    std::vector<std::string> argv = Argv({"--mode=apply", "--interval=1s", "--window=2s",
+                                          "--proc_root=" + Dir() + "/no-proc", check});
+    absl::StatusOr<ProgramOutput> run = testing_support::RunProgram(argv);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->exit_code, 2) << check << ": " << run->err;
+    EXPECT_THAT(run->err, HasSubstr("a window of 2 samples gives a confidence of at most 0.20"));
+  }
+}
+
 // Words where flags belong stop nictuned with exit 2 before it starts anything (`nictuned
 // version`, `--once false`). Bounded: a start would outlive the 10 s wait.
 TEST_F(NictunedStartTest, AStrayArgumentIsAUsageErrorNotAStart) {

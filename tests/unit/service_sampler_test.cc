@@ -376,5 +376,24 @@ TEST(ValidateSamplerSettingsTest, NamesTheFlag) {
               HasSubstr("--tuner_margin=1"));
 }
 
+// Two samples a window reach 0.2 at most: apply mode at 0.25 would hold every change.
+TEST(ValidateApplyConfidenceTest, RefusesApplyModeWhoseWindowsCanNeverBeConfidentEnough) {
+  const SamplerSettings two{
+      .interval = absl::Seconds(1), .window = absl::Seconds(2), .mode = Mode::kApply};
+  const absl::Status refused = ValidateApplyConfidence(two, 0.25);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.message()),
+              HasSubstr("--window=2s at --interval=1s: a window of 2 samples gives a confidence "
+                        "of at most 0.20 (full at 10), below --min_confidence=0.25"));
+  EXPECT_TRUE(ValidateApplyConfidence(two, 0.2).ok());
+  SamplerSettings four = two;
+  four.interval = absl::Milliseconds(500);
+  EXPECT_TRUE(ValidateApplyConfidence(four, 0.25).ok());
+  // Outside apply mode nothing is held, so any window does.
+  SamplerSettings recommend = two;
+  recommend.mode = Mode::kRecommend;
+  EXPECT_TRUE(ValidateApplyConfidence(recommend, 0.25).ok());
+}
+
 }  // namespace
 }  // namespace nictune::service

@@ -70,7 +70,7 @@ echo "== seed 001: UDP stream, $RATE pps of $FRAME-byte frames, socket rcvbuf $R
 netperf_phase "Before nictune"
 
 "$AGENT_BIN" --mode=apply --emulated_nic="emu0=$CONTROL" --listen="127.0.0.1:$HTTP_PORT" \
-  --state_dir="$STATE/agent" --socket= --interval=1s --window=2s --on_exit=restore \
+  --state_dir="$STATE/agent" --socket= --interval=500ms --window=2s --on_exit=restore \
   ${AGENT_FLAGS:-} >"$STATE/agent.out" 2>"$STATE/agent.err" &
 AGENT_PID=$!
 # Wait until nictune has moved rx-usecs and left it alone for a window and a half.
