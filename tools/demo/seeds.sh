@@ -9,7 +9,7 @@
 #   seed 001: a UDP stream into a socket of rmem_default 212992, in netperf's UDP_STREAM format,
 #             before and after nictune raises the interrupt rate to the fill-time floor;
 #   seed 000: polls per interrupt and the rx vs tx share of the polls, measured live;
-#   seed 003: interrupts per second sampled each second, first and last samples dropped: the
+#   seed 003: interrupts per second sampled each 500 ms interval, first and last samples dropped: the
 #             NIC's own counter, read as each of nictune's intervals closes (a TAP has no
 #             /proc/interrupts line), beside nictune's figure for that interval (GET
 #             /api/v1/snapshot emulated_nics).
@@ -112,9 +112,9 @@ for second in range(1, 6):
 EOF
 echo
 
-echo "== seed 003: interrupts per second, sampled each second (first and last dropped) =="
+echo "== seed 003: interrupts per second, sampled each 500 ms interval (first and last dropped) =="
 echo "NIC counter: this script reads the emulated NIC's own interrupt counter (GET counters) as each"
-echo "  of nictune's 1 s intervals closes: the /proc/interrupts sampler's analogue, since a TAP has no"
+echo "  of nictune's 500 ms intervals closes: the /proc/interrupts sampler's analogue, since a TAP has no"
 echo "  /proc/interrupts line (the interrupt is the emulated part)."
 echo "nictune: its per-second figure for the same interval, GET /api/v1/snapshot emulated_nics[emu0]"
 echo "  interrupts_per_s (also nictune_emulated_nic_interrupts_total on /metrics)."
@@ -133,7 +133,7 @@ def nictune_interval():
             return snap["end_unix_ns"], nic["interrupts_per_s"], nic["source"]
     return snap.get("end_unix_ns"), None, None
 def next_interval(after_end):
-    """Waits (up to 3 s) until nictune closes its next interval, so both columns cover ~1 s."""
+    """Waits (up to 3 s) until nictune closes its next interval, so both columns cover one interval."""
     deadline = time.monotonic() + 3
     while True:
         end, ours, source = nictune_interval()
