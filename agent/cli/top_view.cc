@@ -113,6 +113,44 @@ std::string Header(const Json& snapshot) {
                       end, " UTC\n");
 }
 
+// The probes' cost and reach, so that the figures above can be weighed: what the probe budget's
+// plan costs of one CPU against the budget, and each hook that saw only part of the interval
+// (slotted or gated: the share it saw) or none of it (detached).
+std::string ProbesLine(const Json& snapshot) {
+  const Json& probes = ArrayAt(snapshot, "probes");
+  if (probes.empty()) return "";
+  // Two significant digits: a probe's share is often a few hundredths of a percent.
+  const auto percent = [](std::optional<double> fraction) {
+    return fraction ? absl::StrCat(FormatNumber(*fraction * 100, 2), "%") : std::string("-");
+  };
+  std::vector<std::string> sampled;
+  std::vector<std::string> detached;
+  for (const Json& p : probes) {
+    const std::string mode = TextAt(p, "mode");
+    if (mode == "detached") {
+      detached.push_back(TextAt(p, "hook"));
+    } else if (mode != "whole") {
+      sampled.push_back(
+          absl::StrCat(TextAt(p, "hook"), " ", percent(NumberAt(p, "coverage")), " (", mode, ")"));
+    }
+  }
+  std::string out = "probes: ";
+  const auto budget = snapshot.find("probe_budget");
+  if (budget != snapshot.end() && budget->is_object()) {
+    const double limit = NumberAt(*budget, "cpu_share").value_or(0);
+    absl::StrAppend(
+        &out, percent(NumberAt(*budget, "planned_cpu_share")), " of a CPU planned, budget ",
+        limit > 0 ? percent(limit) : "none",
+        budget->value("over_budget", false) ? " (over it: even the shortest slots cost more)" : "",
+        "; ");
+  }
+  absl::StrAppend(&out, sampled.empty() ? "every attached hook saw the whole interval"
+                                        : absl::StrCat("sampled: ", absl::StrJoin(sampled, ", "),
+                                                       " of the interval"));
+  if (!detached.empty()) absl::StrAppend(&out, "; detached: ", absl::StrJoin(detached, ", "));
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string RenderTop(const Json& snapshot, size_t width) {
@@ -148,7 +186,7 @@ std::string RenderTop(const Json& snapshot, size_t width) {
          dropped == drops.end() ? "-" : FormatNumber(dropped->second, 3), Percent(split.hardirq),
          Percent(split.softirq), Percent(split.user), Percent(split.idle)});
   }
-  std::string out = Header(snapshot);
+  std::string out = Header(snapshot) + ProbesLine(snapshot);
   if (queues.rows() == 0) {
     absl::StrAppend(&out, "no NIC queues mapped (see `nictune status` for the queue map source)\n");
   } else {

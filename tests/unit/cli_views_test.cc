@@ -377,6 +377,35 @@ TEST(CliViewsTest, TopCountsAnEmulatedNicsDropsWhileTheDropsHookMeasures) {
               ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +- "));
 }
 
+// What the probes cost and what they saw, under the interval's line: the plan against the budget,
+// and each hook that saw part of the interval or none; without probes, no line.
+TEST(CliViewsTest, TopSaysWhatTheProbesCostAndWhichSawPartOfTheInterval) {
+  Json snapshot = Fixture("snapshot.json");
+  EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit), Not(HasSubstr("probes:")));
+  snapshot["probes"] =
+      Json::array({{{"hook", "irq"}, {"mode", "whole"}, {"coverage", 1.0}},
+                   {{"hook", "sockfill"}, {"mode", "slotted"}, {"coverage", 0.024}},
+                   {{"hook", "truesize"}, {"mode", "gated"}, {"coverage", 0.5}},
+                   {{"hook", "txshare"}, {"mode", "detached"}, {"coverage", 0.0}}});
+  snapshot["probe_budget"] = {{"cpu_share", 0.01},
+                              {"planning_cpu_share", 0.01},
+                              {"planned_cpu_share", 0.0093},
+                              {"over_budget", false}};
+  EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
+              HasSubstr(" UTC\nprobes: 0.93% of a CPU planned, budget 1%; sampled: sockfill "
+                        "2.4% (slotted), truesize 50% (gated) of the interval; detached: "
+                        "txshare\n"));
+  snapshot["probes"] = Json::array({snapshot["probes"][0]});
+  snapshot["probe_budget"]["planned_cpu_share"] = 0.0123;
+  snapshot["probe_budget"]["over_budget"] = true;
+  EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
+              HasSubstr("probes: 1.2% of a CPU planned, budget 1% (over it: even the shortest "
+                        "slots cost more); every attached hook saw the whole interval\n"));
+  snapshot["probe_budget"] = {{"cpu_share", 0}, {"planned_cpu_share", 0.0003}};
+  EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
+              HasSubstr("probes: 0.03% of a CPU planned, budget none; every attached hook"));
+}
+
 TEST(CliViewsTest, RecommendFromARecordedAgent) {
   const Json set = Fixture("recommendations.json");
   const size_t knobs = set["recommendations"].size();
