@@ -14,6 +14,10 @@ namespace nictune::tuner {
 // reach at most, whatever its packets.
 double SampleConfidence(uint32_t samples, const PolicyConfig& config);
 
+// What a recommendation's confidence is multiplied by where the interrupt cost it rests on is
+// assumed, not measured (a host without the irq and napi probes, an emulated NIC).
+inline constexpr double kAssumedInterruptCostConfidence = 0.8;
+
 // SampleConfidence * min(1, packets / full_packets), with the counts in the reason.
 Confidence ConfidenceFrom(const Observation& obs, uint64_t packets, const PolicyConfig& config);
 

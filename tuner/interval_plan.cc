@@ -324,6 +324,7 @@ void SetLimits(Planning& p, absl::Duration window) {
   p.ring_peak = plan.rx_peak_rate_pps / RxRings(p.queue);
   for (const SocketModel& m : p.models)
     p.ring_peak = std::max(p.ring_peak, m.burst.socket_rate_pps);
+  plan.ring_peak_rate_pps = p.ring_peak;
   if (c.rx_ring_size > 0 && p.ring_peak > 0) {
     plan.ring_limit_s =
         (1 - p.config.margin) * c.rx_ring_size / p.ring_peak - plan.interrupt_cost_s;
@@ -508,8 +509,9 @@ void WorstSocketFormula(Planning& p) {
                     b.packets_held <= plan.worst_usable_packets * kRoundingSlack ? "<=" : ">",
                     absl::StrFormat(" %.2f", plan.worst_usable_packets));
   }
-  // Deliveries hold whole packets, so the drop-free interval lies below the fill bound; said
-  // here, the two do not read as a contradiction.
+  // Deliveries hold whole packets, so the drop-free interval usually lies a little below the fill
+  // bound (above it where a drain gap shorter than a delivery's cycle costs nothing); said here,
+  // the two do not read as a contradiction.
   if (plan.some_interval_fits && std::isfinite(plan.max_interval_s)) {
     absl::StrAppend(&f, absl::StrFormat("; drop-free up to u = %.2f us (whole packets per "
                                         "delivery, every socket and the ring)",

@@ -48,6 +48,7 @@ struct IntervalPlan {
   double rx_peak_rate_pps = 0;      // the queue's rate while traffic flows (>= rx_rate_pps)
   double packet_cost_s = 0;         // softirq time per packet: measured, derived or 0 (unknown)
   double ring_limit_s = 0;  // (1 - margin) * ring / peak rx rate - interrupt cost; +inf unknown
+  double ring_peak_rate_pps = 0;  // one ring's peak rate: its share of the queue's, or a flow's
   // The longest drop-free interval for every socket and the ring: exact (a supremum: every socket
   // fits just below it) where the drain gap is shorter than it, else the longest multiple of the
   // granularity (up to cap_us) the model admits; 0 when none. +inf when unconstrained.
@@ -67,8 +68,8 @@ struct IntervalPlan {
   bool drop_free = false;      // no socket or ring overflow predicted at interval_us
   // interval_us is below the cost floor because sockets or the ring dropped at the current static
   // interval: a longer one would add to their drops until their buffers or the ring grow, and
-  // none of the knobs grows a live socket's buffer (rmem_default reaches new sockets; SO_RCVBUF is
-  // the application's) or the ring (ethtool -G, which the tuner leaves to a person).
+  // none of the knobs the controller writes grows a live socket's buffer (rmem_default reaches new
+  // sockets; SO_RCVBUF is the application's) or the ring (rx_ring, which a person carries out).
   bool held_for_drops = false;
   int64_t unheld_interval_us = 0;  // when held: the interval chosen without the hold, which the
                                    // socket needs (buffers for new sockets) are sized at

@@ -11,6 +11,8 @@ std::string_view KnobName(Knob knob) {
       return "rx_frames";
     case Knob::kAdaptiveRx:
       return "adaptive_rx";
+    case Knob::kRxRing:
+      return "rx_ring";
     case Knob::kNetdevBudget:
       return "netdev_budget";
     case Knob::kNetdevBudgetUsecs:
@@ -48,6 +50,8 @@ std::string_view KnobUnit(Knob knob) {
       return "frames";
     case Knob::kAdaptiveRx:
       return "bool";
+    case Knob::kRxRing:
+      return "descriptors";
     case Knob::kNetdevBudget:
     case Knob::kDevWeight:
       return "packets";

@@ -11,6 +11,7 @@ enum class Knob {
   kRxUsecs,            // ethtool -C rx-usecs
   kRxFrames,           // ethtool -C rx-frames
   kAdaptiveRx,         // ethtool -C adaptive-rx (0/1)
+  kRxRing,             // ethtool -G rx: descriptors of each rx ring; by hand only
   kNetdevBudget,       // net.core.netdev_budget
   kNetdevBudgetUsecs,  // net.core.netdev_budget_usecs
   kDevWeight,          // net.core.dev_weight
@@ -25,11 +26,14 @@ enum class Knob {
 };
 
 inline constexpr Knob kAllKnobs[] = {
-    Knob::kRxUsecs,         Knob::kRxFrames,          Knob::kAdaptiveRx,
-    Knob::kNetdevBudget,    Knob::kNetdevBudgetUsecs, Knob::kDevWeight,
-    Knob::kDevWeightRxBias, Knob::kDevWeightTxBias,   Knob::kNapiDeferHardIrqs,
-    Knob::kGroFlushTimeout, Knob::kRmemDefault,       Knob::kRmemMax,
-    Knob::kUdpRmemMin,      Knob::kSoRcvbuf,
+    Knob::kRxUsecs,         Knob::kRxFrames,
+    Knob::kAdaptiveRx,      Knob::kRxRing,
+    Knob::kNetdevBudget,    Knob::kNetdevBudgetUsecs,
+    Knob::kDevWeight,       Knob::kDevWeightRxBias,
+    Knob::kDevWeightTxBias, Knob::kNapiDeferHardIrqs,
+    Knob::kGroFlushTimeout, Knob::kRmemDefault,
+    Knob::kRmemMax,         Knob::kUdpRmemMin,
+    Knob::kSoRcvbuf,
 };
 
 enum class Scope { kHost, kDevice, kQueue, kNapi, kSocket };
@@ -56,6 +60,11 @@ std::string_view ScopeName(Scope scope);
 constexpr bool OnlyCutsInterrupts(Knob knob, int64_t from, int64_t to) {
   return knob == Knob::kRxUsecs && to > from;
 }
+
+// Recommended to people and never written by the controller: SO_RCVBUF belongs to an
+// application's socket, and an rx ring is re-allocated by a change, which most drivers do by
+// restarting the device (a moment without traffic that a person picks).
+constexpr bool ByHandOnly(Knob knob) { return knob == Knob::kSoRcvbuf || knob == Knob::kRxRing; }
 
 // The sysctls: one value for the whole host (net.core.*, net.ipv4.udp_rmem_min).
 constexpr bool ActsOnHost(Knob knob) {

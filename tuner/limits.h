@@ -28,6 +28,8 @@ constexpr KnobRange KernelRange(Knob knob) {
       return {0, kUint32Max};
     case Knob::kAdaptiveRx:
       return {0, 1};
+    case Knob::kRxRing:
+      return {1, kUint32Max};
     case Knob::kNetdevBudget:
     case Knob::kNetdevBudgetUsecs:
     case Knob::kNapiDeferHardIrqs:
@@ -57,6 +59,8 @@ constexpr KnobRange TunerRange(Knob knob) {
       return {0, 65535};
     case Knob::kAdaptiveRx:
       return {0, 1};
+    case Knob::kRxRing:
+      return {64, 8192};  // each descriptor pins a receive buffer: 8192 is mlx5's maximum
     case Knob::kNetdevBudget:
       return {16, 4096};  // default 300
     case Knob::kNetdevBudgetUsecs:

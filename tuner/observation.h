@@ -82,6 +82,7 @@ struct CoalesceState {
   uint32_t rx_usecs_max = 0;          // the driver's maximum; 0 = unknown
   uint32_t rx_frames_max = 0;         // 0 = unknown
   uint32_t rx_ring_size = 0;          // descriptors; 0 = unknown
+  uint32_t rx_ring_max = 0;           // the driver's maximum; 0 = unknown
 };
 
 // Per-device software interrupt mitigation (sysfs napi_defer_hard_irqs, gro_flush_timeout).

@@ -66,7 +66,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
 
   Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
   if (!plan.interrupt_cost_measured) {
-    confidence = Discount(confidence, 0.8, "interrupt cost not measured, assumed");
+    confidence = Discount(confidence, kAssumedInterruptCostConfidence,
+                          "interrupt cost not measured, assumed");
   }
   confidence = WithDrainGapCoverage(confidence, plan);
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
@@ -93,14 +94,16 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     if (c.adaptive_rx && !violates) {
       adaptive_stays_on = true;
       r.formula = absl::StrFormat(
-          "adaptive-rx on: %s, floor 1 / u_max = %.0f/s, socket drops %.2f/s, ring drops "
+          "adaptive-rx on: %s, floor 1 / drop-free interval = %.0f/s, socket drops %.2f/s, ring "
+          "drops "
           "%.2f/s: it keeps the floor or nothing drops -> keep on",
           rate_text, floor_rate, drop_rate, ring_drop_rate);
       r.expected_effect = "no change";
     } else if (c.adaptive_rx) {
       r.recommended = 0;
       r.formula = absl::StrFormat(
-          "adaptive-rx on: %s < floor 1 / u_max = %.0f/s while sockets drop %.2f/s and the ring "
+          "adaptive-rx on: %s < floor 1 / drop-free interval = %.0f/s while sockets drop %.2f/s "
+          "and the ring "
           "%.2f/s -> off, rx-usecs set from the fill math",
           rate_text, floor_rate, drop_rate, ring_drop_rate);
       r.expected_effect = "interrupt rate held at or above the floor; the drops should stop";

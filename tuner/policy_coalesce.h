@@ -11,12 +11,12 @@
 
 namespace nictune::tuner {
 
-// rx-usecs = the plan's interval (the longest in the driver's granularity not above u_max and not
-// below the cost floor); rx-frames = ceil(rate * rx-usecs) where the driver fires at whichever
-// comes first; adaptive-rx off when it lets the interrupt rate fall below the floor 1 / u_max
-// while sockets drop. While adaptive-rx stays on, rx-usecs is left to it. Empty when the driver
-// has no rx-usecs (see the deferral policy). plan comes from PlanInterval for this queue with the
-// driver's granularity and maximum.
+// rx-usecs = the plan's interval (the longest in the driver's granularity not above the drop-free
+// interval and not below the cost floor); rx-frames = ceil(rate * rx-usecs) where the driver fires
+// at whichever comes first; adaptive-rx off when it lets the interrupt rate fall below the floor
+// 1 / drop-free interval while sockets drop. While adaptive-rx stays on, rx-usecs is left to it.
+// Empty when the driver has no rx-usecs (see the deferral policy). plan comes from PlanInterval for
+// this queue with the driver's granularity and maximum.
 std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const QueueObservation& queue,
                                               const IntervalPlan& plan, const PolicyConfig& config);
 

@@ -15,6 +15,7 @@
 #include "tuner/policy_budget.h"
 #include "tuner/policy_coalesce.h"
 #include "tuner/policy_defer.h"
+#include "tuner/policy_ring.h"
 #include "tuner/policy_rmem.h"
 #include "tuner/policy_weight.h"
 #include "tuner/queue_target.h"
@@ -78,6 +79,9 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
       device_wide.recommendations.push_back(std::move(r));
     }
     for (Recommendation& r : RecommendDefer(obs, q, *plan, config)) {
+      device_wide.recommendations.push_back(std::move(r));
+    }
+    for (Recommendation& r : RecommendRing(obs, q, *plan, config)) {
       device_wide.recommendations.push_back(std::move(r));
     }
     if (!stalled.empty()) {

@@ -19,7 +19,7 @@ std::vector<KnobAddress> KnobsToRead(const Actuator& actuator, const tuner::Cont
   std::vector<KnobAddress> knobs;
   absl::flat_hash_set<std::string> seen;
   for (const tuner::Recommendation& rec : recommendations) {
-    if (rec.knob == tuner::Knob::kSoRcvbuf || rec.scope == tuner::Scope::kSocket) continue;
+    if (tuner::ByHandOnly(rec.knob) || rec.scope == tuner::Scope::kSocket) continue;
     KnobAddress address{rec.knob, rec.target};
     if (seen.insert(KnobKey(address)).second) knobs.push_back(std::move(address));
   }

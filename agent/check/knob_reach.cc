@@ -42,6 +42,7 @@ absl::Status WriteVerdict(const driver::knobs::KernelPaths& paths, const std::st
                                        driver::KernelNameBytes(target), "/", SpecPath(spec)));
     case KnobHome::kEthtoolCoalesce:
       return net_admin;
+    case KnobHome::kEthtoolRings:
     case KnobHome::kAdviceOnly:
       break;
   }
@@ -49,7 +50,7 @@ absl::Status WriteVerdict(const driver::knobs::KernelPaths& paths, const std::st
 }
 
 bool Settable(tuner::Knob knob, bool host) {
-  return driver::knobs::SpecOf(knob).home != KnobHome::kAdviceOnly &&
+  return driver::knobs::SpecOf(knob).home != KnobHome::kAdviceOnly && !tuner::ByHandOnly(knob) &&
          tuner::ActsOnHost(knob) == host;
 }
 

@@ -24,11 +24,12 @@ const Json& ArrayAt(const Json& j, const char* key) {
   return it != j.end() && it->is_array() ? *it : kEmpty;
 }
 
-// Whether the drops hook measured this interval: then a device with no drop record dropped
-// nothing, where otherwise nothing is known of it.
-bool DropsHookMeasured(const Json& snapshot) {
+// Whether the drops hook saw the whole interval: then a device with no drop record dropped
+// nothing, where otherwise nothing is known of it (a slot of a few percent seeing none says
+// little).
+bool DropsHookSawTheInterval(const Json& snapshot) {
   for (const Json& p : ArrayAt(snapshot, "probes")) {
-    if (TextAt(p, "hook") == "drops") return NumberAt(p, "coverage").value_or(0) > 0;
+    if (TextAt(p, "hook") == "drops") return NumberAt(p, "coverage").value_or(0) >= 1;
   }
   return false;
 }
@@ -49,7 +50,7 @@ std::map<std::string, double> DropsPerDevice(const Json& snapshot) {
       drops[name] = *dropped;
     }
   }
-  const bool measured = DropsHookMeasured(snapshot);
+  const bool measured = DropsHookSawTheInterval(snapshot);
   for (const Json& nic : ArrayAt(snapshot, "emulated_nics")) {
     const std::optional<double> missed = NumberAt(nic, "missed_per_s");
     const std::string name = TextAt(nic, "device");
@@ -123,16 +124,21 @@ std::string ProbesLine(const Json& snapshot) {
   const auto percent = [](std::optional<double> fraction) {
     return fraction ? absl::StrCat(FormatNumber(*fraction * 100, 2), "%") : std::string("-");
   };
+  // By the share each saw, whatever its mode at the end: a per-packet hook switched on or off
+  // during the interval saw part of it.
   std::vector<std::string> sampled;
-  std::vector<std::string> detached;
+  std::vector<std::string> none;
   for (const Json& p : probes) {
-    const std::string mode = TextAt(p, "mode");
-    if (mode == "detached") {
-      detached.push_back(TextAt(p, "hook"));
-    } else if (mode != "whole") {
-      sampled.push_back(
-          absl::StrCat(TextAt(p, "hook"), " ", percent(NumberAt(p, "coverage")), " (", mode, ")"));
+    const double coverage = NumberAt(p, "coverage").value_or(0);
+    if (coverage >= 1) continue;
+    if (coverage <= 0) {
+      none.push_back(TextAt(p, "hook"));
+      continue;
     }
+    const std::string mode = TextAt(p, "mode");
+    sampled.push_back(absl::StrCat(
+        TextAt(p, "hook"), " ", percent(coverage),
+        mode == "slotted" || mode == "gated" ? absl::StrCat(" (", mode, ")") : std::string()));
   }
   std::string out = "probes: ";
   const auto budget = snapshot.find("probe_budget");
@@ -140,14 +146,14 @@ std::string ProbesLine(const Json& snapshot) {
     const double limit = NumberAt(*budget, "cpu_share").value_or(0);
     absl::StrAppend(
         &out, percent(NumberAt(*budget, "planned_cpu_share")), " of a CPU planned, budget ",
-        limit > 0 ? percent(limit) : "none",
+        limit > 0 ? percent(limit) : "unlimited",
         budget->value("over_budget", false) ? " (over it: even the shortest slots cost more)" : "",
         "; ");
   }
-  absl::StrAppend(&out, sampled.empty() ? "every attached hook saw the whole interval"
-                                        : absl::StrCat("sampled: ", absl::StrJoin(sampled, ", "),
-                                                       " of the interval"));
-  if (!detached.empty()) absl::StrAppend(&out, "; detached: ", absl::StrJoin(detached, ", "));
+  absl::StrAppend(&out, sampled.empty()
+                            ? "every attached hook saw the whole interval"
+                            : absl::StrCat("part of the interval: ", absl::StrJoin(sampled, ", ")));
+  if (!none.empty()) absl::StrAppend(&out, "; none of it: ", absl::StrJoin(none, ", "));
   return out + "\n";
 }
 

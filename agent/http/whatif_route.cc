@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/http/whatif_route.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -27,7 +27,10 @@ using Json = nlohmann::json;
 // model means.
 Json FigureOrNull(double value) {
   if (!std::isfinite(value)) return Json(nullptr);
-  return Json(std::strtod(absl::StrFormat("%.12g", value).c_str(), nullptr));
+  const std::string text = absl::StrFormat("%.12g", value);
+  double rounded = value;
+  std::from_chars(text.data(), text.data() + text.size(), rounded);  // locale-free, unlike strtod
+  return Json(rounded);
 }
 
 template <typename T>

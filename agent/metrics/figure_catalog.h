@@ -87,7 +87,7 @@ inline constexpr size_t kProbeHooks = std::size(driver::kProbeHookNames);
 inline constexpr size_t kBpfMaps = 7;             // the probes' hash maps, with map pressure
 inline constexpr size_t kBpfPrograms = 24;        // handlers of every concern, loaded
 inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and bpf sources
-inline constexpr size_t kKnobs = 14;              // every tuner::Knob
+inline constexpr size_t kKnobs = 15;              // every tuner::Knob
 inline constexpr size_t kChangeResults = 4;       // applied, kept, rolled_back, failed
 
 // Every row, in name order.

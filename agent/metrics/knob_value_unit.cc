@@ -33,7 +33,9 @@ const UnitFamilies& FamiliesOf(KnobValueUnit unit) {
 std::optional<KnobValueUnit> ValueUnitOfUnit(std::string_view unit) {
   if (unit == "us" || unit == "ns") return KnobValueUnit::kSeconds;
   if (unit == "B") return KnobValueUnit::kBytes;
-  if (unit == "packets" || unit == "frames") return KnobValueUnit::kPackets;
+  // An rx ring's descriptor holds one packet.
+  if (unit == "packets" || unit == "frames" || unit == "descriptors")
+    return KnobValueUnit::kPackets;
   if (unit == "polls") return KnobValueUnit::kPolls;
   if (unit == "bool") return KnobValueUnit::kEnabled;
   if (unit == "factor") return KnobValueUnit::kRatio;

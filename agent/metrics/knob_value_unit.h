@@ -17,7 +17,7 @@ namespace nictune::metrics {
 enum class KnobValueUnit : size_t {
   kSeconds,  // rx_usecs, netdev_budget_usecs, gro_flush_timeout
   kBytes,    // rmem_default, rmem_max, udp_rmem_min
-  kPackets,  // rx_frames, netdev_budget, dev_weight
+  kPackets,  // rx_frames, netdev_budget, dev_weight, rx_ring (descriptors: a packet each)
   kPolls,    // napi_defer_hard_irqs: empty polls before the interrupt is re-armed
   kRatio,    // dev_weight_rx_bias, dev_weight_tx_bias: multipliers of dev_weight
   kEnabled,  // adaptive_rx: 1 on, 0 off

@@ -30,6 +30,7 @@ tuner::CoalesceState CoalesceStateOf(const collect::DeviceSettings& settings,
   }
   if (const auto& r = settings.rings) {
     state.rx_ring_size = r->rx.value_or(0);
+    state.rx_ring_max = r->rx_max.value_or(0);
   }
   for (const DriverLimits& limits : kKnownDrivers) {
     if (driver == limits.driver) {

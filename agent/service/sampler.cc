@@ -50,15 +50,24 @@ absl::Status ValidateSamplerSettings(const SamplerSettings& settings) {
 }
 
 absl::Status ValidateApplyConfidence(const SamplerSettings& settings, double min_confidence) {
+  if (!(min_confidence >= 0 && min_confidence <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--min_confidence=", min_confidence, ": must be within 0..1"));
+  }
+  // Where the interrupt cost is assumed (no irq and napi probes, an emulated NIC), the
+  // coalescing recommendations carry less: a window must reach the threshold with that too.
   const uint32_t samples = IntervalsPerWindow(settings);
-  const double reachable = tuner::SampleConfidence(samples, settings.policy);
+  const double reachable =
+      tuner::SampleConfidence(samples, settings.policy) * tuner::kAssumedInterruptCostConfidence;
   if (settings.mode != Mode::kApply || reachable >= min_confidence) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrFormat(
       "--window=%s at --interval=%s: a window of %u samples gives a confidence of at most %.2f "
-      "(full at %u), below --min_confidence=%g, so apply mode would hold every change; lengthen "
-      "--window, shorten --interval or lower --min_confidence",
+      "(full at %u samples, x%.1f where the interrupt cost is assumed), below "
+      "--min_confidence=%g, so apply mode would hold every change; lengthen --window, shorten "
+      "--interval or lower --min_confidence",
       absl::FormatDuration(settings.window), absl::FormatDuration(settings.interval), samples,
-      reachable, settings.policy.full_confidence_samples, min_confidence));
+      reachable, settings.policy.full_confidence_samples, tuner::kAssumedInterruptCostConfidence,
+      min_confidence));
 }
 
 Sampler::Sampler(SamplerPorts ports, SamplerSettings settings, ServiceState& state,
@@ -76,6 +85,8 @@ void Sampler::Reconfigure(const SamplerSettings& settings) {
                           settings.mode != settings_.mode;
   settings_ = settings;
   if (new_window && previous_) aggregator_.Start(*previous_);
+  if (settings_.mode != Mode::kApply)
+    state_.SetHeld({});  // nothing is held where nothing is written
   if (!RunsTuner(settings_.mode)) {
     state_.PublishRecommendations(std::make_shared<const RecommendationSet>(
         RecommendationSet{.reason = "observe mode: the tuner does not run"}));

@@ -44,8 +44,9 @@ uint32_t IntervalsPerWindow(const SamplerSettings& settings);
 // InvalidArgument naming the flag when the settings cannot work.
 absl::Status ValidateSamplerSettings(const SamplerSettings& settings);
 
-// Apply mode: InvalidArgument naming the flags when a window has too few intervals for any
-// recommendation to reach min_confidence (the controller would hold every change for ever).
+// Apply mode: InvalidArgument naming the flags when a window has too few intervals for a
+// recommendation to reach min_confidence with an assumed interrupt cost (the controller would hold
+// every such change for ever); in any mode, when min_confidence is not within 0..1.
 absl::Status ValidateApplyConfidence(const SamplerSettings& settings, double min_confidence);
 
 struct SamplerPorts {

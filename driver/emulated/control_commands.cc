@@ -29,6 +29,8 @@ std::optional<absl::string_view> ControlKeyFor(tuner::Knob knob) {
       return kKeyRxFrames;
     case tuner::Knob::kAdaptiveRx:
       return kKeyAdaptiveRx;
+    case tuner::Knob::kRxRing:
+      return kKeyRingSize;
     default:
       return std::nullopt;
   }

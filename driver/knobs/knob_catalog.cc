@@ -23,6 +23,11 @@ constexpr KnobSpec kSpecs[] = {
     {Knob::kRxUsecs, KnobHome::kEthtoolCoalesce, "", {0, kU32Max}, "u32 rx-usecs"},
     {Knob::kRxFrames, KnobHome::kEthtoolCoalesce, "", {0, kU32Max}, "u32 rx-frames"},
     {Knob::kAdaptiveRx, KnobHome::kEthtoolCoalesce, "", {0, 1}, "adaptive-rx is off/on"},
+    {Knob::kRxRing,
+     KnobHome::kEthtoolRings,
+     "",
+     {1, kU32Max},
+     "u32 rx, at most the driver's rx max"},
     // The kernel takes any int here (proc_dointvec), but a budget <= 0 ends every NET_RX softirq
     // after one poll: never a value to recommend.
     {Knob::kNetdevBudget,

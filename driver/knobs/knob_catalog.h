@@ -17,6 +17,7 @@ enum class KnobHome {
   kHostSysctl,       // PROC_ROOT/<path>, target "host"
   kDeviceSysfs,      // SYS_ROOT/class/net/DEV/<path>, or napi-set for "DEV napi ID"
   kEthtoolCoalesce,  // ethtool COALESCE_GET/SET, target "DEV"
+  kEthtoolRings,     // ethtool RINGS_GET/SET (rx_ring.h), target "DEV"; by hand only
   kAdviceOnly,       // recommended to people, never written (SO_RCVBUF of someone's socket)
 };
 

@@ -73,6 +73,10 @@ absl::StatusOr<std::string> DeviceCommand(const KnobSpec& spec, const KnobTarget
     return absl::StrCat("ethtool -C ", ShellWord(target.device), " ",
                         EthtoolWords(spec.knob, value));
   }
+  if (spec.home == KnobHome::kEthtoolRings) {
+    return absl::StrCat("ethtool -G ", ShellWord(target.device), " rx ", value,
+                        "  # most drivers restart the device's queues for it: pick the moment");
+  }
   if (target.napi_id) {
     return absl::StrCat("ynl --family netdev --do napi-set --json '{\"id\": ", *target.napi_id,
                         ", \"", NapiSetAttribute(spec.knob), "\": ", value, "}'");
@@ -128,6 +132,12 @@ absl::StatusOr<TunedSetting> TunedSettingFor(const KnobAddress& address, int64_t
   if (!PlainWord(device) || device.front() == '-') {
     return absl::FailedPreconditionError(absl::StrCat(
         knob, " on ", address.target, ": the name is not one plain word in tuned's syntax"));
+  }
+  if (spec.home == KnobHome::kEthtoolRings) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        knob, " on ", address.target,
+        ": set by hand with ethtool -G at a moment without traffic (most drivers restart the "
+        "device's queues for it)"));
   }
   if (spec.home == KnobHome::kEthtoolCoalesce) {
     return TunedSetting{

@@ -49,6 +49,14 @@ tuner::Recommendation SocketBufferAdvice() {
   return rec;
 }
 
+// A grown rx ring: recommended to people, never written by the controller.
+tuner::Recommendation RingAdvice() {
+  tuner::Recommendation rec = RxUsecsTo(512, 1024);
+  rec.knob = tuner::Knob::kRxRing;
+  rec.knob_name = "rx_ring";
+  return rec;
+}
+
 class ControlStepTest : public ActuatorTestBase {
  protected:
   void SetUp() override {
@@ -75,8 +83,9 @@ class ControlStepTest : public ActuatorTestBase {
 
 TEST_F(ControlStepTest, AppliesAndVerifiesAfterTheGuardWindow) {
   ControlStepSummary first =
-      Step(absl::ZeroDuration(), {RxUsecsTo(8, 16), SocketBufferAdvice()}, 100);
-  ASSERT_THAT(first.readings, SizeIs(1)) << "the socket buffer is advice: never read or written";
+      Step(absl::ZeroDuration(), {RxUsecsTo(8, 16), SocketBufferAdvice(), RingAdvice()}, 100);
+  ASSERT_THAT(first.readings, SizeIs(1))
+      << "the socket buffer and the ring are by hand only: never read or written";
   ASSERT_THAT(first.results, SizeIs(1));
   EXPECT_EQ(first.results[0].outcome, Outcome::kWritten) << first.results[0].message;
   EXPECT_EQ(knobs_->Get(kRxUsecs), 16);

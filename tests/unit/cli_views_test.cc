@@ -351,8 +351,9 @@ TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
   EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +212992 +97.3 +812744 +2994 +5 +12\n"));
 }
 
-// An emulated NIC has no sysfs counters in the agent's namespace: while the drops hook measures,
-// no drop record means none dropped (0, not "-"), and its missed frames (ring overruns) count.
+// An emulated NIC has no sysfs counters in the agent's namespace: when the drops hook saw the
+// whole interval, no drop record means none dropped (0, not "-"), and its missed frames (ring
+// overruns) count.
 TEST(CliViewsTest, TopCountsAnEmulatedNicsDropsWhileTheDropsHookMeasures) {
   Json snapshot = Fixture("snapshot.json");
   Json emu = snapshot["queues"][0];
@@ -363,7 +364,11 @@ TEST(CliViewsTest, TopCountsAnEmulatedNicsDropsWhileTheDropsHookMeasures) {
   EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
               ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +- "));  // nothing known of its drops
 
+  // A slot that saw a quarter of the interval and no drop says little: still unknown.
   snapshot["probes"] = Json::array({{{"hook", "drops"}, {"coverage", 0.25}}});
+  EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
+              ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +- "));
+  snapshot["probes"][0]["coverage"] = 1.0;
   EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
               ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +0 "));
   snapshot["emulated_nics"][0]["missed_per_s"] = 7.0;
@@ -378,7 +383,7 @@ TEST(CliViewsTest, TopCountsAnEmulatedNicsDropsWhileTheDropsHookMeasures) {
 }
 
 // What the probes cost and what they saw, under the interval's line: the plan against the budget,
-// and each hook that saw part of the interval or none; without probes, no line.
+// and each hook that saw part of the interval, by its coverage, or none; without probes, no line.
 TEST(CliViewsTest, TopSaysWhatTheProbesCostAndWhichSawPartOfTheInterval) {
   Json snapshot = Fixture("snapshot.json");
   EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit), Not(HasSubstr("probes:")));
@@ -386,14 +391,16 @@ TEST(CliViewsTest, TopSaysWhatTheProbesCostAndWhichSawPartOfTheInterval) {
       Json::array({{{"hook", "irq"}, {"mode", "whole"}, {"coverage", 1.0}},
                    {{"hook", "sockfill"}, {"mode", "slotted"}, {"coverage", 0.024}},
                    {{"hook", "truesize"}, {"mode", "gated"}, {"coverage", 0.5}},
+                   // switched on mid-interval: whole at its end, yet it saw 40% of it
+                   {{"hook", "napi"}, {"mode", "whole"}, {"coverage", 0.4}},
                    {{"hook", "txshare"}, {"mode", "detached"}, {"coverage", 0.0}}});
   snapshot["probe_budget"] = {{"cpu_share", 0.01},
                               {"planning_cpu_share", 0.01},
                               {"planned_cpu_share", 0.0093},
                               {"over_budget", false}};
   EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
-              HasSubstr(" UTC\nprobes: 0.93% of a CPU planned, budget 1%; sampled: sockfill "
-                        "2.4% (slotted), truesize 50% (gated) of the interval; detached: "
+              HasSubstr(" UTC\nprobes: 0.93% of a CPU planned, budget 1%; part of the interval: "
+                        "sockfill 2.4% (slotted), truesize 50% (gated), napi 40%; none of it: "
                         "txshare\n"));
   snapshot["probes"] = Json::array({snapshot["probes"][0]});
   snapshot["probe_budget"]["planned_cpu_share"] = 0.0123;
@@ -403,7 +410,7 @@ TEST(CliViewsTest, TopSaysWhatTheProbesCostAndWhichSawPartOfTheInterval) {
                         "slots cost more); every attached hook saw the whole interval\n"));
   snapshot["probe_budget"] = {{"cpu_share", 0}, {"planned_cpu_share", 0.0003}};
   EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
-              HasSubstr("probes: 0.03% of a CPU planned, budget none; every attached hook"));
+              HasSubstr("probes: 0.03% of a CPU planned, budget unlimited; every attached hook"));
 }
 
 TEST(CliViewsTest, RecommendFromARecordedAgent) {

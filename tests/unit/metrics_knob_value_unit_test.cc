@@ -73,12 +73,14 @@ TEST(KnobValueUnitTest, TheUnitFamiliesTogetherHoldOneSeriesPerKnobTarget) {
     current += budget.Of(std::string(CurrentFamilyOf(unit)));
     recommended += budget.Of(std::string(RecommendedFamilyOf(unit)));
   }
-  // Five device knobs on each of 3 devices and 7 NAPI instances, and eight host knobs.
-  EXPECT_EQ(budget.Of(family::kKnobMode), 5u * (3 + 7) + 8);
+  // Six device knobs on each of 3 devices and 7 NAPI instances, and eight host knobs.
+  EXPECT_EQ(budget.Of(family::kKnobMode), 6u * (3 + 7) + 8);
   EXPECT_EQ(current, budget.Of(family::kKnobMode));
   EXPECT_EQ(recommended, budget.Of(family::kKnobMode));
   // rx_usecs and gro_flush_timeout per device and instance, netdev_budget_usecs once.
   EXPECT_EQ(budget.Of(family::kKnobCurrentSeconds), 2u * (3 + 7) + 1);
+  // rx_frames and rx_ring (a descriptor holds a packet), netdev_budget and dev_weight once each.
+  EXPECT_EQ(budget.Of(family::kKnobCurrentPackets), 2u * (3 + 7) + 2);
 }
 
 }  // namespace

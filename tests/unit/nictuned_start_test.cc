@@ -100,7 +100,7 @@ TEST_F(NictunedStartTest, ApplyModeWithWindowsTooShortToActIsRefusedAtStart) {
     absl::StatusOr<ProgramOutput> run = testing_support::RunProgram(argv);
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_EQ(run->exit_code, 2) << check << ": " << run->err;
-    EXPECT_THAT(run->err, HasSubstr("a window of 2 samples gives a confidence of at most 0.20"));
+    EXPECT_THAT(run->err, HasSubstr("a window of 2 samples gives a confidence of at most 0.16"));
   }
 }
 

@@ -376,7 +376,8 @@ TEST(ValidateSamplerSettingsTest, NamesTheFlag) {
               HasSubstr("--tuner_margin=1"));
 }
 
-// Two samples a window reach 0.2 at most: apply mode at 0.25 would hold every change.
+// Two samples a window reach 0.2 at most, 0.16 with the interrupt cost assumed: apply mode at 0.25
+// would hold every change.
 TEST(ValidateApplyConfidenceTest, RefusesApplyModeWhoseWindowsCanNeverBeConfidentEnough) {
   const SamplerSettings two{
       .interval = absl::Seconds(1), .window = absl::Seconds(2), .mode = Mode::kApply};
@@ -384,8 +385,13 @@ TEST(ValidateApplyConfidenceTest, RefusesApplyModeWhoseWindowsCanNeverBeConfiden
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(refused.message()),
               HasSubstr("--window=2s at --interval=1s: a window of 2 samples gives a confidence "
-                        "of at most 0.20 (full at 10), below --min_confidence=0.25"));
-  EXPECT_TRUE(ValidateApplyConfidence(two, 0.2).ok());
+                        "of at most 0.16 (full at 10 samples, x0.8 where the interrupt cost is "
+                        "assumed), below --min_confidence=0.25"));
+  EXPECT_TRUE(ValidateApplyConfidence(two, 0.16).ok());
+  // Three samples reach 0.3, but 0.24 with the cost assumed: still held for ever there.
+  SamplerSettings three = two;
+  three.window = absl::Seconds(3);
+  EXPECT_FALSE(ValidateApplyConfidence(three, 0.25).ok());
   SamplerSettings four = two;
   four.interval = absl::Milliseconds(500);
   EXPECT_TRUE(ValidateApplyConfidence(four, 0.25).ok());
@@ -393,6 +399,9 @@ TEST(ValidateApplyConfidenceTest, RefusesApplyModeWhoseWindowsCanNeverBeConfiden
   SamplerSettings recommend = two;
   recommend.mode = Mode::kRecommend;
   EXPECT_TRUE(ValidateApplyConfidence(recommend, 0.25).ok());
+  // A threshold outside 0..1 is named as such, not answered with advice on windows.
+  EXPECT_THAT(std::string(ValidateApplyConfidence(four, 1.5).message()),
+              HasSubstr("--min_confidence=1.5: must be within 0..1"));
 }
 
 }  // namespace

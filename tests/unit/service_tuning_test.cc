@@ -251,6 +251,30 @@ TEST_F(TuningTest, AHeldChangeIsLoggedWhenTheHoldBeginsNotEveryWindow) {
   EXPECT_TRUE(tuning.HeldChanges().empty());
 }
 
+// A hold that changes cause is said again, and its time is still the hold's beginning: the knob
+// has been held since then.
+TEST_F(TuningTest, AHoldThatChangesCauseIsLoggedAgainAndKeepsItsBeginning) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuner::Recommendation unsure = RxUsecsTo(8, 64);
+  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
+  tuner::Recommendation small = RxUsecsTo(8, 64);
+  small.expected_gain = 0.01;
+  ::testing::internal::CaptureStderr();
+  tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + kWindow);
+  tuning.OnTunerWindow(QuietWindow(), {small}, kT0 + 2 * kWindow);
+  tuning.OnTunerWindow(QuietWindow(), {small}, kT0 + 3 * kWindow);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << log;
+  EXPECT_THAT(lines[1], HasSubstr("held: expected gain 0.01 < 0.05"));
+  const std::vector<HeldChange> held = tuning.HeldChanges();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].held.why, tuner::HeldFor::kGain);
+  EXPECT_EQ(held[0].since, kT0 + kWindow);
+  EXPECT_TRUE(knobs_->writes().empty());
+}
+
 // Outside apply mode nothing is held, since nothing would be written: a hold does not outlive the
 // mode it was made in.
 TEST_F(TuningTest, LeavingApplyModeEndsEveryHold) {

@@ -108,7 +108,7 @@ TEST(CoalescePolicyTest, Seed001WithoutMarginPicksTheLongestDropFreeInterval) {
   const Recommendation& adaptive = Find(*recs, Knob::kAdaptiveRx);
   EXPECT_EQ(adaptive.current, 1);
   EXPECT_EQ(adaptive.recommended, 0);
-  EXPECT_THAT(adaptive.formula, HasSubstr("8000/s < floor 1 / u_max = 11447/s"));
+  EXPECT_THAT(adaptive.formula, HasSubstr("8000/s < floor 1 / drop-free interval = 11447/s"));
 }
 
 TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
@@ -693,8 +693,8 @@ TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalCapItUnlessAStallExplainsT
   }
 }
 
-// Ring drops at a static 2111 us below a 3000 us cost floor: the ring is no knob of the tuner's,
-// so the plan holds below the current interval, and says the ring must grow for the floor.
+// Ring drops at a static 2111 us below a 3000 us cost floor: the ring is grown by hand only, so
+// the plan holds below the current interval, and says the ring must grow for the floor.
 TEST(CoalescePolicyTest, RingDropsAtTheCurrentIntervalHoldItBelowTheCostFloor) {
   Observation obs = RingDroppingWindow(2111, 0);
   obs.queues[0].interrupt_cost_s = 300e-6;
@@ -928,6 +928,88 @@ TEST(RecommendTest, RejectsNaNShares) {
   absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
   ASSERT_FALSE(recs.ok());
   EXPECT_THAT(recs.status().message(), HasSubstr("cpu.softirq = nan"));
+}
+
+// Seed 001's socket with a buffer that would let the interval reach the driver's 1022 us, behind
+// a ring of 512 descriptors, which 812744 pps fill in 598 us.
+Observation Seed001BehindASmallRing() {
+  Observation obs = Seed001();
+  QueueObservation& q = obs.queues[0];
+  q.sockets[0].rcvbuf_bytes = 64 * 1024 * 1024;
+  q.sockets[0].drops = 0;
+  q.drops.socket = 0;
+  q.coalesce.adaptive_rx = false;
+  q.coalesce.rx_usecs = 500;
+  return obs;
+}
+
+// Where the sockets, not the ring, hold the interval short, the ring is kept as it is.
+TEST(RingPolicyTest, ARingThatDoesNotHoldTheIntervalShortIsKept) {
+  const Recommendation ring = RecommendationFor(Seed001(), PolicyConfig{}, Knob::kRxRing);
+  EXPECT_EQ(ring.recommended, 512) << ring.formula;
+  EXPECT_EQ(ring.scope, Scope::kDevice);
+  EXPECT_EQ(ring.target, "eth0");
+  EXPECT_THAT(ring.formula, HasSubstr("ring limit = (1 - 0.05) * 512 / 812744 pps - 2.00 us = "
+                                      "596.47 us; the sockets allow 82 us (the ring not counted): "
+                                      "the ring does not hold the interval short -> keep rx ring "
+                                      "512"));
+}
+
+// The ring holds the interval to 596 us where the socket allows 1022: it grows to the descriptors
+// 1022 us bring, an interrupt's cost later, within the margin; the interrupts it saves are the
+// gain.
+TEST(RingPolicyTest, ARingThatHoldsTheIntervalShortGrowsToWhatTheSocketsAllow) {
+  const Observation obs = Seed001BehindASmallRing();
+  const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+  EXPECT_EQ(usecs.recommended, 596) << usecs.formula;
+  const Recommendation ring = RecommendationFor(obs, PolicyConfig{}, Knob::kRxRing);
+  EXPECT_EQ(ring.current, 512);
+  EXPECT_EQ(ring.recommended, 877) << ring.formula;  // ceil(812744 * 1024e-6 / 0.95) = 877
+  EXPECT_THAT(ring.formula, HasSubstr("the sockets allow 1022 us (the ring not counted); ring = "
+                                      "ceil(812744 pps * (1022 us + 2.00 us) / (1 - 0.05)) = 877 "
+                                      "descriptors, at most 8192 (the tuner's) -> rx ring 877"));
+  EXPECT_NEAR(ring.expected_gain, 1 - 596.0 / 1022, 1e-9);
+  EXPECT_THAT(ring.expected_effect, HasSubstr("rx-usecs can reach 1022 us, 42% fewer interrupts"));
+  EXPECT_TRUE(ring.unresolved.empty()) << ring.unresolved;
+}
+
+// A driver whose largest ring is below the need gets its largest, and a person is told the rest.
+TEST(RingPolicyTest, ARingAtTheDriversMaximumLeavesTheRestToAPerson) {
+  Observation obs = Seed001BehindASmallRing();
+  obs.queues[0].coalesce.rx_ring_max = 700;
+  const Recommendation ring = RecommendationFor(obs, PolicyConfig{}, Knob::kRxRing);
+  EXPECT_EQ(ring.recommended, 700) << ring.formula;
+  EXPECT_THAT(ring.formula, HasSubstr("at most 700 (the driver's maximum or the tuner's)"));
+  EXPECT_THAT(ring.unresolved, HasSubstr("the largest ring, 700 descriptors, holds 816.22 us at "
+                                         "812744 pps, below the 1022 us the sockets allow"));
+}
+
+// A ring that overflows at the cost floor (300 us an interrupt: 3000 us) grows until it holds it,
+// and the drops it ends are the gain.
+TEST(RingPolicyTest, ARingThatOverflowsAtTheCostFloorGrows) {
+  Observation obs = EmulatedNicWindow(2111, 0, 0);
+  QueueObservation& q = obs.queues[0];
+  q.rx_packets = 20000;
+  q.interrupt_cost_s = 300e-6;
+  q.coalesce.rx_ring_size = 16;  // 0.95 * 16 / 10000 pps - 300 us = 1220 us
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_THAT(usecs.unresolved, HasSubstr("ring overrun"));
+  const Recommendation& ring = Find(*recs, Knob::kRxRing);
+  const double held_us = (1 - 0.05) * static_cast<double>(ring.recommended) / 10000 * 1e6 - 300;
+  EXPECT_GE(held_us, static_cast<double>(usecs.recommended)) << ring.formula;
+  EXPECT_EQ(ring.expected_gain, 1.0);
+  EXPECT_THAT(ring.expected_effect, HasSubstr("it stops overflowing"));
+}
+
+// A queue whose ring size the driver does not report gets no ring recommendation.
+TEST(RingPolicyTest, AnUnknownRingGetsNone) {
+  Observation obs = Seed001();
+  obs.queues[0].coalesce.rx_ring_size = 0;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  for (const Recommendation& r : *recs) EXPECT_NE(r.knob, Knob::kRxRing) << r.formula;
 }
 
 }  // namespace
