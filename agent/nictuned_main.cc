@@ -731,11 +731,7 @@ std::optional<int> CheckStartFlags(const std::vector<std::string>& emulated_nic_
     LogError("--guard must be positive and --cooldown not negative");
     return 2;
   }
-  if (const double confidence = absl::GetFlag(FLAGS_min_confidence);
-      !(confidence >= 0 && confidence <= 1)) {
-    LogError(absl::StrCat("--min_confidence=", confidence, ": must be within 0..1"));
-    return 2;
-  }
+  // --min_confidence is checked with the windows it must be reached in (SamplerSettingsFromFlags).
   if (const std::string listen = absl::GetFlag(FLAGS_listen); !listen.empty()) {
     if (auto address = http::ParseListenAddress(listen); !address.ok()) {
       LogError(address.status().ToString());

@@ -46,6 +46,10 @@ struct PolicyConfig {
   // napi_defer_hard_irqs: tolerated probability that a still-active flow re-arms the interrupt
   // because of one empty timer poll.
   double defer_false_rearm_probability = 0.01;
+  // A ring that neither overflows nor dropped is grown only when the longer interval it allows
+  // saves at least this share of one CPU in interrupts: most drivers restart the device's queues
+  // to resize a ring, which a person does not do for less.
+  double ring_min_cpu_saving = 0.01;
   // A window is fully trusted from this many samples and this many packets on.
   uint32_t full_confidence_samples = 10;
   uint64_t full_confidence_packets = 10000;

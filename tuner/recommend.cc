@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,17 +28,18 @@ namespace nictune::tuner {
 namespace {
 
 absl::Status CheckConfig(const PolicyConfig& c) {
-  return CheckRanges("tuner config",
-                     {
-                         {"margin", c.margin, 0, 0.9},
-                         {"dropped_backoff", c.dropped_backoff, 0.01, 0.9},
-                         {"interrupt_cpu_share", c.interrupt_cpu_share, 1e-6, 1},
-                         {"user_fair_share", c.user_fair_share, 1e-6, 1},
-                         {"softirq_cap", c.softirq_cap, 1e-6, 1},
-                         {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
-                         {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9,
-                          0.5},
-                     });
+  return CheckRanges(
+      "tuner config",
+      {
+          {"margin", c.margin, 0, 0.9},
+          {"dropped_backoff", c.dropped_backoff, 0.01, 0.9},
+          {"interrupt_cpu_share", c.interrupt_cpu_share, 1e-6, 1},
+          {"user_fair_share", c.user_fair_share, 1e-6, 1},
+          {"softirq_cap", c.softirq_cap, 1e-6, 1},
+          {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
+          {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9, 0.5},
+          {"ring_min_cpu_saving", c.ring_min_cpu_saving, 0, 1},
+      });
 }
 
 // A stalled reader's drops are no setting's doing: each of the queue's recommendations says so,
@@ -44,6 +47,29 @@ absl::Status CheckConfig(const PolicyConfig& c) {
 void NoteStalledReaders(const std::string& stalled, Recommendation& r) {
   absl::StrAppend(&r.formula, "; set aside: ", stalled);
   r.unresolved = r.unresolved.empty() ? stalled : absl::StrCat(r.unresolved, "; ", stalled);
+}
+
+// Each device's ring holds the interval its strictest queue's sockets allow (the ring not
+// counted): the device runs at that one. Of its queues' rings, the largest need wins.
+absl::StatusOr<std::vector<Recommendation>> RecommendRings(const Observation& obs,
+                                                           const std::vector<QueuePlan>& plans,
+                                                           const PolicyConfig& config) {
+  std::map<std::string, std::optional<int64_t>> device_interval_us;
+  for (const QueuePlan& p : plans) {
+    absl::StatusOr<std::optional<int64_t>> free =
+        IntervalWithoutTheRing(*p.queue, obs.window, config);
+    if (!free.ok()) return free.status();
+    std::optional<int64_t>& device = device_interval_us[p.queue->device];
+    if (*free && (!device || **free < *device)) device = *free;
+  }
+  std::vector<Recommendation> rings;
+  for (const QueuePlan& p : plans) {
+    for (Recommendation& r :
+         RecommendRing(obs, *p.queue, p.plan, device_interval_us[p.queue->device], config)) {
+      rings.push_back(std::move(r));
+    }
+  }
+  return LargestRingPerDevice(std::move(rings));
 }
 
 Recommendation* Find(std::vector<Recommendation>& recs, Knob knob) {
@@ -81,9 +107,6 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
     for (Recommendation& r : RecommendDefer(obs, q, *plan, config)) {
       device_wide.recommendations.push_back(std::move(r));
     }
-    for (Recommendation& r : RecommendRing(obs, q, *plan, config)) {
-      device_wide.recommendations.push_back(std::move(r));
-    }
     if (!stalled.empty()) {
       for (Recommendation& r : device_wide.recommendations) NoteStalledReaders(stalled, r);
     }
@@ -92,6 +115,9 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
   for (Recommendation& r : StrictestQueuePerDevice(std::move(per_queue))) {
     out.push_back(std::move(r));
   }
+  absl::StatusOr<std::vector<Recommendation>> rings = RecommendRings(obs, plans, config);
+  if (!rings.ok()) return rings.status();
+  for (Recommendation& r : *rings) out.push_back(std::move(r));
   for (Recommendation& r : RecommendRmem(obs, plans, config)) out.push_back(std::move(r));
   for (Recommendation& r : RecommendBudget(obs, config)) out.push_back(std::move(r));
   for (Recommendation& r : RecommendWeight(obs, config)) out.push_back(std::move(r));

@@ -12,6 +12,7 @@
 #include "agent/actuate/knob_key.h"
 #include "agent/log.h"
 #include "agent/store/change_state.h"
+#include "tuner/knob.h"
 
 namespace nictune::actuate {
 namespace {
@@ -110,6 +111,12 @@ Actuator::Actuator(std::vector<driver::knobs::KnobProvider*> providers, store::J
     : providers_(std::move(providers)), journal_(journal), boot_id_(std::move(boot_id)) {}
 
 absl::StatusOr<KnobAccess*> Actuator::AccessLocked(const KnobAddress& address) {
+  if (tuner::ByHandOnly(address.knob)) {
+    return absl::UnimplementedError(
+        absl::StrCat(DescribeKnob(address),
+                     ": unsupported: by hand only, nictune recommends it and never "
+                     "writes it"));
+  }
   const std::string key = KnobKey(address);
   if (auto it = open_.find(key); it != open_.end()) return it->second.get();
   for (driver::knobs::KnobProvider* provider : providers_) {

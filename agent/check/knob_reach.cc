@@ -50,8 +50,7 @@ absl::Status WriteVerdict(const driver::knobs::KernelPaths& paths, const std::st
 }
 
 bool Settable(tuner::Knob knob, bool host) {
-  return driver::knobs::SpecOf(knob).home != KnobHome::kAdviceOnly && !tuner::ByHandOnly(knob) &&
-         tuner::ActsOnHost(knob) == host;
+  return !tuner::ByHandOnly(knob) && tuner::ActsOnHost(knob) == host;
 }
 
 }  // namespace

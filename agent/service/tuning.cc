@@ -262,6 +262,12 @@ absl::StatusOr<actuate::ControlStepSummary> Tuning::ApplyNow(const std::optional
         "apply: no tuner window has closed yet, so there is nothing to apply; retry after one "
         "--window");
   }
+  if (only && tuner::ByHandOnly(only->knob)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("apply: ", actuate::DescribeKnob(*only),
+                     " is by hand only: nictune never writes it; run what `nictune recommend "
+                     "--as=ethtool` prints for it at a moment without traffic"));
+  }
   std::vector<tuner::Recommendation> chosen;
   for (const tuner::Recommendation& rec : *recommendations_) {
     if (!only || (rec.knob == only->knob && rec.target == only->target)) chosen.push_back(rec);

@@ -43,11 +43,9 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
     return absl::UnimplementedError(absl::StrCat(
         DescribeKnob(address), ": unsupported: advice only, applications own their sockets"));
   }
-  if (tuner::ByHandOnly(address.knob)) {
-    return absl::UnimplementedError(
-        absl::StrCat(DescribeKnob(address),
-                     ": unsupported: by hand only (most drivers restart the device's queues to "
-                     "change it)"));
+  if (spec.home == KnobHome::kEthtoolRings) {
+    return absl::UnimplementedError(absl::StrCat(
+        DescribeKnob(address), ": unsupported: the ring is set by hand (rx_ring.h), never here"));
   }
   if (spec.home == KnobHome::kHostSysctl) {
     if (!target->host) {

@@ -82,10 +82,13 @@ class ControlStepTest : public ActuatorTestBase {
 };
 
 TEST_F(ControlStepTest, AppliesAndVerifiesAfterTheGuardWindow) {
+  knobs_->Set({tuner::Knob::kRxRing, "veth1"}, 512);  // a ring the fake would let be written
   ControlStepSummary first =
       Step(absl::ZeroDuration(), {RxUsecsTo(8, 16), SocketBufferAdvice(), RingAdvice()}, 100);
   ASSERT_THAT(first.readings, SizeIs(1))
       << "the socket buffer and the ring are by hand only: never read or written";
+  EXPECT_THAT(first.unreadable, SizeIs(0));
+  EXPECT_EQ(knobs_->Get({tuner::Knob::kRxRing, "veth1"}), 512);
   ASSERT_THAT(first.results, SizeIs(1));
   EXPECT_EQ(first.results[0].outcome, Outcome::kWritten) << first.results[0].message;
   EXPECT_EQ(knobs_->Get(kRxUsecs), 16);
@@ -102,6 +105,14 @@ TEST_F(ControlStepTest, AppliesAndVerifiesAfterTheGuardWindow) {
   EXPECT_EQ(pending[0].state, ChangeState::kVerified);
   EXPECT_EQ(pending[0].original, 8);
   EXPECT_EQ(pending[0].new_value, 16);
+}
+
+// Whatever a provider would allow, the actuator opens no by-hand knob: its writes are a person's.
+TEST_F(ControlStepTest, TheActuatorNeverOpensAByHandKnob) {
+  knobs_->Set({tuner::Knob::kRxRing, "veth1"}, 512);
+  const absl::StatusOr<int64_t> read = actuator_->Read({tuner::Knob::kRxRing, "veth1"});
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(read.status().message()), HasSubstr("by hand only"));
 }
 
 // A recommendation the controller does not act on is in the summary with why, and nothing is

@@ -29,9 +29,21 @@ TEST(KnobCommandsTest, EachHomeHasItsCommand) {
   EXPECT_EQ(CommandOk(Knob::kGroFlushTimeout, "eth0 napi 8193", 200000),
             "ynl --family netdev --do napi-set --json '{\"id\": 8193, \"gro-flush-timeout\": "
             "200000}'");
+  EXPECT_EQ(CommandOk(Knob::kRxRing, "eth0", 1024),
+            "ethtool -G eth0 rx 1024  # most drivers restart the device's queues for it: pick the "
+            "moment");
   EXPECT_THAT(CommandOk(Knob::kSoRcvbuf, "udp 0.0.0.0:5001 pid 812 (netserver)", 425984),
               ::testing::StartsWith("# udp 0.0.0.0:5001 pid 812 (netserver): setsockopt(SO_RCVBUF, "
                                     "425984)"));
+}
+
+// A tuned profile applies at every profile switch, on live traffic: the ring stays a person's.
+TEST(KnobCommandsTest, TheRingIsLeftOutOfATunedProfile) {
+  absl::StatusOr<TunedSetting> ring =
+      TunedSettingFor({.knob = Knob::kRxRing, .target = "eth0"}, 1024);
+  EXPECT_EQ(ring.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(ring.status().message()),
+              ::testing::HasSubstr("set by hand with ethtool -G"));
 }
 
 TEST(KnobCommandsTest, AnOddDeviceNameIsQuotedAsOneShellWord) {

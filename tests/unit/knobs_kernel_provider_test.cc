@@ -203,10 +203,13 @@ TEST_F(KernelKnobProviderTest, RoutesEachKindOfTargetOrSaysWhyNot) {
   EXPECT_THAT(std::string(knob.status().message()), HasSubstr("rx_usecs on nosuch0: no device"));
   knob = Open(Knob::kNapiDeferHardIrqs, "nosuch0 napi 8193");
   EXPECT_EQ(knob.status().code(), absl::StatusCode::kNotFound);
-  // SO_RCVBUF is advice only.
+  // SO_RCVBUF is advice only, and the ring is set by hand.
   knob = Open(Knob::kSoRcvbuf, "host");
   EXPECT_EQ(knob.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(knob.status().message()), HasSubstr("unsupported"));
+  knob = Open(Knob::kRxRing, "eth0");
+  EXPECT_EQ(knob.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(knob.status().message()), HasSubstr("set by hand"));
 }
 
 TEST_F(KernelKnobProviderTest, ASettingTheKernelLacksIsUnsupported) {

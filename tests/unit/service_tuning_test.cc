@@ -251,6 +251,18 @@ TEST_F(TuningTest, AHeldChangeIsLoggedWhenTheHoldBeginsNotEveryWindow) {
   EXPECT_TRUE(tuning.HeldChanges().empty());
 }
 
+// The ring is a person's to change: apply mode refuses it by name, and says how to do it by hand.
+TEST_F(TuningTest, ApplyNowRefusesAByHandKnob) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuning.OnTunerWindow(QuietWindow(), {RxUsecsTo(8, 8)}, kT0 + kWindow);
+  const absl::StatusOr<actuate::ControlStepSummary> applied =
+      tuning.ApplyNow(KnobAddress{tuner::Knob::kRxRing, "veth1"}, kT0 + kWindow);
+  EXPECT_EQ(applied.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(applied.status().message(), HasSubstr("is by hand only"));
+  EXPECT_THAT(applied.status().message(), HasSubstr("nictune recommend --as=ethtool"));
+}
+
 // A hold that changes cause is said again, and its time is still the hold's beginning: the knob
 // has been held since then.
 TEST_F(TuningTest, AHoldThatChangesCauseIsLoggedAgainAndKeepsItsBeginning) {
