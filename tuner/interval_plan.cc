@@ -320,8 +320,14 @@ void SetLimits(Planning& p, absl::Duration window) {
   const CoalesceState& c = p.queue.coalesce;
   plan.ring_limit_s = kInf;
   // Each ring takes its share of a whole-device observation's packets (RSS spreads flows), but a
-  // socket's flow lands on one ring whole.
-  p.ring_peak = plan.rx_peak_rate_pps / RxRings(p.queue);
+  // socket's flow lands on one ring whole. What comes to a ring is what it received and what it
+  // missed: a ring that overflows delivers only what it holds, so rx_packets alone says less
+  // than arrives (a 32-descriptor ring at 8000 us passed 4000 of 10000 pps).
+  const double received = static_cast<double>(p.queue.rx_packets);
+  const double missed = static_cast<double>(p.queue.drops.ring);
+  const double arriving_peak = received > 0 ? plan.rx_peak_rate_pps * (received + missed) / received
+                                            : missed / absl::ToDoubleSeconds(window);
+  p.ring_peak = arriving_peak / RxRings(p.queue);
   for (const SocketModel& m : p.models)
     p.ring_peak = std::max(p.ring_peak, m.burst.socket_rate_pps);
   plan.ring_peak_rate_pps = p.ring_peak;
@@ -548,8 +554,12 @@ void QueueFormula(Planning& p) {
   if (plan.ring_limit_s < kInf) {
     absl::StrAppend(
         &f, f.empty() ? "" : "; ",
-        absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps%s - %.2f us = %.2f us",
+        absl::StrFormat("ring limit = (1 - %.2f) * %u / %.0f pps%s%s - %.2f us = %.2f us",
                         p.config.margin, c.rx_ring_size, p.ring_peak,
+                        p.queue.drops.ring > 0
+                            ? absl::StrFormat(" (arriving: %u received and %u missed)",
+                                              p.queue.rx_packets, p.queue.drops.ring)
+                            : std::string(),
                         p.queue.rx_rings > 1
                             ? absl::StrFormat(" (one ring's: the device's %.0f pps over %u rings, "
                                               "or a socket's flow)",

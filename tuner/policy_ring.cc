@@ -106,10 +106,13 @@ std::vector<Recommendation> RecommendRing(const Observation& obs, const QueueObs
       std::ceil(rate.pps * (static_cast<double>(target_us) * 1e-6 + plan.interrupt_cost_s) /
                 (1 - config.margin));
   std::string formula = absl::StrFormat(
-      "ring limit = (1 - %.2f) * %u / %.0f pps - %.2f us = %.2f us; the device's sockets allow "
-      "%d us (the ring not counted)",
-      config.margin, c.rx_ring_size, plan.ring_peak_rate_pps, Us(plan.interrupt_cost_s), limit_us,
-      target_us);
+      "ring limit = (1 - %.2f) * %u / %.0f pps - %.2f us = %.2f us; %s", config.margin,
+      c.rx_ring_size, plan.ring_peak_rate_pps, Us(plan.interrupt_cost_s), limit_us,
+      device_interval_us
+          ? absl::StrFormat("the device's sockets allow %d us (the ring not counted)", target_us)
+          : absl::StrFormat("no socket limits the device's interval: the ring holds the chosen "
+                            "%d us",
+                            target_us));
   if (!overflows && !dropped && limit_us >= static_cast<double>(target_us)) {
     return {Kept(r, absl::StrCat(formula, ": the ring holds it -> keep rx ring ", c.rx_ring_size))};
   }

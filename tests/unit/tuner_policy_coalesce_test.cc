@@ -1061,6 +1061,28 @@ TEST(RingPolicyTest, ADevicesRingHoldsItsStrictestQueuesInterval) {
   EXPECT_THAT(ring.formula, Not(HasSubstr("allow 1022 us")));
 }
 
+// A full ring delivers what it holds: 32 descriptors at 8000 us passed 7888 packets in 2 s while
+// 12000 more were missed. What comes is both, 9944 pps, and the interval the ring holds is
+// counted at that rate, not at the 3944 pps received (at which 8000 us would seem to fit).
+TEST(RingPolicyTest, TheRingsRateCountsWhatItMissed) {
+  Observation obs = EmulatedNicWindow(8000, 0, 0);
+  QueueObservation& q = obs.queues[0];
+  q.sockets.clear();
+  q.rx_packets = 7888;
+  q.drops.ring = 12000;
+  q.coalesce.rx_ring_size = 32;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  EXPECT_THAT(usecs.formula, HasSubstr("ring limit = (1 - 0.05) * 32 / 9944 pps (arriving: 7888 "
+                                       "received and 12000 missed)"));
+  EXPECT_LE(usecs.recommended, 3055) << usecs.formula;  // 0.95 * 32 / 9944 pps - 2 us
+  const Recommendation& ring = Find(*recs, Knob::kRxRing);
+  EXPECT_GE(static_cast<double>(ring.recommended),
+            9944 * static_cast<double>(usecs.recommended) * 1e-6)
+      << ring.formula;
+}
+
 // A queue whose ring size the driver does not report gets no ring recommendation.
 TEST(RingPolicyTest, AnUnknownRingGetsNone) {
   Observation obs = Seed001();
