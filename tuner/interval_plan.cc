@@ -19,8 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double Us(double seconds) { return seconds * 1e6; }
-
 // A plan whose worst socket's drain gap was not measured over the range that moves it: the
 // drops it predicts hold only if the reader pauses no longer than seen.
 constexpr double kUnseenDrainGapConfidence = 0.7;

@@ -11,11 +11,10 @@
 #include "absl/strings/str_format.h"
 #include "tuner/confidence.h"
 #include "tuner/limits.h"
+#include "tuner/rates.h"
 
 namespace nictune::tuner {
 namespace {
-
-double Us(double seconds) { return seconds * 1e6; }
 
 // What the ring must take: its peak rate, or more where it overflowed at the current interval:
 // `ring` descriptors filled within one cycle of it, whatever the model's peak saw.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Counts over a window into per-second rates.
+// Counts over a window into per-second rates, and seconds into the microseconds formulas print.
 #pragma once
 
 #include <cstdint>
@@ -14,5 +14,8 @@ inline double PerSecond(uint64_t count, absl::Duration window) {
   const double seconds = absl::ToDoubleSeconds(window);
   return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
 }
+
+// Seconds in microseconds, as the formulas write intervals and costs.
+inline double Us(double seconds) { return seconds * 1e6; }
 
 }  // namespace nictune::tuner
