@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "tuner/confidence.h"
 #include "tuner/limits.h"
+#include "tuner/plan_recommendation.h"
 #include "tuner/queue_target.h"
 #include "tuner/rates.h"
 
@@ -18,16 +19,7 @@ namespace {
 
 Recommendation QueueRecommendation(Knob knob, const QueueObservation& queue, int64_t current,
                                    const IntervalPlan& plan, const Confidence& confidence) {
-  Recommendation r;
-  r.knob = knob;
-  r.knob_name = std::string(KnobName(knob));
-  r.scope = QueueScope(queue);
-  r.target = QueueTarget(queue);
-  r.current = current;
-  r.recommended = current;
-  r.inputs = plan.inputs;
-  r.confidence = confidence;
-  return r;
+  return PlanRecommendation(knob, QueueScope(queue), QueueTarget(queue), current, plan, confidence);
 }
 
 uint64_t SocketDrops(const QueueObservation& queue) {
@@ -64,12 +56,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
   const CoalesceState& c = queue.coalesce;
   if (!c.rx_usecs_supported) return out;
 
-  Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
-  if (!plan.interrupt_cost_measured) {
-    confidence = Discount(confidence, kAssumedInterruptCostConfidence,
-                          "interrupt cost not measured, assumed");
-  }
-  confidence = WithDrainGapCoverage(confidence, plan);
+  const Confidence confidence = PlanConfidence(obs, queue, plan, config);
   const double interrupt_rate = PerSecond(queue.interrupts, obs.window);
   // The floor is one vector's; a whole-device observation of N rings counts N vectors.
   const double vector_rate = interrupt_rate / RxRings(queue);

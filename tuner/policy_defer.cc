@@ -10,25 +10,17 @@
 #include "absl/strings/str_format.h"
 #include "tuner/confidence.h"
 #include "tuner/limits.h"
+#include "tuner/plan_recommendation.h"
 #include "tuner/queue_target.h"
 #include "tuner/rates.h"
 
 namespace nictune::tuner {
 namespace {
 
+// The sysfs knobs are per device even when the observation is per queue.
 Recommendation DeviceRecommendation(Knob knob, const QueueObservation& queue, int64_t current,
                                     const IntervalPlan& plan, const Confidence& confidence) {
-  Recommendation r;
-  r.knob = knob;
-  r.knob_name = std::string(KnobName(knob));
-  // The sysfs knobs are per device even when the observation is per queue.
-  r.scope = Scope::kDevice;
-  r.target = queue.device;
-  r.current = current;
-  r.recommended = current;
-  r.inputs = plan.inputs;
-  r.confidence = confidence;
-  return r;
+  return PlanRecommendation(knob, Scope::kDevice, queue.device, current, plan, confidence);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "tuner/confidence.h"
 #include "tuner/limits.h"
+#include "tuner/plan_recommendation.h"
 #include "tuner/rates.h"
 
 namespace nictune::tuner {
@@ -51,25 +52,6 @@ Recommendation Kept(Recommendation r, std::string formula) {
   return r;
 }
 
-Recommendation RingRecommendation(const Observation& obs, const QueueObservation& queue,
-                                  const IntervalPlan& plan, const PolicyConfig& config) {
-  Recommendation r;
-  r.knob = Knob::kRxRing;
-  r.knob_name = std::string(KnobName(Knob::kRxRing));
-  r.scope = Scope::kDevice;  // ethtool -G sets every ring of the device
-  r.target = queue.device;
-  r.current = queue.coalesce.rx_ring_size;
-  r.recommended = r.current;
-  r.inputs = plan.inputs;
-  r.confidence = ConfidenceFrom(obs, queue.rx_packets, config);
-  if (!plan.interrupt_cost_measured) {
-    r.confidence = Discount(r.confidence, kAssumedInterruptCostConfidence,
-                            "interrupt cost not measured, assumed");
-  }
-  r.confidence = WithDrainGapCoverage(r.confidence, plan);
-  return r;
-}
-
 }  // namespace
 
 absl::StatusOr<std::optional<int64_t>> IntervalWithoutTheRing(const QueueObservation& queue,
@@ -90,7 +72,9 @@ std::vector<Recommendation> RecommendRing(const Observation& obs, const QueueObs
                                           const PolicyConfig& config) {
   const CoalesceState& c = queue.coalesce;
   if (c.rx_ring_size == 0) return {};
-  Recommendation r = RingRecommendation(obs, queue, plan, config);
+  // ethtool -G sets every ring of the device.
+  Recommendation r = PlanRecommendation(Knob::kRxRing, Scope::kDevice, queue.device, c.rx_ring_size,
+                                        plan, PlanConfidence(obs, queue, plan, config));
   if (!std::isfinite(plan.ring_limit_s)) {
     return {Kept(r, absl::StrFormat("no traffic on the ring -> keep rx ring %u", c.rx_ring_size))};
   }

@@ -1031,10 +1031,8 @@ TEST(RingPolicyTest, ARingThatOverflowsAtTheCostFloorGrows) {
 // overflow proves 256 descriptors came within 2113 us, and the ring grows for that rate over the
 // interval the socket allows, where rx-usecs is held below the current one for the drops.
 TEST(RingPolicyTest, ARingThatDroppedGrowsForTheRateItsOverflowProves) {
-  const Observation obs = RingDroppingWindow(2111, 0);
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-  ASSERT_TRUE(recs.ok()) << recs.status();
-  const Recommendation& ring = Find(*recs, Knob::kRxRing);
+  const Recommendation ring =
+      RecommendationFor(RingDroppingWindow(2111, 0), PolicyConfig{}, Knob::kRxRing);
   EXPECT_GT(ring.recommended, 256) << ring.formula;
   EXPECT_THAT(ring.formula, HasSubstr("(256 descriptors overflowed within the current 2111 us + "
                                       "2.00 us)"));

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the policies that judge a queue by its interval plan (coalescing, deferral, the ring)
+// share: a recommendation that keeps the current value until the policy decides, with the plan's
+// inputs, and the confidence such a recommendation has.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tuner/confidence.h"
+#include "tuner/interval_plan.h"
+#include "tuner/knob.h"
+#include "tuner/observation.h"
+#include "tuner/policy_config.h"
+#include "tuner/recommendation.h"
+
+namespace nictune::tuner {
+
+inline Recommendation PlanRecommendation(Knob knob, Scope scope, std::string target,
+                                         int64_t current, const IntervalPlan& plan,
+                                         const Confidence& confidence) {
+  Recommendation r;
+  r.knob = knob;
+  r.knob_name = std::string(KnobName(knob));
+  r.scope = scope;
+  r.target = std::move(target);
+  r.current = current;
+  r.recommended = current;
+  r.inputs = plan.inputs;
+  r.confidence = confidence;
+  return r;
+}
+
+// The window's confidence for the queue, lowered where the plan's interrupt cost was assumed and
+// where its worst socket's drain gap was not seen over the range that moves it.
+inline Confidence PlanConfidence(const Observation& obs, const QueueObservation& queue,
+                                 const IntervalPlan& plan, const PolicyConfig& config) {
+  Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
+  if (!plan.interrupt_cost_measured) {
+    confidence = Discount(confidence, kAssumedInterruptCostConfidence,
+                          "interrupt cost not measured, assumed");
+  }
+  return WithDrainGapCoverage(confidence, plan);
+}
+
+}  // namespace nictune::tuner
