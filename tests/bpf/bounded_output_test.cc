@@ -15,17 +15,16 @@
 // A second agent watches the same flood with room for one drop series (--metrics_drop_series=1):
 // it exports two series of drops at most, and the one it admitted and its overflow series
 // together still count every drop of the flood.
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-
 #include <atomic>
 #include <filesystem>
-#include <set>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,14 +36,11 @@
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/snmp.h"
 #include "gtest/gtest.h"
-#include "tests/support/build_paths.h"
 #include "tests/support/exposition_samples.h"
 #include "tests/support/loopback_http.h"
-#include "tests/support/loopback_port.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
-#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -209,31 +205,22 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
     full_sockets.push_back(*fd);
     pairs.push_back(*std::move(hosts));
   }
-  auto dir = testing_support::TempDir::Create("nictune_bounded_output_");
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  auto port = testing_support::FreeLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
   // The probes whole (no budget): this test is about the map, not about sampling.
-  auto agent = testing_support::StartServingNictuned(
-      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe",
-       absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(), "--socket=",
-       "--interval=1s", "--window=2s", "--probe_budget=unlimited"},
-      *port, absl::Seconds(60), testing_support::NictunedReady::kFirstSample);
+  const std::vector<std::string> flags = {"--mode=observe", "--interval=1s", "--window=2s",
+                                          "--probe_budget=unlimited"};
+  auto agent = testing_support::StartLoopbackAgent("nictune_bounded_output_", flags,
+                                                   testing_support::NictunedReady::kFirstSample);
   ASSERT_TRUE(agent.ok()) << agent.status();
-  auto capped_dir = testing_support::TempDir::Create("nictune_bounded_output_capped_");
-  ASSERT_TRUE(capped_dir.ok()) << capped_dir.status();
-  auto capped_port = testing_support::FreeLoopbackPort();
-  ASSERT_TRUE(capped_port.ok()) << capped_port.status();
-  auto capped = testing_support::StartServingNictuned(
-      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe",
-       absl::StrCat("--listen=127.0.0.1:", *capped_port), "--state_dir=" + capped_dir->path(),
-       "--socket=", "--interval=1s", "--window=2s", "--probe_budget=unlimited",
-       "--metrics_drop_series=1"},
-      *capped_port, absl::Seconds(60), testing_support::NictunedReady::kFirstSample);
+  std::vector<std::string> capped_flags = flags;
+  capped_flags.push_back("--metrics_drop_series=1");
+  auto capped = testing_support::StartLoopbackAgent("nictune_bounded_output_capped_", capped_flags,
+                                                    testing_support::NictunedReady::kFirstSample);
   ASSERT_TRUE(capped.ok()) << capped.status();
-  auto snapshot = testing_support::NextSnapshot(*port, 0, absl::Seconds(10));
+  const uint16_t port = agent->port;
+  const uint16_t capped_port = capped->port;
+  auto snapshot = testing_support::NextSnapshot(port, 0, absl::Seconds(10));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  auto capped_snapshot = testing_support::NextSnapshot(*capped_port, 0, absl::Seconds(10));
+  auto capped_snapshot = testing_support::NextSnapshot(capped_port, 0, absl::Seconds(10));
   ASSERT_TRUE(capped_snapshot.ok()) << capped_snapshot.status();
 
   const auto kernel_totals = [&pairs]() -> absl::StatusOr<std::pair<int64_t, int64_t>> {
@@ -250,9 +237,9 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
   };
   absl::StatusOr<std::pair<int64_t, int64_t>> kernel_before = kernel_totals();
   ASSERT_TRUE(kernel_before.ok()) << kernel_before.status();
-  absl::StatusOr<std::vector<ExposedSample>> before = Scrape(*port);
+  absl::StatusOr<std::vector<ExposedSample>> before = Scrape(port);
   ASSERT_TRUE(before.ok()) << before.status();
-  absl::StatusOr<std::vector<ExposedSample>> capped_before = Scrape(*capped_port);
+  absl::StatusOr<std::vector<ExposedSample>> capped_before = Scrape(capped_port);
   ASSERT_TRUE(capped_before.ok()) << capped_before.status();
 
   std::atomic<uint64_t> sent{0};
@@ -266,14 +253,14 @@ TEST(BoundedOutput, DropsFromTwentyThousandPortsInFourNamespacesStayWithinTheBud
   absl::StatusOr<std::pair<int64_t, int64_t>> kernel_after = kernel_totals();
   ASSERT_TRUE(kernel_after.ok()) << kernel_after.status();
   // Two whole intervals after the flood, so that the agent's last window holds all of it.
-  snapshot = testing_support::SnapshotAfterIntervals(*port, {}, 3, absl::Seconds(10));
+  snapshot = testing_support::SnapshotAfterIntervals(port, {}, 3, absl::Seconds(10));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  absl::StatusOr<std::vector<ExposedSample>> after = Scrape(*port);
+  absl::StatusOr<std::vector<ExposedSample>> after = Scrape(port);
   ASSERT_TRUE(after.ok()) << after.status();
-  capped_snapshot = testing_support::SnapshotAfterIntervals(*capped_port, *capped_snapshot, 3,
-                                                            absl::Seconds(10));
+  capped_snapshot =
+      testing_support::SnapshotAfterIntervals(capped_port, *capped_snapshot, 3, absl::Seconds(10));
   ASSERT_TRUE(capped_snapshot.ok()) << capped_snapshot.status();
-  absl::StatusOr<std::vector<ExposedSample>> capped_after = Scrape(*capped_port);
+  absl::StatusOr<std::vector<ExposedSample>> capped_after = Scrape(capped_port);
   ASSERT_TRUE(capped_after.ok()) << capped_after.status();
 
   const double no_ports = static_cast<double>(kernel_after->first - kernel_before->first);

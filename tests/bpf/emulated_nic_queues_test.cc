@@ -23,11 +23,9 @@
 #include "nlohmann/json.hpp"
 #include "tests/support/build_paths.h"
 #include "tests/support/emulated_nic_process.h"
-#include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
 #include "tests/support/slow_receiver.h"
-#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -105,24 +103,20 @@ TEST(EmulatedNicQueuesTest, FourQueuesAreFourNapiInstancesAndFourRowsWithTheNics
   }
   ASSERT_EQ(threads.size(), kQueues) << "a NAPI thread of its own for each queue";
 
-  auto dir = testing_support::TempDir::Create("nictune_emulated_queues_");
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  auto port = testing_support::FreeLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
-  auto agent = testing_support::StartServingNictuned(
-      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=observe",
-       absl::StrCat("--emulated_nic=", device, "=", (*nic)->control_socket()),
-       absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(),
-       "--socket=", absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"},
-      *port, absl::Seconds(60), testing_support::NictunedReady::kFirstSample);
+  auto agent = testing_support::StartLoopbackAgent(
+      "nictune_emulated_queues_",
+      {"--mode=observe", absl::StrCat("--emulated_nic=", device, "=", (*nic)->control_socket()),
+       absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"},
+      testing_support::NictunedReady::kFirstSample);
   ASSERT_TRUE(agent.ok()) << agent.status();
+  const uint16_t port = agent->port;
 
-  auto snapshot = NextSnapshot(*port, 0);
+  auto snapshot = NextSnapshot(port, 0);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   auto previous = QueueCounters((*nic)->control_socket());
   ASSERT_TRUE(previous.ok()) << previous.status();
   for (int interval = 0; interval < kIntervalsCompared; ++interval) {
-    snapshot = NextSnapshot(*port, snapshot->value("end_unix_ns", int64_t{0}));
+    snapshot = NextSnapshot(port, snapshot->value("end_unix_ns", int64_t{0}));
     ASSERT_TRUE(snapshot.ok()) << snapshot.status();
     auto now = QueueCounters((*nic)->control_socket());
     ASSERT_TRUE(now.ok()) << now.status();

@@ -22,10 +22,8 @@
 #include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/loopback_http.h"
-#include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
-#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -72,26 +70,21 @@ TEST(EmulatedNicWindowTest, EachIntervalHasTheNicsInterruptsPerSecondFromItsOwnC
       .max_run = absl::Minutes(1)});
   ASSERT_TRUE(host.ok()) << host.status();
   const std::string device = (*host)->options().device;
-  auto dir = testing_support::TempDir::Create("nictune_emulated_window_");
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  auto port = testing_support::FreeLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
-  auto agent = testing_support::StartServingNictuned(
-      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=recommend",
-       absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
-       absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(),
-       "--socket=", absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"},
-      *port, absl::Seconds(60));
+  auto agent = testing_support::StartLoopbackAgent(
+      "nictune_emulated_window_",
+      {"--mode=recommend", absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
+       absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"});
   ASSERT_TRUE(agent.ok()) << agent.status();
+  const uint16_t port = agent->port;
 
   // As the seeds' sampler does: the NIC's counter read as each of the agent's intervals closes,
   // so both figures cover the same interval (the agent's reading came a few ms earlier).
-  auto snapshot = NextSnapshot(*port, 0);
+  auto snapshot = NextSnapshot(port, 0);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   auto previous = (*host)->Counters();
   ASSERT_TRUE(previous.ok()) << previous.status();
   for (int i = 0; i < kIntervalsCompared; ++i) {
-    snapshot = NextSnapshot(*port, snapshot->value("end_unix_ns", int64_t{0}));
+    snapshot = NextSnapshot(port, snapshot->value("end_unix_ns", int64_t{0}));
     ASSERT_TRUE(snapshot.ok()) << snapshot.status();
     auto now = (*host)->Counters();
     ASSERT_TRUE(now.ok()) << now.status();
@@ -122,11 +115,11 @@ TEST(EmulatedNicWindowTest, EachIntervalHasTheNicsInterruptsPerSecondFromItsOwnC
   auto before = (*host)->Counters();
   ASSERT_TRUE(before.ok()) << before.status();
   // The interval after the current one: its reading comes after `before`.
-  auto current = testing_support::GetJsonLoopback(*port, "/api/v1/snapshot");
+  auto current = testing_support::GetJsonLoopback(port, "/api/v1/snapshot");
   ASSERT_TRUE(current.ok()) << current.status();
-  snapshot = NextSnapshot(*port, current->value("end_unix_ns", int64_t{0}));
+  snapshot = NextSnapshot(port, current->value("end_unix_ns", int64_t{0}));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  auto metrics = testing_support::HttpGetLoopback(*port, "/metrics", absl::Seconds(5));
+  auto metrics = testing_support::HttpGetLoopback(port, "/metrics", absl::Seconds(5));
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   auto after = (*host)->Counters();
   ASSERT_TRUE(after.ok()) << after.status();

@@ -21,11 +21,9 @@
 #include "tests/support/build_paths.h"
 #include "tests/support/emulated_host.h"
 #include "tests/support/loopback_http.h"
-#include "tests/support/loopback_port.h"
 #include "tests/support/privileges.h"
 #include "tests/support/serving_nictuned.h"
 #include "tests/support/subprocess.h"
-#include "tests/support/temp_dir.h"
 
 namespace nictune {
 namespace {
@@ -86,19 +84,14 @@ TEST(RingAdviceTest, AnOverrunRingIsRecommendedLargerAndHoldsOnceCarriedOutByHan
   ASSERT_TRUE(missed.ok()) << missed.status();
   ASSERT_GT(*missed, 0u) << "80 frames an interval into 32 descriptors must overrun";
 
-  auto dir = testing_support::TempDir::Create("nictune_ring_advice_");
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  auto port = testing_support::FreeLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
-  auto agent = testing_support::StartServingNictuned(
-      {testing_support::BinaryDir() + "/agent/nictuned", "--mode=recommend",
-       absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
-       absl::StrCat("--listen=127.0.0.1:", *port), "--state_dir=" + dir->path(),
-       "--socket=", "--interval=500ms", "--window=2s"},
-      *port, absl::Seconds(60));
+  auto agent = testing_support::StartLoopbackAgent(
+      "nictune_ring_advice_",
+      {"--mode=recommend", absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
+       "--interval=500ms", "--window=2s"});
   ASSERT_TRUE(agent.ok()) << agent.status();
+  const uint16_t port = agent->port;
 
-  absl::StatusOr<nlohmann::json> ring = GrownRing(*port, device, absl::Seconds(20));
+  absl::StatusOr<nlohmann::json> ring = GrownRing(port, device, absl::Seconds(20));
   ASSERT_TRUE(ring.ok()) << ring.status();
   std::cout << "rx_ring: " << ring->dump(1) << "\n";
   EXPECT_EQ((*ring)["current"], kSmallRing);
@@ -108,7 +101,7 @@ TEST(RingAdviceTest, AnOverrunRingIsRecommendedLargerAndHoldsOnceCarriedOutByHan
   // The by-hand commands, as printed; each SET line of the NIC's carried out over its socket.
   absl::StatusOr<testing_support::ProgramOutput> shell = testing_support::RunProgram(
       {testing_support::BinaryDir() + "/agent/nictune",
-       absl::StrCat("--url=http://127.0.0.1:", *port), "recommend", "--as=ethtool"});
+       absl::StrCat("--url=http://127.0.0.1:", port), "recommend", "--as=ethtool"});
   ASSERT_TRUE(shell.ok()) << shell.status();
   ASSERT_EQ(shell->exit_code, 0) << shell->err;
   std::cout << shell->out;

@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/loopback_http.h"
+#include "tests/support/loopback_port.h"
 #include "tests/support/ready_program.h"
 
 namespace nictune::testing_support {
@@ -65,6 +67,22 @@ absl::StatusOr<BackgroundProgram> StartServingNictuned(const std::vector<std::st
         return absl::UnavailableError(window ? "no tuner window closed yet" : "no interval yet");
       },
       timeout);
+}
+
+absl::StatusOr<LoopbackAgent> StartLoopbackAgent(const std::string& name,
+                                                 const std::vector<std::string>& flags,
+                                                 NictunedReady ready, absl::Duration timeout) {
+  absl::StatusOr<TempDir> dir = TempDir::Create(name);
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<uint16_t> port = FreeLoopbackPort();
+  if (!port.ok()) return port.status();
+  std::vector<std::string> argv = {BinaryDir() + "/agent/nictuned",
+                                   absl::StrCat("--listen=127.0.0.1:", *port),
+                                   "--state_dir=" + dir->path(), "--socket="};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  absl::StatusOr<BackgroundProgram> program = StartServingNictuned(argv, *port, timeout, ready);
+  if (!program.ok()) return program.status();
+  return LoopbackAgent{.state_dir = *std::move(dir), .port = *port, .program = *std::move(program)};
 }
 
 }  // namespace nictune::testing_support

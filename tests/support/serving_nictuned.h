@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 namespace nictune::testing_support {
 
@@ -25,6 +26,21 @@ enum class NictunedReady { kFirstTunerWindow, kFirstSample };
 absl::StatusOr<BackgroundProgram> StartServingNictuned(
     const std::vector<std::string>& argv, uint16_t port, absl::Duration timeout,
     NictunedReady ready = NictunedReady::kFirstTunerWindow);
+
+// A built nictuned serving on a free loopback port, with a state directory of its own and no
+// CLI socket. Destroyed, it is killed before its directory goes.
+struct LoopbackAgent {
+  TempDir state_dir;
+  uint16_t port = 0;
+  BackgroundProgram program;
+};
+
+// nictuned --listen=127.0.0.1:PORT --state_dir=DIR --socket= and `flags`, started and waited for
+// as StartServingNictuned does; `name` prefixes the state directory's.
+absl::StatusOr<LoopbackAgent> StartLoopbackAgent(
+    const std::string& name, const std::vector<std::string>& flags,
+    NictunedReady ready = NictunedReady::kFirstTunerWindow,
+    absl::Duration timeout = absl::Seconds(60));
 
 // GET http://127.0.0.1:<port><target> answered 200 with a JSON body.
 absl::StatusOr<nlohmann::json> GetJsonLoopback(uint16_t port, const std::string& target);
