@@ -56,6 +56,8 @@ absl::StatusOr<std::vector<Recommendation>> RecommendRings(const Observation& ob
                                                            const PolicyConfig& config) {
   std::map<std::string, std::optional<int64_t>> device_interval_us;
   for (const QueuePlan& p : plans) {
+    // A queue whose ring size is unknown (a veth, a TAP) gets no ring advice: no second plan.
+    if (p.queue->coalesce.rx_ring_size == 0) continue;
     absl::StatusOr<std::optional<int64_t>> free =
         IntervalWithoutTheRing(*p.queue, obs.window, config);
     if (!free.ok()) return free.status();
