@@ -22,7 +22,9 @@ CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config
   }
   if (busiest != nullptr) {
     p.busiest = QueueTarget(*busiest);
+    p.busiest_device = busiest->device;
     p.cpu = busiest->cpu;
+    p.serving_cpus = busiest->serving_cpus;
     p.rx_packets = busiest->rx_packets;
     p.rx_rate_pps = PerSecond(busiest->rx_packets, obs.window);
   }

@@ -12,8 +12,10 @@
 namespace nictune::tuner {
 
 struct CpuPressure {
-  std::string busiest;  // queue whose CPUs spend the most in softirq
-  CpuSplit cpu;         // that queue's CPU split
+  std::string busiest;         // queue whose CPUs spend the most in softirq
+  std::string busiest_device;  // its device
+  CpuSplit cpu;                // that queue's CPU split, the mean of its serving CPUs'
+  uint32_t serving_cpus = 0;   // how many CPUs that mean is of
   uint64_t rx_packets = 0;  // that queue's, in the window
   double rx_rate_pps = 0;
   double time_squeeze_per_s = 0;  // worst queue

@@ -27,6 +27,8 @@ std::string_view KnobName(Knob knob) {
       return "napi_defer_hard_irqs";
     case Knob::kGroFlushTimeout:
       return "gro_flush_timeout";
+    case Knob::kNapiThreaded:
+      return "napi_threaded";
     case Knob::kRmemDefault:
       return "rmem_default";
     case Knob::kRmemMax:
@@ -49,6 +51,7 @@ std::string_view KnobUnit(Knob knob) {
     case Knob::kRxFrames:
       return "frames";
     case Knob::kAdaptiveRx:
+    case Knob::kNapiThreaded:
       return "bool";
     case Knob::kRxRing:
       return "descriptors";

@@ -19,6 +19,7 @@ enum class Knob {
   kDevWeightTxBias,    // net.core.dev_weight_tx_bias
   kNapiDeferHardIrqs,  // /sys/class/net/DEV/napi_defer_hard_irqs
   kGroFlushTimeout,    // /sys/class/net/DEV/gro_flush_timeout (ns)
+  kNapiThreaded,       // /sys/class/net/DEV/threaded: NAPI polls in kernel threads; by hand only
   kRmemDefault,        // net.core.rmem_default
   kRmemMax,            // net.core.rmem_max
   kUdpRmemMin,         // net.ipv4.udp_rmem_min
@@ -31,9 +32,9 @@ inline constexpr Knob kAllKnobs[] = {
     Knob::kNetdevBudget,    Knob::kNetdevBudgetUsecs,
     Knob::kDevWeight,       Knob::kDevWeightRxBias,
     Knob::kDevWeightTxBias, Knob::kNapiDeferHardIrqs,
-    Knob::kGroFlushTimeout, Knob::kRmemDefault,
-    Knob::kRmemMax,         Knob::kUdpRmemMin,
-    Knob::kSoRcvbuf,
+    Knob::kGroFlushTimeout, Knob::kNapiThreaded,
+    Knob::kRmemDefault,     Knob::kRmemMax,
+    Knob::kUdpRmemMin,      Knob::kSoRcvbuf,
 };
 
 enum class Scope { kHost, kDevice, kQueue, kNapi, kSocket };
@@ -62,9 +63,18 @@ constexpr bool OnlyCutsInterrupts(Knob knob, int64_t from, int64_t to) {
 }
 
 // Recommended to people and never written by the controller: SO_RCVBUF belongs to an
-// application's socket, and an rx ring is re-allocated by a change, which most drivers do by
-// restarting the device (a moment without traffic that a person picks).
-constexpr bool ByHandOnly(Knob knob) { return knob == Knob::kSoRcvbuf || knob == Knob::kRxRing; }
+// application's socket; an rx ring is re-allocated by a change, which most drivers do by
+// restarting the device (a moment without traffic that a person picks); and threaded NAPI moves
+// the device's polls out of softirq time into its threads' system time, which the guard window's
+// receive-path CPU share does not see, so no guard could judge it.
+constexpr bool ByHandOnly(Knob knob) {
+  return knob == Knob::kSoRcvbuf || knob == Knob::kRxRing || knob == Knob::kNapiThreaded;
+}
+
+// The device knobs that netdev napi-set also sets for one NAPI instance (target "DEV napi ID").
+constexpr bool SetPerNapi(Knob knob) {
+  return knob == Knob::kNapiDeferHardIrqs || knob == Knob::kGroFlushTimeout;
+}
 
 // The sysctls: one value for the whole host (net.core.*, net.ipv4.udp_rmem_min).
 constexpr bool ActsOnHost(Knob knob) {

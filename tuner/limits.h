@@ -28,6 +28,8 @@ constexpr KnobRange KernelRange(Knob knob) {
       return {0, kUint32Max};
     case Knob::kAdaptiveRx:
       return {0, 1};
+    case Knob::kNapiThreaded:
+      return {0, 2};  // 2: threads that busy-poll (6.17 on)
     case Knob::kRxRing:
       return {1, kUint32Max};
     case Knob::kNetdevBudget:
@@ -59,6 +61,8 @@ constexpr KnobRange TunerRange(Knob knob) {
       return {0, 65535};
     case Knob::kAdaptiveRx:
       return {0, 1};
+    case Knob::kNapiThreaded:
+      return {0, 1};  // busy-polling threads spin a CPU each: a person's choice
     case Knob::kRxRing:
       return {64, 8192};  // each descriptor pins a receive buffer: 8192 is mlx5's maximum
     case Knob::kNetdevBudget:

@@ -120,6 +120,10 @@ struct QueueObservation {
   double stall_s = 0;
   CoalesceState coalesce;
   DeferState defer;
+  // The device's sysfs `threaded`: 0 its NAPI polls run in softirq, 1 in kernel threads, 2 in
+  // threads that busy-poll; -1 unknown, or a device without NAPI instances (a veth without GRO,
+  // a TAP), which cannot poll in threads.
+  int32_t napi_threaded = -1;
 };
 
 // The rings (and interrupt vectors) an observation spans: at least the one.
@@ -142,6 +146,9 @@ struct Observation {
   uint32_t samples = 0;   // sampling intervals that went into it (confidence)
   HostKnobs host;
   std::vector<QueueObservation> queues;
+  // The host's idle time over the window in CPUs: each CPU's idle share, summed. 0 when /proc/stat
+  // could not be read.
+  double idle_cpus = 0;
 };
 
 }  // namespace nictune::tuner

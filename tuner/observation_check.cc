@@ -115,6 +115,8 @@ absl::Status CheckQueue(const QueueObservation& q, absl::Duration window) {
                      q.defer.gro_flush_timeout_ns > static_cast<uint64_t>(kInt64Max)
                          ? -1
                          : static_cast<int64_t>(q.defer.gro_flush_timeout_ns)),
+           q.napi_threaded < 0 ? absl::OkStatus()
+                               : CheckKnob(where, Knob::kNapiThreaded, q.napi_threaded),
        }) {
     if (!st.ok()) return st;
   }
@@ -145,6 +147,8 @@ absl::Status CheckObservation(const Observation& obs) {
            CheckKnob("host", Knob::kRmemDefault, h.rmem_default),
            CheckKnob("host", Knob::kRmemMax, h.rmem_max),
            CheckKnob("host", Knob::kUdpRmemMin, h.udp_rmem_min),
+           // No kernel runs on more CPUs than this (NR_CPUS is at most 8192).
+           CheckGauge("host", "idle_cpus", obs.idle_cpus, 8192),
        }) {
     if (!st.ok()) return st;
   }

@@ -50,6 +50,9 @@ struct PolicyConfig {
   // saves at least this share of one CPU in interrupts: most drivers restart the device's queues
   // to resize a ring, which a person does not do for less.
   double ring_min_cpu_saving = 0.01;
+  // Threaded NAPI is recommended for a device whose softirq starves user space only while the
+  // rest of the host idles at least this many CPUs: where its threads can go.
+  double threaded_min_idle_cpus = 0.5;
   // A window is fully trusted from this many samples and this many packets on.
   uint32_t full_confidence_samples = 10;
   uint64_t full_confidence_packets = 10000;

@@ -19,6 +19,7 @@
 #include "tuner/policy_defer.h"
 #include "tuner/policy_ring.h"
 #include "tuner/policy_rmem.h"
+#include "tuner/policy_threaded.h"
 #include "tuner/policy_weight.h"
 #include "tuner/queue_target.h"
 #include "tuner/range_check.h"
@@ -39,6 +40,7 @@ absl::Status CheckConfig(const PolicyConfig& c) {
           {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
           {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9, 0.5},
           {"ring_min_cpu_saving", c.ring_min_cpu_saving, 0, 1},
+          {"threaded_min_idle_cpus", c.threaded_min_idle_cpus, 0, 8192},
       });
 }
 
@@ -123,6 +125,7 @@ absl::StatusOr<std::vector<Recommendation>> Recommend(const Observation& obs,
   for (Recommendation& r : RecommendRmem(obs, plans, config)) out.push_back(std::move(r));
   for (Recommendation& r : RecommendBudget(obs, config)) out.push_back(std::move(r));
   for (Recommendation& r : RecommendWeight(obs, config)) out.push_back(std::move(r));
+  for (Recommendation& r : RecommendThreaded(obs, config)) out.push_back(std::move(r));
 
   // rmem_default <= rmem_max: a default above the maximum would be silently capped by nothing and
   // confuse every reader; raise the maximum with it.

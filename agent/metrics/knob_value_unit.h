@@ -20,7 +20,7 @@ enum class KnobValueUnit : size_t {
   kPackets,  // rx_frames, netdev_budget, dev_weight, rx_ring (descriptors: a packet each)
   kPolls,    // napi_defer_hard_irqs: empty polls before the interrupt is re-armed
   kRatio,    // dev_weight_rx_bias, dev_weight_tx_bias: multipliers of dev_weight
-  kEnabled,  // adaptive_rx: 1 on, 0 off
+  kEnabled,  // adaptive_rx, napi_threaded: 1 on, 0 off
 };
 
 inline constexpr KnobValueUnit kKnobValueUnits[] = {

@@ -203,6 +203,28 @@ bool WorseSocket(const tuner::SocketObservation& a, const tuner::SocketObservati
   return a.packets > b.packets;
 }
 
+// A device polls through NAPI instances of its own when the queue map ties queues to it (by NAPI
+// or by interrupt) or the NAPI probe saw it poll; a veth without GRO or a TAP does not, and
+// cannot poll in threads.
+bool HasNapi(const agent::Topology& topology, const std::string& device,
+             const std::vector<tuner::QueueObservation>& queues) {
+  const auto& bindings = topology.queue_map.bindings;
+  return std::any_of(bindings.begin(), bindings.end(),
+                     [&](const collect::QueueBinding& b) { return b.device == device; }) ||
+         std::any_of(queues.begin(), queues.end(), [&](const tuner::QueueObservation& q) {
+           return q.device == device && q.polls > 0;
+         });
+}
+
+// Each CPU's idle share over the window, summed: the host's idle CPUs.
+double IdleCpus(const model::Window& window) {
+  double idle = 0;
+  for (const model::CpuWindow& c : window.cpus) {
+    if (c.split) idle += c.split->idle;
+  }
+  return idle;
+}
+
 const collect::DeviceSettings* SettingsOf(const agent::Topology& topology,
                                           const std::string& device) {
   for (const collect::DeviceSettings& s : topology.settings) {
@@ -216,8 +238,11 @@ const collect::DeviceSettings* SettingsOf(const agent::Topology& topology,
 tuner::Observation BuildObservation(const model::Window& window, const agent::Topology& topology,
                                     const tuner::HostKnobs& host, const ObservationOptions& options,
                                     SocketPlacement* placement) {
-  tuner::Observation obs{
-      .window = absl::Seconds(window.seconds), .samples = options.samples, .host = host};
+  tuner::Observation obs{.window = absl::Seconds(window.seconds),
+                         .samples = options.samples,
+                         .host = host,
+                         .queues = {},
+                         .idle_cpus = IdleCpus(window)};
   const bool bpf = BpfInUse(window);
   const SocketPlacement sockets =
       PlaceSockets(window, host, options.socket_devices, options.remembered_socket_devices);
@@ -263,6 +288,12 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
       q.coalesce = coalesce;
       if (defer != options.defer.end()) q.defer = defer->second;
       obs.queues.push_back(std::move(q));
+    }
+    const auto threaded = options.napi_threaded.find(name);
+    if (threaded != options.napi_threaded.end() && HasNapi(topology, name, obs.queues)) {
+      for (tuner::QueueObservation& q : obs.queues) {
+        if (q.device == name) q.napi_threaded = static_cast<int32_t>(threaded->second);
+      }
     }
   }
   if (placement != nullptr) *placement = sockets;

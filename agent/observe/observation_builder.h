@@ -24,6 +24,9 @@ struct ObservationOptions {
   // napi_defer_hard_irqs / gro_flush_timeout per device (defer_reader.h); a device not listed
   // has DeferState{} (unsupported).
   std::map<std::string, tuner::DeferState> defer;
+  // sysfs threaded per device (threaded_reader.h); a device not listed, or without NAPI instances
+  // (no mapped queue and no poll seen), has napi_threaded -1.
+  std::map<std::string, uint32_t> napi_threaded;
   // Where the sockets listening on a port receive when no drop record tells: port -> device.
   std::map<uint16_t, std::string> socket_devices;
   // Where earlier windows placed sockets, by cookie (socket_placement.h).

@@ -6,6 +6,7 @@
 #include "agent/observe/defer_reader.h"
 #include "agent/observe/host_knobs_reader.h"
 #include "agent/observe/observation_builder.h"
+#include "agent/observe/threaded_reader.h"
 #include "agent/window_report.h"
 
 namespace nictune::service {
@@ -20,8 +21,14 @@ absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window
     problems_.Log(agent::LogLevel::kWarning, error, absl::StrCat("deferral settings: ", error),
                   absl::Now());
   }
+  observe::ThreadedReading threaded = observe::ReadNapiThreadedModes(paths_.sys, devices);
+  for (const std::string& error : threaded.errors) {
+    problems_.Log(agent::LogLevel::kWarning, error, absl::StrCat("threaded NAPI mode: ", error),
+                  absl::Now());
+  }
   observe::ObservationOptions options;
   options.defer = std::move(defer.states);
+  options.napi_threaded = std::move(threaded.modes);
   options.remembered_socket_devices = std::move(socket_devices_);
   observe::SocketPlacement placement;
   tuner::Observation observation =

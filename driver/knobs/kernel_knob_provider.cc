@@ -79,6 +79,10 @@ absl::StatusOr<std::unique_ptr<KnobAccess>> KernelKnobProvider::Open(const KnobA
   }
 
   // KnobHome::kDeviceSysfs: the device-wide file, or napi-set for one instance.
+  if (target->napi_id && !tuner::SetPerNapi(address.knob)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(DescribeKnob(address), ": set per device, not per NAPI"));
+  }
   if (target->napi_id) {
     absl::StatusOr<int64_t> ifindex =
         ReadIntegerFile(absl::StrCat(device_dir, "/ifindex"), DescribeKnob(address));

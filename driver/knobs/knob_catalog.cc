@@ -65,6 +65,12 @@ constexpr KnobSpec kSpecs[] = {
      "gro_flush_timeout",
      {0, kI64Max},
      "unsigned nanoseconds"},
+    {Knob::kNapiThreaded,
+     KnobHome::kDeviceSysfs,
+     "threaded",
+     {0, 1},
+     "0 or 1; 6.18's sysfs refuses 2 (busy-polling threads), and any value on a device without "
+     "NAPI instances"},
     {Knob::kRmemDefault,
      KnobHome::kHostSysctl,
      "sys/net/core/rmem_default",

@@ -96,7 +96,7 @@ absl::StatusOr<std::string> ShellCommandFor(const KnobAddress& address, int64_t 
   absl::StatusOr<KnobTarget> target = ParseKnobTarget(address.target);
   if (!target.ok()) return target.status();
   const bool on_host = spec.home == KnobHome::kHostSysctl;
-  if (on_host != target->host || (target->napi_id && spec.home != KnobHome::kDeviceSysfs)) {
+  if (on_host != target->host || (target->napi_id && !tuner::SetPerNapi(address.knob))) {
     return absl::InvalidArgumentError(absl::StrCat(std::string(tuner::KnobName(address.knob)),
                                                    " on \"", address.target,
                                                    "\": not a target it has"));
@@ -115,7 +115,7 @@ absl::StatusOr<TunedSetting> TunedSettingFor(const KnobAddress& address, int64_t
   absl::StatusOr<KnobTarget> target = ParseKnobTarget(address.target);
   if (!target.ok()) return target.status();
   const bool on_host = spec.home == KnobHome::kHostSysctl;
-  if (on_host != target->host) {
+  if (on_host != target->host || (target->napi_id && !tuner::SetPerNapi(address.knob))) {
     return absl::InvalidArgumentError(
         absl::StrCat(knob, " on \"", address.target, "\": not a target it has"));
   }

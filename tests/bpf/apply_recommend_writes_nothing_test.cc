@@ -33,7 +33,8 @@ const std::string kNictuned = testing_support::BinaryDir() + "/agent/nictuned";
 // The net.core budget and weight sysctls exist only in the initial namespace: read the host's.
 std::string SnapshotKnobs(const std::string& netns, const std::string& device) {
   std::vector<std::string> device_files;
-  for (const char* knob : {"napi_defer_hard_irqs", "gro_flush_timeout", "tx_queue_len", "mtu"}) {
+  for (const char* knob :
+       {"napi_defer_hard_irqs", "gro_flush_timeout", "threaded", "tx_queue_len", "mtu"}) {
     device_files.push_back(absl::StrCat("/sys/class/net/", device, "/", knob));
   }
   absl::StatusOr<std::string> host =

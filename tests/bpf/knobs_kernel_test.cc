@@ -2,9 +2,10 @@
 // driver/knobs against the running kernel, on devices this test creates in a namespace it
 // creates (veth pair, GRO on for NAPI instances) and deletes: sysfs and napi-set knobs are set,
 // read back through an independent path, and restored; coalescing on veth is unsupported,
-// cleanly; on a TAP of its own, rx-frames is written and restored through ethtool netlink; one
-// host sysctl is written and restored byte for byte by a guard that also runs when an assertion
-// fails. Nothing reads or writes the host's own NIC.
+// cleanly; threaded NAPI starts and stops a thread per instance; on a TAP of its own, rx-frames is
+// written and restored through ethtool netlink; one host sysctl is written and restored byte for
+// byte by a guard that also runs when an assertion fails. Nothing reads or writes the host's own
+// NIC.
 #include <fcntl.h>
 #include <linux/ethtool.h>
 #include <linux/if_tun.h>
@@ -348,6 +349,56 @@ TEST_F(KnobsKernelTest, NapiSetChangesOneInstanceAndSysfsChangesThemAll) {
         KnobAddress{.knob = Knob::kNapiDeferHardIrqs, .target = absl::StrCat(kVeth, " napi 1")});
     ASSERT_TRUE(stranger.ok()) << stranger.status();
     EXPECT_EQ((*stranger)->Write(1).code(), absl::StatusCode::kNotFound);
+  });
+  ASSERT_TRUE(ran.ok()) << ran;
+}
+
+// sysfs threaded starts a polling thread for each NAPI instance of a device (napi-get reports its
+// pid) and stops them again; a device without NAPI instances (the peer, GRO off) refuses it, and
+// keeps polling in softirq.
+TEST_F(KnobsKernelTest, ThreadedNapiStartsAThreadPerInstanceAndIsRefusedWithoutNapi) {
+  absl::StatusOr<std::unique_ptr<NetworkNamespace>> netns = VethNamespace();
+  ASSERT_TRUE(netns.ok()) << netns.status();
+  ASSERT_TRUE((*netns)->SetEthtoolFlag(kVeth, ETHTOOL_SGRO, true).ok());
+  absl::Status ran = WithNamespaceSysfs(**netns, [&](const std::string& sys_root) {
+    const std::vector<uint32_t> ids = NapiIds(kVeth);
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kRxQueues));
+    KernelKnobProvider provider(KernelPaths{.proc_root = "/proc", .sys_root = sys_root});
+    absl::StatusOr<std::unique_ptr<KnobAccess>> threaded =
+        provider.Open(KnobAddress{.knob = Knob::kNapiThreaded, .target = kVeth});
+    ASSERT_TRUE(threaded.ok()) << threaded.status();
+    absl::StatusOr<int64_t> original = (*threaded)->Read();
+    ASSERT_TRUE(original.ok()) << original.status();
+    ASSERT_EQ(*original, 0) << "a new veth polls in softirq";
+    for (const uint32_t id : ids) {
+      std::optional<netlink::NapiInfo> napi = NapiById(id);
+      ASSERT_TRUE(napi);
+      EXPECT_FALSE(napi->pid.has_value()) << "napi " << id;
+    }
+
+    ASSERT_TRUE((*threaded)->Write(1).ok());
+    const std::string file = absl::StrCat(sys_root, "/class/net/", kVeth, "/threaded");
+    EXPECT_EQ(ReadText(file), "1\n");
+    for (const uint32_t id : ids) {
+      std::optional<netlink::NapiInfo> napi = NapiById(id);
+      ASSERT_TRUE(napi);
+      EXPECT_TRUE(napi->pid.has_value()) << "napi " << id << " has no polling thread";
+    }
+    ASSERT_TRUE((*threaded)->Write(*original).ok());
+    EXPECT_EQ(ReadText(file), "0\n");
+    for (const uint32_t id : ids) {
+      std::optional<netlink::NapiInfo> napi = NapiById(id);
+      ASSERT_TRUE(napi);
+      EXPECT_FALSE(napi->pid.has_value()) << "napi " << id << " still polls in a thread";
+    }
+
+    absl::StatusOr<std::unique_ptr<KnobAccess>> peer =
+        provider.Open(KnobAddress{.knob = Knob::kNapiThreaded, .target = kPeer});
+    ASSERT_TRUE(peer.ok()) << peer.status();
+    const absl::Status refused = (*peer)->Write(1);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_THAT(std::string(refused.message()), HasSubstr("threaded"));
+    EXPECT_EQ(ReadText(absl::StrCat(sys_root, "/class/net/", kPeer, "/threaded")), "0\n");
   });
   ASSERT_TRUE(ran.ok()) << ran;
 }

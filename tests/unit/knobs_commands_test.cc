@@ -29,6 +29,7 @@ TEST(KnobCommandsTest, EachHomeHasItsCommand) {
   EXPECT_EQ(CommandOk(Knob::kGroFlushTimeout, "eth0 napi 8193", 200000),
             "ynl --family netdev --do napi-set --json '{\"id\": 8193, \"gro-flush-timeout\": "
             "200000}'");
+  EXPECT_EQ(CommandOk(Knob::kNapiThreaded, "eth0", 1), "echo 1 > /sys/class/net/eth0/threaded");
   EXPECT_EQ(CommandOk(Knob::kRxRing, "eth0", 1024),
             "ethtool -G eth0 rx 1024  # most drivers restart the device's queues for it: pick the "
             "moment");
@@ -62,6 +63,20 @@ TEST(KnobCommandsTest, ATargetTheKnobDoesNotHaveIsAnError) {
   EXPECT_FALSE(ShellCommandFor({.knob = Knob::kRxUsecs, .target = "host"}, 50).ok());
   EXPECT_FALSE(ShellCommandFor({.knob = Knob::kRxUsecs, .target = "eth0 napi 3"}, 50).ok());
   EXPECT_FALSE(ShellCommandFor({.knob = Knob::kRxUsecs, .target = "../etc"}, 50).ok());
+  // Threads are switched for the whole device here; napi-set's per-instance twins are the
+  // deferral's.
+  EXPECT_FALSE(ShellCommandFor({.knob = Knob::kNapiThreaded, .target = "eth0 napi 3"}, 1).ok());
+  EXPECT_EQ(
+      TunedSettingFor({.knob = Knob::kNapiThreaded, .target = "eth0 napi 3"}, 1).status().code(),
+      absl::StatusCode::kInvalidArgument);
+}
+
+TEST(KnobCommandsTest, ThreadedNapiGoesToATunedProfilesSysfsPlugin) {
+  absl::StatusOr<TunedSetting> threaded =
+      TunedSettingFor({.knob = Knob::kNapiThreaded, .target = "eth0"}, 1);
+  ASSERT_TRUE(threaded.ok()) << threaded.status();
+  EXPECT_EQ(threaded->plugin, TunedPlugin::kSysfs);
+  EXPECT_EQ(threaded->option, "/sys/class/net/eth0/threaded=1");
 }
 
 TEST(KnobCommandsTest, OnlyHostSysctlsHaveASysctlConfLine) {

@@ -114,6 +114,12 @@ TEST_F(KernelKnobProviderTest, DeviceSysfsKnobsReadAndWriteTheDevicesFiles) {
   absl::StatusOr<int64_t> value = (*gro)->Read();
   ASSERT_TRUE(value.ok()) << value.status();
   EXPECT_EQ(*value, 200000);
+  Put(std::string("sys/class/net/") + kDevice + "/threaded", "0\n");
+  absl::StatusOr<std::unique_ptr<KnobAccess>> threaded = Open(Knob::kNapiThreaded, kDevice);
+  ASSERT_TRUE(threaded.ok()) << threaded.status();
+  ASSERT_TRUE((*threaded)->Write(1).ok());
+  EXPECT_EQ(Contents(std::string("sys/class/net/") + kDevice + "/threaded"), "1");
+  EXPECT_EQ((*threaded)->Write(2).code(), absl::StatusCode::kInvalidArgument);
   // Another device's files are not these.
   Put("sys/class/net/other0/napi_defer_hard_irqs", "9\n");
   absl::StatusOr<std::unique_ptr<KnobAccess>> other = Open(Knob::kNapiDeferHardIrqs, "other0");
@@ -194,9 +200,12 @@ TEST_F(KernelKnobProviderTest, RoutesEachKindOfTargetOrSaysWhyNot) {
   EXPECT_EQ(knob.status().code(), absl::StatusCode::kInvalidArgument);
   knob = Open(Knob::kGroFlushTimeout, "host");
   EXPECT_EQ(knob.status().code(), absl::StatusCode::kInvalidArgument);
-  // Coalescing is per device here, never per NAPI.
+  // Coalescing and threads are per device here, never per NAPI.
   knob = Open(Knob::kRxFrames, std::string(kDevice) + " napi 8193");
   EXPECT_EQ(knob.status().code(), absl::StatusCode::kInvalidArgument);
+  knob = Open(Knob::kNapiThreaded, std::string(kDevice) + " napi 8193");
+  EXPECT_EQ(knob.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(knob.status().message()), HasSubstr("set per device, not per NAPI"));
   // A device this kernel does not have belongs to someone else (the emulated NIC's provider).
   knob = Open(Knob::kRxUsecs, "nosuch0");
   EXPECT_EQ(knob.status().code(), absl::StatusCode::kNotFound);

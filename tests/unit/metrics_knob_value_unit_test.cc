@@ -55,7 +55,7 @@ TEST(KnobValueUnitTest, EachFamilysHelpNamesItsKnobs) {
   EXPECT_THAT(FindFigure(family::kKnobRecommendedBytes)->help,
               ::testing::HasSubstr("rmem_default, rmem_max, udp_rmem_min, in bytes"));
   EXPECT_THAT(FindFigure(family::kKnobCurrentEnabled)->help,
-              ::testing::HasSubstr("adaptive_rx, in 1 on, 0 off"));
+              ::testing::HasSubstr("adaptive_rx, napi_threaded, in 1 on, 0 off"));
   EXPECT_THAT(FindFigure(family::kKnobCurrentRatio)->help,
               ::testing::HasSubstr("dev_weight_rx_bias, dev_weight_tx_bias, in multiples"));
   for (const KnobValueUnit unit : kKnobValueUnits) {
@@ -73,14 +73,18 @@ TEST(KnobValueUnitTest, TheUnitFamiliesTogetherHoldOneSeriesPerKnobTarget) {
     current += budget.Of(std::string(CurrentFamilyOf(unit)));
     recommended += budget.Of(std::string(RecommendedFamilyOf(unit)));
   }
-  // Six device knobs on each of 3 devices and 7 NAPI instances, and eight host knobs.
-  EXPECT_EQ(budget.Of(family::kKnobMode), 6u * (3 + 7) + 8);
+  // Seven device knobs on each of 3 devices, the two napi-set also sets on each of 7 NAPI
+  // instances, and eight host knobs.
+  EXPECT_EQ(budget.Of(family::kKnobMode), 7u * 3 + 2 * 7 + 8);
   EXPECT_EQ(current, budget.Of(family::kKnobMode));
   EXPECT_EQ(recommended, budget.Of(family::kKnobMode));
-  // rx_usecs and gro_flush_timeout per device and instance, netdev_budget_usecs once.
-  EXPECT_EQ(budget.Of(family::kKnobCurrentSeconds), 2u * (3 + 7) + 1);
-  // rx_frames and rx_ring (a descriptor holds a packet), netdev_budget and dev_weight once each.
-  EXPECT_EQ(budget.Of(family::kKnobCurrentPackets), 2u * (3 + 7) + 2);
+  // rx_usecs per device, gro_flush_timeout per device and instance, netdev_budget_usecs once.
+  EXPECT_EQ(budget.Of(family::kKnobCurrentSeconds), 3u + (3 + 7) + 1);
+  // rx_frames and rx_ring (a descriptor holds a packet) per device, netdev_budget and dev_weight
+  // once each.
+  EXPECT_EQ(budget.Of(family::kKnobCurrentPackets), 2u * 3 + 2);
+  // adaptive_rx and napi_threaded per device.
+  EXPECT_EQ(budget.Of(family::kKnobCurrentEnabled), 2u * 3);
 }
 
 }  // namespace

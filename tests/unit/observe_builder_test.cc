@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "agent/model/window.h"
 #include "agent/observe/observation_builder.h"
@@ -292,6 +294,31 @@ TEST(BuildObservationTest, SingleQueueVethWithoutIrqIsTheWholeDeviceOnEveryCpu) 
   EXPECT_TRUE(q.defer.supported);
   EXPECT_EQ(q.defer.napi_defer_hard_irqs, 2u);
   EXPECT_EQ(q.defer.gro_flush_timeout_ns, 20000u);
+  EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
+}
+
+// The threaded mode reaches each queue of a device that polls through NAPI instances of its own:
+// one with mapped queues, or one whose polls the probe saw (a veth with GRO). A TAP with neither
+// cannot poll in threads, whatever its sysfs file says. The host's idle CPUs are each CPU's idle
+// share, summed.
+TEST(BuildObservationTest, ThreadedModeReachesDevicesWithNapiInstancesAndIdleCpusAreSummed) {
+  TwoQueueHost h = TwoQueueIxgbe(/*bpf=*/true);
+  h.before.devices->push_back(Device("veth0", 7, "", 100, 0));
+  h.after.devices->push_back(Device("veth0", 7, "", 40100, 0));
+  h.before.devices->push_back(Device("tap0", 8, "tun", 100, 0));
+  h.after.devices->push_back(Device("tap0", 8, "tun", 20100, 0));
+  h.after.bpf->napis.push_back(Napi(9001, 7, "veth0", 1000, 40000, 10, 0));
+  ObservationOptions options;
+  options.napi_threaded = {{"eth1", 1}, {"veth0", 0}, {"tap0", 0}};
+  const tuner::Observation obs = Build(h.before, h.after, h.topology, options);
+  // cpu 0 idles 40%, cpu 1 30%.
+  EXPECT_DOUBLE_EQ(obs.idle_cpus, 0.7);
+  std::map<std::string, int32_t> modes;
+  for (const tuner::QueueObservation& q : obs.queues) {
+    const auto [it, first] = modes.try_emplace(q.device, q.napi_threaded);
+    EXPECT_TRUE(first || it->second == q.napi_threaded) << q.device;
+  }
+  EXPECT_EQ(modes, (std::map<std::string, int32_t>{{"eth1", 1}, {"tap0", -1}, {"veth0", 0}}));
   EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
 }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// ReadHostKnobs and ReadDeferState over proc and sys trees laid out like the kernel's, with the
-// values written the way the kernel prints them (one integer and a newline).
+// ReadHostKnobs, ReadDeferState and ReadNapiThreaded over proc and sys trees laid out like the
+// kernel's, with the values written the way the kernel prints them (one integer and a newline).
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "agent/observe/defer_reader.h"
 #include "agent/observe/host_knobs_reader.h"
+#include "agent/observe/threaded_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -149,6 +150,44 @@ TEST(DeferRealHostTest, LoopbackReadsAsTheKernelPrintsIt) {
   absl::StatusOr<tuner::DeferState> d = ReadDeferState("/sys", "lo");
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->supported, fs::exists("/sys/class/net/lo/napi_defer_hard_irqs"));
+}
+
+using ThreadedTest = FakeRoot;
+
+TEST_F(ThreadedTest, ReadsEachModeAndLeavesOutAKernelWithoutTheFile) {
+  Write("sys/class/net/eth0/ifindex", "2\n");
+  Write("sys/class/net/eth0/threaded", "1\n");
+  Write("sys/class/net/eth1/ifindex", "3\n");
+  Write("sys/class/net/eth1/threaded", "2\n");  // busy-polling threads (6.17 on)
+  Write("sys/class/net/eth2/ifindex", "4\n");   // before 5.12: no file
+  const ThreadedReading r = ReadNapiThreadedModes(Root() + "/sys", {"eth0", "eth1", "eth2"});
+  EXPECT_THAT(r.errors, ElementsAre());
+  ASSERT_EQ(r.modes.size(), 2u);
+  EXPECT_EQ(r.modes.at("eth0"), 1u);
+  EXPECT_EQ(r.modes.at("eth1"), 2u);
+}
+
+TEST_F(ThreadedTest, MissingDeviceAndBadValuesAreErrorsAndDoNotHideOtherDevices) {
+  Write("sys/class/net/eth0/ifindex", "2\n");
+  Write("sys/class/net/eth0/threaded", "7\n");
+  Write("sys/class/net/eth1/ifindex", "3\n");
+  Write("sys/class/net/eth1/threaded", "0\n");
+  Write("sys/class/net/eth2/ifindex", "4\n");
+  Write("sys/class/net/eth2/threaded", "on\n");
+  const ThreadedReading r =
+      ReadNapiThreadedModes(Root() + "/sys", {"eth0", "eth1", "eth2", "eth9"});
+  ASSERT_EQ(r.modes.size(), 1u);
+  EXPECT_EQ(r.modes.at("eth1"), 0u);
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_THAT(r.errors[0], HasSubstr("eth0/threaded: 7 is outside 0..2"));
+  EXPECT_THAT(r.errors[1], HasSubstr("eth2/threaded"));
+  EXPECT_THAT(r.errors[2], HasSubstr("eth9 does not exist"));
+}
+
+TEST(ThreadedRealHostTest, LoopbackReadsAsTheKernelPrintsIt) {
+  absl::StatusOr<std::optional<uint32_t>> mode = ReadNapiThreaded("/sys", "lo");
+  ASSERT_TRUE(mode.ok()) << mode.status();
+  EXPECT_EQ(mode->has_value(), fs::exists("/sys/class/net/lo/threaded"));
 }
 
 }  // namespace

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tuner/policy_threaded.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tuner/confidence.h"
+
+namespace nictune::tuner {
+namespace {
+
+Recommendation ThreadedBase(const QueueObservation& queue, const CpuPressure& p,
+                            const ThreadingRelief& relief, const Confidence& confidence) {
+  Recommendation r;
+  r.knob = Knob::kNapiThreaded;
+  r.knob_name = std::string(KnobName(Knob::kNapiThreaded));
+  r.scope = Scope::kDevice;
+  r.target = queue.device;
+  r.current = queue.napi_threaded;
+  r.recommended = queue.napi_threaded;
+  r.inputs = {{"softirq_share", p.cpu.softirq, "fraction"},
+              {"user_share", p.cpu.user, "fraction"},
+              {"idle_share", p.cpu.idle, "fraction"},
+              {"idle_elsewhere", relief.idle_elsewhere_cpus, "CPUs"}};
+  r.confidence = confidence;
+  r.expected_effect = "no change";
+  return r;
+}
+
+// Why a device keeps its mode.
+std::string ThreadedKeepReason(const QueueObservation& queue, const CpuPressure& p,
+                               const ThreadingRelief& relief, const PolicyConfig& config) {
+  if (queue.napi_threaded > 0) {
+    return absl::StrFormat("%s polls in kernel threads already (threaded %d) -> keep", queue.device,
+                           queue.napi_threaded);
+  }
+  if (!p.starving || queue.device != p.busiest_device) {
+    return absl::StrFormat(
+        "%s; no queue of %s starves user space (softirq >= %.2f, user < %.2f, no idle) -> keep "
+        "napi_threaded 0",
+        p.summary, queue.device, config.softirq_cap, config.user_fair_share);
+  }
+  return absl::StrFormat(
+      "%s; softirq starves user space, but the rest of the host idles %.2f CPUs, below %.2f: no "
+      "CPU for the threads to go to (the budgets share the CPU instead) -> keep napi_threaded 0",
+      p.summary, relief.idle_elsewhere_cpus, config.threaded_min_idle_cpus);
+}
+
+}  // namespace
+
+ThreadingRelief AssessThreading(const Observation& obs, const CpuPressure& pressure,
+                                const PolicyConfig& config) {
+  ThreadingRelief relief;
+  const double serving_idle = pressure.cpu.idle * static_cast<double>(pressure.serving_cpus);
+  relief.idle_elsewhere_cpus = std::max(0.0, obs.idle_cpus - serving_idle);
+  relief.relieves =
+      pressure.starving && relief.idle_elsewhere_cpus >= config.threaded_min_idle_cpus;
+  return relief;
+}
+
+std::vector<Recommendation> RecommendThreaded(const Observation& obs, const PolicyConfig& config) {
+  const CpuPressure p = AssessCpuPressure(obs, config);
+  const ThreadingRelief relief = AssessThreading(obs, p, config);
+  const Confidence confidence = ConfidenceFrom(obs, p.rx_packets, config);
+  std::vector<Recommendation> out;
+  std::set<std::string> seen;
+  for (const QueueObservation& queue : obs.queues) {
+    if (queue.napi_threaded < 0 || !seen.insert(queue.device).second) continue;
+    Recommendation r = ThreadedBase(queue, p, relief, confidence);
+    const bool switch_on =
+        relief.relieves && queue.device == p.busiest_device && queue.napi_threaded == 0;
+    if (!switch_on) {
+      r.formula = ThreadedKeepReason(queue, p, relief, config);
+      out.push_back(std::move(r));
+      continue;
+    }
+    r.recommended = 1;
+    r.formula = absl::StrFormat(
+        "%s; softirq >= cap %.2f and user < fair share %.2f with no idle, while the rest of the "
+        "host idles %.2f CPUs (host %.2f - serving %d x %.2f) >= %.2f -> napi_threaded 1",
+        p.summary, config.softirq_cap, config.user_fair_share, relief.idle_elsewhere_cpus,
+        obs.idle_cpus, p.serving_cpus, p.cpu.idle, config.threaded_min_idle_cpus);
+    r.expected_effect = absl::StrFormat(
+        "%s's NAPI polls run in kernel threads the scheduler moves to idle CPUs and shares with "
+        "user space (netdev_budget no longer bounds them)",
+        queue.device);
+    r.expected_gain =
+        std::clamp((config.user_fair_share - p.cpu.user) / config.user_fair_share, 0.0, 1.0);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace nictune::tuner
