@@ -9,10 +9,12 @@
 
 namespace nictune::tuner {
 
-CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config) {
+CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config,
+                              std::string_view device) {
   CpuPressure p;
   const QueueObservation* busiest = nullptr;
   for (const QueueObservation& q : obs.queues) {
+    if (!device.empty() && q.device != device) continue;
     p.time_squeeze_per_s = std::max(p.time_squeeze_per_s, PerSecond(q.time_squeeze, obs.window));
     // Among equal softirq shares (idle CPUs read 0), the queue with the most packets speaks.
     if (busiest == nullptr || q.cpu.softirq > busiest->cpu.softirq ||

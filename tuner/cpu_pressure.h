@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "tuner/observation.h"
 #include "tuner/policy_config.h"
@@ -26,6 +27,8 @@ struct CpuPressure {
   std::string summary;  // "eth0 rx 0: softirq 0.62, user 0.10, idle 0.01, time_squeeze 40/s"
 };
 
-CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config);
+// Over every queue of the observation, or over those of `device` alone when it is not empty.
+CpuPressure AssessCpuPressure(const Observation& obs, const PolicyConfig& config,
+                              std::string_view device = "");
 
 }  // namespace nictune::tuner

@@ -97,6 +97,10 @@ constexpr bool InRange(int64_t value, KnobRange range) {
 // and one queue sees far less): a count that implies more came from a wrapped or corrupt counter.
 inline constexpr double kMaxPlausibleEventsPerSecond = 1e9;
 
+// No kernel runs on more CPUs than this (NR_CPUS is at most 8192): a count of CPUs beyond it is
+// corrupt.
+inline constexpr double kMaxCpus = 8192;
+
 // Without a measured cost of an interrupt, assume this much (hard IRQ entry/exit plus the fixed
 // part of one NAPI poll on a current x86 core); confidence drops when it is used.
 inline constexpr double kDefaultInterruptCostSeconds = 2e-6;

@@ -147,8 +147,7 @@ absl::Status CheckObservation(const Observation& obs) {
            CheckKnob("host", Knob::kRmemDefault, h.rmem_default),
            CheckKnob("host", Knob::kRmemMax, h.rmem_max),
            CheckKnob("host", Knob::kUdpRmemMin, h.udp_rmem_min),
-           // No kernel runs on more CPUs than this (NR_CPUS is at most 8192).
-           CheckGauge("host", "idle_cpus", obs.idle_cpus, 8192),
+           CheckGauge("host", "idle_cpus", obs.idle_cpus, kMaxCpus),
        }) {
     if (!st.ok()) return st;
   }

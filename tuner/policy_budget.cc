@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "tuner/confidence.h"
 #include "tuner/cpu_pressure.h"
 #include "tuner/limits.h"
+#include "tuner/policy_threaded.h"
 
 namespace nictune::tuner {
 namespace {
@@ -55,7 +57,10 @@ std::vector<Recommendation> RecommendBudget(const Observation& obs, const Policy
   Recommendation budget = Base(Knob::kNetdevBudget, h.netdev_budget, p, confidence);
   Recommendation usecs = Base(Knob::kNetdevBudgetUsecs, h.netdev_budget_usecs, p, confidence);
 
-  if (p.starving) {
+  if (const std::optional<std::string> threads = DeviceToThread(obs, p, config)) {
+    budget.formula = usecs.formula = ThreadsFirstFormula(p, *threads);
+    budget.expected_effect = usecs.expected_effect = "no change";
+  } else if (p.starving) {
     const double target = std::max(0.0, 1 - config.user_fair_share - p.cpu.hardirq);
     const double factor = std::clamp(target / std::max(p.cpu.softirq, 1e-9), 0.5, 1.0);
     budget.recommended = Scale(h.netdev_budget, factor, Knob::kNetdevBudget);

@@ -6,6 +6,7 @@
 // user space). Only ever switched on, and by hand only (tuner::ByHandOnly): docs/design.md "Knobs".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,8 @@
 
 namespace nictune::tuner {
 
-// Whether threads would relieve the busiest queue's CPUs, and with how much idle elsewhere.
+// Whether threads would relieve the CPUs of `pressure`'s busiest queue, and with how much idle
+// elsewhere.
 struct ThreadingRelief {
   bool relieves = false;
   // The host's idle CPUs outside the busiest queue's serving CPUs.
@@ -26,9 +28,18 @@ struct ThreadingRelief {
 ThreadingRelief AssessThreading(const Observation& obs, const CpuPressure& pressure,
                                 const PolicyConfig& config);
 
-// One recommendation per device whose `threaded` is known: 1 for the busiest queue's device when
-// its softirq starves user space (CpuPressure::starving), it polls in softirq and the rest of the
-// host idles at least threaded_min_idle_cpus; else keep, saying why.
+// One recommendation per device whose `threaded` is known, each judged on its own busiest queue:
+// 1 when that queue's softirq starves user space (CpuPressure::starving), the device polls in
+// softirq and the rest of the host idles at least threaded_min_idle_cpus; else keep, saying why.
 std::vector<Recommendation> RecommendThreaded(const Observation& obs, const PolicyConfig& config);
+
+// The device of the host's busiest queue when threads are recommended for it: the budget and
+// weight policies then leave the host's quotas alone, since the threads relieve the starved CPU
+// by moving its polls elsewhere and a shorter quota only shares that one CPU.
+std::optional<std::string> DeviceToThread(const Observation& obs, const CpuPressure& host,
+                                          const PolicyConfig& config);
+
+// The formula of a quota kept because threads come first for `device`.
+std::string ThreadsFirstFormula(const CpuPressure& host, const std::string& device);
 
 }  // namespace nictune::tuner

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_format.h"
 #include "tuner/confidence.h"
 #include "tuner/cpu_pressure.h"
 #include "tuner/limits.h"
+#include "tuner/policy_threaded.h"
 #include "tuner/rates.h"
 
 namespace nictune::tuner {
@@ -75,7 +77,10 @@ std::vector<Recommendation> RecommendWeight(const Observation& obs, const Policy
 
   // dev_weight.
   const KnobRange range = TunerRange(Knob::kDevWeight);
-  if (p.starving) {
+  if (const std::optional<std::string> threads = DeviceToThread(obs, p, config)) {
+    weight.formula = ThreadsFirstFormula(p, *threads);
+    weight.expected_effect = "no change";
+  } else if (p.starving) {
     weight.recommended = std::min(h.dev_weight, std::clamp(h.dev_weight / 2, range.min, range.max));
     weight.formula = absl::StrFormat("%s; softirq starves user space -> dev_weight %d / 2 = %d",
                                      p.summary, h.dev_weight, weight.recommended);

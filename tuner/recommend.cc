@@ -40,7 +40,7 @@ absl::Status CheckConfig(const PolicyConfig& c) {
           {"min_time_squeeze_per_s", c.min_time_squeeze_per_s, 0, 1e9},
           {"defer_false_rearm_probability", c.defer_false_rearm_probability, 1e-9, 0.5},
           {"ring_min_cpu_saving", c.ring_min_cpu_saving, 0, 1},
-          {"threaded_min_idle_cpus", c.threaded_min_idle_cpus, 0, 8192},
+          {"threaded_min_idle_cpus", c.threaded_min_idle_cpus, 0, kMaxCpus},
       });
 }
 

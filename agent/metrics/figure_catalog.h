@@ -15,6 +15,7 @@
 
 #include "agent/metrics/knob_value_unit.h"
 #include "driver/probe_source.h"
+#include "tuner/knob.h"
 
 namespace nictune::metrics {
 
@@ -87,7 +88,7 @@ inline constexpr size_t kProbeHooks = std::size(driver::kProbeHookNames);
 inline constexpr size_t kBpfMaps = 7;             // the probes' hash maps, with map pressure
 inline constexpr size_t kBpfPrograms = 24;        // handlers of every concern, loaded
 inline constexpr size_t kSources = 24;            // procfs, sysfs, netlink and bpf sources
-inline constexpr size_t kKnobs = 15;              // every tuner::Knob
+inline constexpr size_t kKnobs = std::size(tuner::kAllKnobs);
 inline constexpr size_t kChangeResults = 4;       // applied, kept, rolled_back, failed
 
 // Every row, in name order.

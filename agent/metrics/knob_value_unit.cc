@@ -20,7 +20,8 @@ constexpr UnitFamilies kFamilies[] = {
     {"packets", "packets", family::kKnobCurrentPackets, family::kKnobRecommendedPackets},
     {"polls", "empty polls", family::kKnobCurrentPolls, family::kKnobRecommendedPolls},
     {"ratio", "multiples of dev_weight", family::kKnobCurrentRatio, family::kKnobRecommendedRatio},
-    {"enabled", "1 on, 0 off", family::kKnobCurrentEnabled, family::kKnobRecommendedEnabled},
+    {"enabled", "1 on, 0 off (napi_threaded reads 2 for threads that busy-poll)",
+     family::kKnobCurrentEnabled, family::kKnobRecommendedEnabled},
 };
 static_assert(std::size(kFamilies) == std::size(kKnobValueUnits));
 

@@ -11,15 +11,16 @@ namespace nictune::metrics {
 namespace {
 
 // The targets of the knobs (of the unit `only`, when given): a host knob once, a device knob on
-// each device, and on each NAPI instance too where napi-set sets it. Socket advice is never
-// exported.
+// each device and emulated NIC, and on each NAPI instance too where napi-set sets it. Socket
+// advice is never exported.
 size_t KnobTargets(const HostShape& shape, std::optional<KnobValueUnit> only) {
   size_t targets = 0;
   for (const tuner::Knob knob : tuner::kAllKnobs) {
     if (knob == tuner::Knob::kSoRcvbuf || (only && ValueUnitOf(knob) != *only)) continue;
+    const size_t devices = shape.devices + shape.emulated_nics;
     targets += tuner::ActsOnHost(knob)   ? 1
-               : tuner::SetPerNapi(knob) ? shape.devices + shape.napis
-                                         : shape.devices;
+               : tuner::SetPerNapi(knob) ? devices + shape.napis
+                                         : devices;
   }
   return targets;
 }

@@ -216,11 +216,13 @@ bool HasNapi(const agent::Topology& topology, const std::string& device,
          });
 }
 
-// Each CPU's idle share over the window, summed: the host's idle CPUs.
-double IdleCpus(const model::Window& window) {
+// Each CPU's idle share over the window, summed, but the isolated CPUs': the host's idle CPUs
+// that a kernel thread can run on.
+double IdleCpus(const model::Window& window, const std::vector<int>& isolated) {
   double idle = 0;
   for (const model::CpuWindow& c : window.cpus) {
-    if (c.split) idle += c.split->idle;
+    if (!c.split || std::find(isolated.begin(), isolated.end(), c.cpu) != isolated.end()) continue;
+    idle += c.split->idle;
   }
   return idle;
 }
@@ -242,7 +244,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
                          .samples = options.samples,
                          .host = host,
                          .queues = {},
-                         .idle_cpus = IdleCpus(window)};
+                         .idle_cpus = IdleCpus(window, options.isolated_cpus)};
   const bool bpf = BpfInUse(window);
   const SocketPlacement sockets =
       PlaceSockets(window, host, options.socket_devices, options.remembered_socket_devices);

@@ -27,6 +27,9 @@ struct ObservationOptions {
   // sysfs threaded per device (threaded_reader.h); a device not listed, or without NAPI instances
   // (no mapped queue and no poll seen), has napi_threaded -1.
   std::map<std::string, uint32_t> napi_threaded;
+  // CPUs isolated from the scheduler (isolated_cpus.h): their idle time is not the host's to
+  // offer a device's NAPI threads.
+  std::vector<int> isolated_cpus;
   // Where the sockets listening on a port receive when no drop record tells: port -> device.
   std::map<uint16_t, std::string> socket_devices;
   // Where earlier windows placed sockets, by cookie (socket_placement.h).

@@ -5,6 +5,7 @@
 #include "agent/log.h"
 #include "agent/observe/defer_reader.h"
 #include "agent/observe/host_knobs_reader.h"
+#include "agent/observe/isolated_cpus.h"
 #include "agent/observe/observation_builder.h"
 #include "agent/observe/threaded_reader.h"
 #include "agent/window_report.h"
@@ -29,6 +30,13 @@ absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window
   observe::ObservationOptions options;
   options.defer = std::move(defer.states);
   options.napi_threaded = std::move(threaded.modes);
+  if (absl::StatusOr<std::vector<int>> isolated = observe::ReadIsolatedCpus(paths_.sys);
+      isolated.ok()) {
+    options.isolated_cpus = *std::move(isolated);
+  } else {
+    const std::string error(isolated.status().message());
+    problems_.Log(agent::LogLevel::kWarning, error, error, absl::Now());
+  }
   options.remembered_socket_devices = std::move(socket_devices_);
   observe::SocketPlacement placement;
   tuner::Observation observation =

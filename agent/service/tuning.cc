@@ -266,7 +266,7 @@ absl::StatusOr<actuate::ControlStepSummary> Tuning::ApplyNow(const std::optional
     return absl::FailedPreconditionError(
         absl::StrCat("apply: ", actuate::DescribeKnob(*only),
                      " is by hand only: nictune never writes it; run what `nictune recommend "
-                     "--as=ethtool` prints for it at a moment without traffic"));
+                     "--as=ethtool` prints for it"));
   }
   std::vector<tuner::Recommendation> chosen;
   for (const tuner::Recommendation& rec : *recommendations_) {

@@ -320,6 +320,9 @@ TEST(BuildObservationTest, ThreadedModeReachesDevicesWithNapiInstancesAndIdleCpu
   }
   EXPECT_EQ(modes, (std::map<std::string, int32_t>{{"eth1", 1}, {"tap0", -1}, {"veth0", 0}}));
   EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
+  // An isolated CPU's idle time is none a kernel thread can take.
+  options.isolated_cpus = {1};
+  EXPECT_DOUBLE_EQ(Build(h.before, h.after, h.topology, options).idle_cpus, 0.4);
 }
 
 // A tuner window's peak receive rates (WindowAggregator) reach the tuner as the queue's peak: the

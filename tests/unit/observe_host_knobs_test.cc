@@ -7,6 +7,7 @@
 
 #include "agent/observe/defer_reader.h"
 #include "agent/observe/host_knobs_reader.h"
+#include "agent/observe/isolated_cpus.h"
 #include "agent/observe/threaded_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -182,6 +183,26 @@ TEST_F(ThreadedTest, MissingDeviceAndBadValuesAreErrorsAndDoNotHideOtherDevices)
   EXPECT_THAT(r.errors[0], HasSubstr("eth0/threaded: 7 is outside 0..2"));
   EXPECT_THAT(r.errors[1], HasSubstr("eth2/threaded"));
   EXPECT_THAT(r.errors[2], HasSubstr("eth9 does not exist"));
+}
+
+using IsolatedCpusTest = FakeRoot;
+
+TEST_F(IsolatedCpusTest, ReadsTheListAndTakesBlankOrMissingAsNone) {
+  absl::StatusOr<std::vector<int>> none = ReadIsolatedCpus(Root() + "/sys");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_THAT(*none, ElementsAre());
+  Write("sys/devices/system/cpu/isolated", "\n");  // as the kernel prints no isolated CPU
+  absl::StatusOr<std::vector<int>> blank = ReadIsolatedCpus(Root() + "/sys");
+  ASSERT_TRUE(blank.ok()) << blank.status();
+  EXPECT_THAT(*blank, ElementsAre());
+  Write("sys/devices/system/cpu/isolated", "2-3,6\n");
+  absl::StatusOr<std::vector<int>> some = ReadIsolatedCpus(Root() + "/sys");
+  ASSERT_TRUE(some.ok()) << some.status();
+  EXPECT_THAT(*some, ElementsAre(2, 3, 6));
+  Write("sys/devices/system/cpu/isolated", "two\n");
+  absl::StatusOr<std::vector<int>> bad = ReadIsolatedCpus(Root() + "/sys");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("devices/system/cpu/isolated"));
 }
 
 TEST(ThreadedRealHostTest, LoopbackReadsAsTheKernelPrintsIt) {

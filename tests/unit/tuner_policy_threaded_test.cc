@@ -5,7 +5,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner/policy_budget.h"
 #include "tuner/policy_threaded.h"
+#include "tuner/policy_weight.h"
 #include "tuner/recommend.h"
 
 namespace nictune::tuner {
@@ -58,19 +60,39 @@ TEST(ThreadedPolicyTest, StarvedCpuWithIdleCpusElsewhereSwitchesThreadsOn) {
   EXPECT_THAT(r.unresolved, IsEmpty());
 }
 
-TEST(ThreadedPolicyTest, NoIdleCpuElsewhereKeepsSoftirqAndSaysWhy) {
-  // The serving CPU's 0.01 is all the host idles: threads would have nowhere to go.
+TEST(ThreadedPolicyTest, TooLittleIdleElsewhereKeepsSoftirqAndSaysWhy) {
+  // 0.31 idle in all, 0.01 of it the serving CPU's: 0.30 elsewhere, less than half a CPU.
   const std::vector<Recommendation> recs = RecommendThreaded(Starving(0.31, 0), PolicyConfig{});
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].recommended, 0);
   EXPECT_THAT(recs[0].formula, HasSubstr("idles 0.30 CPUs, below 0.50"));
+  // Half a CPU elsewhere is enough.
+  EXPECT_EQ(RecommendThreaded(Starving(0.51, 0), PolicyConfig{})[0].recommended, 1);
 }
 
-TEST(ThreadedPolicyTest, ThreadedDeviceIsKept) {
-  const std::vector<Recommendation> recs = RecommendThreaded(Starving(2.5, 1), PolicyConfig{});
+// A whole-device observation's split is the mean of its serving CPUs: their idle is that mean
+// times their number, and only the rest of the host's idle is elsewhere.
+TEST(ThreadedPolicyTest, IdleElsewhereLeavesOutEveryServingCpu) {
+  Observation obs = Starving(0.6, 0);
+  obs.queues[0].serving_cpus = 4;
+  obs.queues[0].cpu.idle = 0.04;  // 0.16 of the host's 0.6 idle is on the four serving CPUs
+  const std::vector<Recommendation> recs = RecommendThreaded(obs, PolicyConfig{});
   ASSERT_EQ(recs.size(), 1u);
-  EXPECT_EQ(recs[0].recommended, 1);
-  EXPECT_THAT(recs[0].formula, HasSubstr("kernel threads already"));
+  EXPECT_EQ(recs[0].recommended, 0);
+  EXPECT_THAT(recs[0].formula, HasSubstr("idles 0.44 CPUs, below 0.50"));
+}
+
+TEST(ThreadedPolicyTest, ThreadedDeviceIsKeptAlsoWhenItsThreadsBusyPoll) {
+  for (const int32_t mode : {1, 2}) {
+    absl::StatusOr<std::vector<Recommendation>> recs =
+        Recommend(Starving(2.5, mode), PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation* r = For(*recs, "eth1");
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->current, mode);
+    EXPECT_EQ(r->recommended, mode);
+    EXPECT_THAT(r->formula, HasSubstr("kernel threads already"));
+  }
 }
 
 TEST(ThreadedPolicyTest, QuietCpuKeepsSoftirq) {
@@ -95,11 +117,53 @@ TEST(ThreadedPolicyTest, OnlyTheStarvingDeviceSwitchesAndADeviceWithoutNapiGetsN
   EXPECT_EQ(For(recs, "tap0"), nullptr);
 }
 
-TEST(ThreadedPolicyTest, OneRecommendationPerDeviceOfManyQueues) {
+// Each device is judged on its own busiest queue: a device that starves its CPU gets threads
+// whether or not another starves its own harder, and a quiet one says its own split.
+TEST(ThreadedPolicyTest, EachDeviceIsJudgedOnItsOwnBusiestQueue) {
   Observation obs = Starving(2.5, 0);
-  obs.queues.push_back(Queue("eth1", {0.01, 0.10, 0.30, 0.59}, 0));
+  obs.queues.push_back(Queue("eth2", {0.02, 0.70, 0.10, 0.02}, 0));
+  obs.queues.push_back(Queue("eth0", {0.01, 0.05, 0.30, 0.64}, 0));
+  const std::vector<Recommendation> recs = RecommendThreaded(obs, PolicyConfig{});
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(For(recs, "eth1")->recommended, 1);
+  EXPECT_EQ(For(recs, "eth2")->recommended, 1);
+  EXPECT_THAT(For(recs, "eth2")->formula, HasSubstr("softirq 0.70"));
+  EXPECT_EQ(For(recs, "eth0")->recommended, 0);
+  EXPECT_THAT(For(recs, "eth0")->formula, HasSubstr("eth0: softirq 0.05"));
+  EXPECT_DOUBLE_EQ(For(recs, "eth0")->inputs[0].value, 0.05);
+}
+
+TEST(ThreadedPolicyTest, OneRecommendationPerDeviceOfManyQueuesTheStarvingOneDeciding) {
+  Observation obs = Starving(2.5, 0);
+  // Queue 1 starves its CPU; queue 0 is quiet and comes first.
+  obs.queues.insert(obs.queues.begin(), Queue("eth1", {0.01, 0.10, 0.30, 0.59}, 0));
+  obs.queues[0].queue = 0;
   obs.queues[1].queue = 1;
-  EXPECT_EQ(RecommendThreaded(obs, PolicyConfig{}).size(), 1u);
+  const std::vector<Recommendation> recs = RecommendThreaded(obs, PolicyConfig{});
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].recommended, 1);
+  EXPECT_THAT(recs[0].formula, HasSubstr("eth1 rx 1: softirq 0.80"));
+}
+
+// Threads relieve the starved CPU by moving its polls; a shorter host quota would only share that
+// one CPU, and with the threads on it no longer bounds the device's polls: threads first.
+TEST(ThreadedPolicyTest, BudgetsAndWeightKeepWhileThreadsComeFirst) {
+  const Observation threads = Starving(2.5, 0);
+  for (const Recommendation& r : RecommendBudget(threads, PolicyConfig{})) {
+    EXPECT_EQ(r.recommended, r.current) << r.knob_name;
+    EXPECT_THAT(r.formula, HasSubstr("napi_threaded on eth1")) << r.knob_name;
+  }
+  const std::vector<Recommendation> weight = RecommendWeight(threads, PolicyConfig{});
+  ASSERT_FALSE(weight.empty());
+  EXPECT_EQ(weight[0].knob, Knob::kDevWeight);
+  EXPECT_EQ(weight[0].recommended, weight[0].current);
+  EXPECT_THAT(weight[0].formula, HasSubstr("threads first"));
+  // With no idle CPU elsewhere (or a device without NAPI) the quotas come down as before.
+  for (const Observation& obs : {Starving(0.31, 0), Starving(2.5, -1)}) {
+    for (const Recommendation& r : RecommendBudget(obs, PolicyConfig{})) {
+      EXPECT_LT(r.recommended, r.current) << r.knob_name;
+    }
+  }
 }
 
 TEST(ThreadedPolicyTest, RecommendCarriesItAndChecksTheReading) {

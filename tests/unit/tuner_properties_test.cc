@@ -104,6 +104,7 @@ class RandomObservations {
     obs.host.rmem_default = Knob(Knob::kRmemDefault, 212992);
     obs.host.rmem_max = Knob(Knob::kRmemMax, 212992);
     obs.host.udp_rmem_min = Knob(Knob::kUdpRmemMin, 4096);
+    obs.idle_cpus = absl::Uniform(gen_, 0.0, 4.0);
     const int queues = absl::Uniform(gen_, 0, 4);
     for (int i = 0; i < queues; ++i) {
       QueueObservation q;
@@ -136,6 +137,8 @@ class RandomObservations {
       q.coalesce.rx_frames_max = U32(256);
       q.coalesce.rx_ring_size = U32(1024);
       q.defer = {absl::Uniform(gen_, 0, 2) == 0, U32(2), static_cast<uint64_t>(U32(20000))};
+      q.napi_threaded = absl::Uniform(gen_, -1, 3);  // unknown, softirq, threads, busy-polling
+      q.serving_cpus = absl::Uniform<uint32_t>(gen_, 1, 5);
       const int sockets = absl::Uniform(gen_, 0, 4);
       for (int k = 0; k < sockets; ++k) {
         SocketObservation s;
