@@ -102,7 +102,11 @@ TEST(ApplyDiskFullTest, TuningPausesWhileNoOriginalCanBeJournaledAndResumesWhenS
       {"--mode=apply", "--state_dir=" + state_dir, "--socket=" + socket,
        "--listen=", absl::StrCat("--emulated_nic=", kDevice, "=", nic_socket), "--interval=250ms",
        absl::StrCat("--window=", absl::FormatDuration(kWindow)), "--guard=2s",
-       "--on_exit=restore"}));
+       // A window's 4 samples reach 0.32 with the interrupt cost assumed, and 0.22 where the
+       // probe's slots saw no drain gap: below the default 0.25 the change waits for a window
+       // that saw one, which on a slower host did not come within the test's six. This test is
+       // about the journal, not the confidence.
+       "--min_confidence=0.1", "--on_exit=restore"}));
   ASSERT_TRUE(agent.ok()) << agent.status();
   ASSERT_TRUE(testing_support::WaitForJournalResolution(*agent, absl::Seconds(30)).ok())
       << testing_support::AgentLog(*agent);
