@@ -19,15 +19,8 @@ namespace nictune::tuner {
 inline Recommendation PlanRecommendation(Knob knob, Scope scope, std::string target,
                                          int64_t current, const IntervalPlan& plan,
                                          const Confidence& confidence) {
-  Recommendation r;
-  r.knob = knob;
-  r.knob_name = std::string(KnobName(knob));
-  r.scope = scope;
-  r.target = std::move(target);
-  r.current = current;
-  r.recommended = current;
+  Recommendation r = Unchanged(knob, scope, std::move(target), current, confidence);
   r.inputs = plan.inputs;
-  r.confidence = confidence;
   return r;
 }
 

@@ -18,19 +18,12 @@ namespace {
 
 Recommendation Base(Knob knob, int64_t current, const CpuPressure& p,
                     const Confidence& confidence) {
-  Recommendation r;
-  r.knob = knob;
-  r.knob_name = std::string(KnobName(knob));
-  r.scope = Scope::kHost;
-  r.target = "host";
-  r.current = current;
-  r.recommended = current;
+  Recommendation r = Unchanged(knob, Scope::kHost, "host", current, confidence);
   r.inputs = {{"softirq_share", p.cpu.softirq, "fraction"},
               {"user_share", p.cpu.user, "fraction"},
               {"idle_share", p.cpu.idle, "fraction"},
               {"hardirq_share", p.cpu.hardirq, "fraction"},
               {"time_squeeze", p.time_squeeze_per_s, "1/s"}};
-  r.confidence = confidence;
   return r;
 }
 

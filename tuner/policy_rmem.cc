@@ -18,19 +18,6 @@ namespace {
 
 constexpr int64_t kPage = 4096;
 
-Recommendation Base(Knob knob, Scope scope, std::string target, int64_t current,
-                    const Confidence& confidence) {
-  Recommendation r;
-  r.knob = knob;
-  r.knob_name = std::string(KnobName(knob));
-  r.scope = scope;
-  r.target = std::move(target);
-  r.current = current;
-  r.recommended = current;
-  r.confidence = confidence;
-  return r;
-}
-
 // Rounds bytes up to a page and into range; doubles far beyond int64 clamp before the cast.
 int64_t PageUp(double bytes, KnobRange range) {
   const double bounded = std::clamp(bytes, 0.0, static_cast<double>(range.max));
@@ -50,8 +37,8 @@ struct Need {
 Recommendation SoRcvbufAdvice(const IntervalPlan& plan, const SocketNeed& socket, const Need& need,
                               const Confidence& confidence) {
   const KnobRange range = TunerRange(Knob::kSoRcvbuf);
-  Recommendation advice = Base(Knob::kSoRcvbuf, Scope::kSocket, socket.socket,
-                               static_cast<int64_t>(socket.rcvbuf_bytes / 2), confidence);
+  Recommendation advice = Unchanged(Knob::kSoRcvbuf, Scope::kSocket, socket.socket,
+                                    static_cast<int64_t>(socket.rcvbuf_bytes / 2), confidence);
   const double half = std::ceil(need.bytes / 2);
   advice.recommended = std::max(
       advice.current, static_cast<int64_t>(std::clamp(half, static_cast<double>(range.min),
@@ -78,7 +65,8 @@ Recommendation SoRcvbufAdvice(const IntervalPlan& plan, const SocketNeed& socket
 // rmem_default raised to the worst need of the sockets on the default buffer.
 Recommendation RmemDefault(const HostKnobs& host, const Need& need,
                            const Confidence& confidence) {
-  Recommendation r = Base(Knob::kRmemDefault, Scope::kHost, "host", host.rmem_default, confidence);
+  Recommendation r =
+      Unchanged(Knob::kRmemDefault, Scope::kHost, "host", host.rmem_default, confidence);
   if (need.source == nullptr || need.bytes <= static_cast<double>(host.rmem_default)) {
     r.formula = absl::StrFormat(
         "every socket on the default buffer fits its interval (largest need %.0f B <= "
@@ -108,7 +96,7 @@ Recommendation RmemDefault(const HostKnobs& host, const Need& need,
 // rmem_max at least the default and every SO_RCVBUF advice, so that they take effect.
 Recommendation RmemMax(const HostKnobs& host, int64_t rmem_default, int64_t so_rcvbuf_max,
                        const Confidence& confidence) {
-  Recommendation r = Base(Knob::kRmemMax, Scope::kHost, "host", host.rmem_max, confidence);
+  Recommendation r = Unchanged(Knob::kRmemMax, Scope::kHost, "host", host.rmem_max, confidence);
   const int64_t wanted = std::max(rmem_default, so_rcvbuf_max);
   if (wanted <= host.rmem_max) {
     r.formula =
@@ -131,7 +119,8 @@ Recommendation RmemMax(const HostKnobs& host, int64_t rmem_default, int64_t so_r
 Recommendation UdpRmemMin(const Observation& obs, uint64_t proto_mem_drops, const Need& need,
                           const Confidence& confidence) {
   const HostKnobs& host = obs.host;
-  Recommendation r = Base(Knob::kUdpRmemMin, Scope::kHost, "host", host.udp_rmem_min, confidence);
+  Recommendation r =
+      Unchanged(Knob::kUdpRmemMin, Scope::kHost, "host", host.udp_rmem_min, confidence);
   const double pressure_drops = PerSecond(proto_mem_drops, obs.window);
   r.inputs.push_back({"proto_mem_drops", pressure_drops, "1/s"});
   if (pressure_drops > 0 && need.source != nullptr &&

@@ -11,20 +11,31 @@
 namespace nictune::tuner {
 namespace {
 
+// Whether threads would relieve the CPUs of `pressure`'s busiest queue, and with how much idle
+// elsewhere: the host's idle CPUs outside that queue's serving CPUs.
+struct ThreadingRelief {
+  bool relieves = false;
+  double idle_elsewhere_cpus = 0;
+};
+
+ThreadingRelief AssessThreading(const Observation& obs, const CpuPressure& pressure,
+                                const PolicyConfig& config) {
+  ThreadingRelief relief;
+  const double serving_idle = pressure.cpu.idle * static_cast<double>(pressure.serving_cpus);
+  relief.idle_elsewhere_cpus = std::max(0.0, obs.idle_cpus - serving_idle);
+  relief.relieves =
+      pressure.starving && relief.idle_elsewhere_cpus >= config.threaded_min_idle_cpus;
+  return relief;
+}
+
 Recommendation ThreadedBase(const QueueObservation& queue, const CpuPressure& p,
                             const ThreadingRelief& relief, const Confidence& confidence) {
-  Recommendation r;
-  r.knob = Knob::kNapiThreaded;
-  r.knob_name = std::string(KnobName(Knob::kNapiThreaded));
-  r.scope = Scope::kDevice;
-  r.target = queue.device;
-  r.current = queue.napi_threaded;
-  r.recommended = queue.napi_threaded;
+  Recommendation r =
+      Unchanged(Knob::kNapiThreaded, Scope::kDevice, queue.device, queue.napi_threaded, confidence);
   r.inputs = {{"softirq_share", p.cpu.softirq, "fraction"},
               {"user_share", p.cpu.user, "fraction"},
               {"idle_share", p.cpu.idle, "fraction"},
               {"idle_elsewhere", relief.idle_elsewhere_cpus, "CPUs"}};
-  r.confidence = confidence;
   r.expected_effect = "no change";
   return r;
 }
@@ -75,16 +86,6 @@ Recommendation RecommendForDevice(const Observation& obs, const QueueObservation
 }
 
 }  // namespace
-
-ThreadingRelief AssessThreading(const Observation& obs, const CpuPressure& pressure,
-                                const PolicyConfig& config) {
-  ThreadingRelief relief;
-  const double serving_idle = pressure.cpu.idle * static_cast<double>(pressure.serving_cpus);
-  relief.idle_elsewhere_cpus = std::max(0.0, obs.idle_cpus - serving_idle);
-  relief.relieves =
-      pressure.starving && relief.idle_elsewhere_cpus >= config.threaded_min_idle_cpus;
-  return relief;
-}
 
 std::vector<Recommendation> RecommendThreaded(const Observation& obs, const PolicyConfig& config) {
   std::vector<Recommendation> out;

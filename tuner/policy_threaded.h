@@ -17,17 +17,6 @@
 
 namespace nictune::tuner {
 
-// Whether threads would relieve the CPUs of `pressure`'s busiest queue, and with how much idle
-// elsewhere.
-struct ThreadingRelief {
-  bool relieves = false;
-  // The host's idle CPUs outside the busiest queue's serving CPUs.
-  double idle_elsewhere_cpus = 0;
-};
-
-ThreadingRelief AssessThreading(const Observation& obs, const CpuPressure& pressure,
-                                const PolicyConfig& config);
-
 // One recommendation per device whose `threaded` is known, each judged on its own busiest queue:
 // 1 when that queue's softirq starves user space (CpuPressure::starving), the device polls in
 // softirq and the rest of the host idles at least threaded_min_idle_cpus; else keep, saying why.

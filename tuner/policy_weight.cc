@@ -16,18 +16,6 @@
 namespace nictune::tuner {
 namespace {
 
-Recommendation Base(Knob knob, int64_t current, const Confidence& confidence) {
-  Recommendation r;
-  r.knob = knob;
-  r.knob_name = std::string(KnobName(knob));
-  r.scope = Scope::kHost;
-  r.target = "host";
-  r.current = current;
-  r.recommended = current;
-  r.confidence = confidence;
-  return r;
-}
-
 // Saturating sum: counts near 2^64 must not wrap.
 uint64_t Add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
@@ -46,9 +34,12 @@ std::vector<Recommendation> RecommendWeight(const Observation& obs, const Policy
   const uint64_t work = Add(rx, tx);
   const Confidence confidence = ConfidenceFrom(obs, work, config);
   const HostKnobs& h = obs.host;
-  Recommendation rx_bias = Base(Knob::kDevWeightRxBias, h.dev_weight_rx_bias, confidence);
-  Recommendation tx_bias = Base(Knob::kDevWeightTxBias, h.dev_weight_tx_bias, confidence);
-  Recommendation weight = Base(Knob::kDevWeight, h.dev_weight, confidence);
+  Recommendation rx_bias =
+      Unchanged(Knob::kDevWeightRxBias, Scope::kHost, "host", h.dev_weight_rx_bias, confidence);
+  Recommendation tx_bias =
+      Unchanged(Knob::kDevWeightTxBias, Scope::kHost, "host", h.dev_weight_tx_bias, confidence);
+  Recommendation weight =
+      Unchanged(Knob::kDevWeight, Scope::kHost, "host", h.dev_weight, confidence);
 
   const double rx_share = work > 0 ? static_cast<double>(rx) / static_cast<double>(work) : 0;
   const double exhausted_fraction =

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuner/knob.h"
@@ -46,5 +47,20 @@ struct Recommendation {
   // socket needs above the tuner's rmem cap. A person has to act on these.
   std::string unresolved;
 };
+
+// A recommendation to keep `current`, with no formula yet: where every policy starts before it
+// decides.
+inline Recommendation Unchanged(Knob knob, Scope scope, std::string target, int64_t current,
+                                Confidence confidence) {
+  Recommendation r;
+  r.knob = knob;
+  r.knob_name = std::string(KnobName(knob));
+  r.scope = scope;
+  r.target = std::move(target);
+  r.current = current;
+  r.recommended = current;
+  r.confidence = std::move(confidence);
+  return r;
+}
 
 }  // namespace nictune::tuner

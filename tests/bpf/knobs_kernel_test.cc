@@ -124,6 +124,22 @@ std::optional<netlink::NapiInfo> NapiById(uint32_t id) {
   return std::nullopt;
 }
 
+// Runs `fn` with a provider over the sysfs of a namespace of its own, where the test's veth has GRO
+// on, so it polls through one NAPI instance per rx queue (their ids, kRxQueues of them).
+void WithGroVeth(const std::function<void(KernelKnobProvider& provider, const std::string& sys_root,
+                                          const std::vector<uint32_t>& napi_ids)>& fn) {
+  absl::StatusOr<std::unique_ptr<NetworkNamespace>> netns = VethNamespace();
+  ASSERT_TRUE(netns.ok()) << netns.status();
+  ASSERT_TRUE((*netns)->SetEthtoolFlag(kVeth, ETHTOOL_SGRO, true).ok());
+  absl::Status ran = WithNamespaceSysfs(**netns, [&](const std::string& sys_root) {
+    const std::vector<uint32_t> ids = NapiIds(kVeth);
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kRxQueues));
+    KernelKnobProvider provider(KernelPaths{.proc_root = "/proc", .sys_root = sys_root});
+    fn(provider, sys_root, ids);
+  });
+  ASSERT_TRUE(ran.ok()) << ran;
+}
+
 class KnobsKernelTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -280,14 +296,8 @@ TEST_F(KnobsKernelTest, CoalescingOnATapIsReadWrittenAndRestoredThroughEthtoolNe
 }
 
 TEST_F(KnobsKernelTest, NapiSetChangesOneInstanceAndSysfsChangesThemAll) {
-  absl::StatusOr<std::unique_ptr<NetworkNamespace>> netns = VethNamespace();
-  ASSERT_TRUE(netns.ok()) << netns.status();
-  // Test setup on the test's own device: GRO on makes veth poll through one NAPI per rx queue.
-  ASSERT_TRUE((*netns)->SetEthtoolFlag(kVeth, ETHTOOL_SGRO, true).ok());
-  absl::Status ran = WithNamespaceSysfs(**netns, [&](const std::string& sys_root) {
-    const std::vector<uint32_t> ids = NapiIds(kVeth);
-    ASSERT_EQ(ids.size(), static_cast<size_t>(kRxQueues));
-    KernelKnobProvider provider(KernelPaths{.proc_root = "/proc", .sys_root = sys_root});
+  WithGroVeth([&](KernelKnobProvider& provider, const std::string&,
+                  const std::vector<uint32_t>& ids) {
     const std::string one = absl::StrCat(kVeth, " napi ", ids[0]);
     absl::StatusOr<std::unique_ptr<KnobAccess>> defer =
         provider.Open(KnobAddress{.knob = Knob::kNapiDeferHardIrqs, .target = one});
@@ -350,20 +360,14 @@ TEST_F(KnobsKernelTest, NapiSetChangesOneInstanceAndSysfsChangesThemAll) {
     ASSERT_TRUE(stranger.ok()) << stranger.status();
     EXPECT_EQ((*stranger)->Write(1).code(), absl::StatusCode::kNotFound);
   });
-  ASSERT_TRUE(ran.ok()) << ran;
 }
 
 // sysfs threaded starts a polling thread for each NAPI instance of a device (napi-get reports its
 // pid) and stops them again; a device without NAPI instances (the peer, GRO off) refuses it, and
 // keeps polling in softirq.
 TEST_F(KnobsKernelTest, ThreadedNapiStartsAThreadPerInstanceAndIsRefusedWithoutNapi) {
-  absl::StatusOr<std::unique_ptr<NetworkNamespace>> netns = VethNamespace();
-  ASSERT_TRUE(netns.ok()) << netns.status();
-  ASSERT_TRUE((*netns)->SetEthtoolFlag(kVeth, ETHTOOL_SGRO, true).ok());
-  absl::Status ran = WithNamespaceSysfs(**netns, [&](const std::string& sys_root) {
-    const std::vector<uint32_t> ids = NapiIds(kVeth);
-    ASSERT_EQ(ids.size(), static_cast<size_t>(kRxQueues));
-    KernelKnobProvider provider(KernelPaths{.proc_root = "/proc", .sys_root = sys_root});
+  WithGroVeth([&](KernelKnobProvider& provider, const std::string& sys_root,
+                  const std::vector<uint32_t>& ids) {
     absl::StatusOr<std::unique_ptr<KnobAccess>> threaded =
         provider.Open(KnobAddress{.knob = Knob::kNapiThreaded, .target = kVeth});
     ASSERT_TRUE(threaded.ok()) << threaded.status();
@@ -400,7 +404,6 @@ TEST_F(KnobsKernelTest, ThreadedNapiStartsAThreadPerInstanceAndIsRefusedWithoutN
     EXPECT_THAT(std::string(refused.message()), HasSubstr("threaded"));
     EXPECT_EQ(ReadText(absl::StrCat(sys_root, "/class/net/", kPeer, "/threaded")), "0\n");
   });
-  ASSERT_TRUE(ran.ok()) << ran;
 }
 
 TEST_F(KnobsKernelTest, ATapWithNapiTakesTheSysfsKnobsButHasNoAddressableInstance) {
