@@ -8,6 +8,9 @@
 
 namespace nictune::driver {
 
+// The socket-fill probe (driver/bpf/sockfill.bpf.c), as the probe budget names its hook.
+inline constexpr absl::string_view kSocketFillConcern = "sockfill";
+
 struct ProbeTracepoint {
   absl::string_view concern;  // the probe: "napi" (driver/bpf/napi.bpf.c)
   absl::string_view group;    // tracefs's events/GROUP/EVENT
@@ -26,9 +29,9 @@ inline constexpr ProbeTracepoint kProbeTracepoints[] = {
     {"txshare", "skb", "consume_skb"},
     {"drops", "skb", "kfree_skb"},
     {"udp_fail", "udp", "udp_fail_queue_rcv_skb"},
-    {"sockfill", "sock", "sk_data_ready"},
-    {"sockfill", "sock", "sock_rcvqueue_full"},
-    {"sockfill", "sock", "sock_recv_length", "the drain gap (kernel 6.4 on)"},
+    {kSocketFillConcern, "sock", "sk_data_ready"},
+    {kSocketFillConcern, "sock", "sock_rcvqueue_full"},
+    {kSocketFillConcern, "sock", "sock_recv_length", "the drain gap (kernel 6.4 on)"},
     {"truesize", "net", "netif_receive_skb"},
 };
 

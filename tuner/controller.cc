@@ -91,6 +91,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
   std::vector<Action> actions;
   before_apply_.clear();
   held_.clear();
+  kept_.clear();
   for (const KnobReading& reading : readings) {
     KnobState& st = knobs_[Key(reading.knob, reading.target)];
     const Health& health = scoped.For(reading.knob, reading.target);
@@ -139,6 +140,13 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
       }
       if (!Passed(st.changed_at, config_.guard, now)) continue;
       st.mode = KnobMode::kIdle;  // kept
+      kept_.push_back(KeptChange{
+          .knob = reading.knob,
+          .target = reading.target,
+          .reason = absl::StrFormat(
+              "guard window passed: kept (drops %.2f/s vs baseline %.2f/s%s, CPU %.3f vs %.3f)",
+              health.drops_per_s, st.baseline.drops_per_s, StallText(health, st.baseline),
+              health.cpu_share, st.baseline.cpu_share)});
       st.rollbacks_in_a_row = 0;
     }
     if (st.mode == KnobMode::kParked) {

@@ -112,6 +112,9 @@ class Controller {
   // guarding, parked or released are not listed: their mode says why.
   const std::vector<Held>& LastHeld() const { return held_; }
 
+  // The changes whose guard window the last Step passed, each with the figures it judged.
+  const std::vector<KeptChange>& LastKept() const { return kept_; }
+
   // A knob at its target ("eth0", "eth0 rx 3", "host").
   using KnobKey = std::pair<Knob, std::string>;
 
@@ -147,6 +150,7 @@ class Controller {
   // Each knob the last Step applied, as it was before: what WriteNotMade puts back.
   absl::flat_hash_map<KnobKey, KnobState> before_apply_;
   std::vector<Held> held_;
+  std::vector<KeptChange> kept_;
 };
 
 }  // namespace nictune::tuner

@@ -74,4 +74,11 @@ struct Held {
   std::string reason;
 };
 
+// A change whose guard window passed this window: kept, with the figures it was judged on.
+struct KeptChange {
+  Knob knob = Knob::kRxUsecs;
+  std::string target;
+  std::string reason;  // "guard window passed: kept (drops 0.00/s vs baseline 12.00/s, ...)"
+};
+
 }  // namespace nictune::tuner

@@ -31,6 +31,9 @@ struct SocketObservation {
   // per-packet probes off, or slotted out of the window), `packets` holds its drops alone, a
   // floor: the plan takes the queue's rx rate for it, the most that can have arrived.
   bool arrivals_measured = true;
+  // The share of the window its arrivals were counted over (the probe's slots): `packets` is the
+  // count seen scaled up by it, and the fewer packets seen, the wider the rate may stray.
+  double arrivals_share = 1;
   double truesize_mean_bytes = 0;  // mean skb->truesize charged per packet
   double truesize_p99_bytes = 0;
   uint64_t rcvbuf_bytes = 0;  // sk_rcvbuf; 0 = unknown (left out of the fill math)
@@ -60,6 +63,9 @@ struct SocketObservation {
   // Highest arrival rate over one sampling interval of the window: what overflows a socket is the
   // rate while a burst lasts, not the mean. 0 = unknown (the mean is used).
   double peak_rate_pps = 0;
+  // 0: this window saw the socket. Else seconds since a window last did: the probe's slots
+  // missed it since, and its figures are that window's, its arrivals not counted.
+  double seconds_unseen = 0;
 };
 
 struct DropCounts {

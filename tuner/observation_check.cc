@@ -78,6 +78,8 @@ absl::Status CheckSocket(const std::string& queue, const SocketObservation& s,
            CheckGauge(where, "max_packets_per_gap", s.max_packets_per_gap,
                       kMaxPlausibleEventsPerSecond * kMaxDrainGapSeconds),
            CheckGauge(where, "peak_rate_pps", s.peak_rate_pps, kMaxPlausibleEventsPerSecond),
+           CheckLimit(where, "seconds_unseen", s.seconds_unseen),
+           CheckGauge(where, "arrivals_share", s.arrivals_share, 1.0),
            // sk_rcvbuf is an int in the kernel.
            CheckGauge(where, "rcvbuf_bytes", static_cast<double>(s.rcvbuf_bytes),
                       static_cast<double>(kInt32Max)),

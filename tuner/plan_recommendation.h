@@ -24,16 +24,22 @@ inline Recommendation PlanRecommendation(Knob knob, Scope scope, std::string tar
   return r;
 }
 
-// The window's confidence for the queue, lowered where the plan's interrupt cost was assumed and
-// where its worst socket's drain gap was not seen over the range that moves it.
-inline Confidence PlanConfidence(const Observation& obs, const QueueObservation& queue,
-                                 const IntervalPlan& plan, const PolicyConfig& config) {
+// The window's confidence for the queue, lowered where the plan's interrupt cost was assumed.
+inline Confidence MeasuredPlanConfidence(const Observation& obs, const QueueObservation& queue,
+                                         const IntervalPlan& plan, const PolicyConfig& config) {
   Confidence confidence = ConfidenceFrom(obs, queue.rx_packets, config);
   if (!plan.interrupt_cost_measured) {
     confidence = Discount(confidence, kAssumedInterruptCostConfidence,
                           "interrupt cost not measured, assumed");
   }
-  return WithDrainGapCoverage(confidence, plan);
+  return confidence;
+}
+
+// The same, lowered too where the worst socket's drain gap was not seen over the range that moves
+// the plan.
+inline Confidence PlanConfidence(const Observation& obs, const QueueObservation& queue,
+                                 const IntervalPlan& plan, const PolicyConfig& config) {
+  return WithDrainGapCoverage(MeasuredPlanConfidence(obs, queue, plan, config), plan);
 }
 
 }  // namespace nictune::tuner

@@ -91,7 +91,11 @@ ControlStepSummary RunControlStep(Actuator& actuator, tuner::Controller& control
     const bool kept = !undone && (applied || controller.ModeOf(address.knob, address.target) !=
                                                  tuner::KnobMode::kGuarding);
     if (!kept) continue;
-    if (actuator.MarkVerified(address, "guard window passed: kept", now).ok()) {
+    std::string reason = "guard window passed: kept";
+    for (const tuner::KeptChange& k : controller.LastKept()) {
+      if (k.knob == address.knob && k.target == address.target) reason = k.reason;
+    }
+    if (actuator.MarkVerified(address, reason, now).ok()) {
       summary.verified.push_back(address);
     }
   }

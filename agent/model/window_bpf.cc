@@ -9,6 +9,7 @@
 
 #include "agent/model/counter_delta.h"
 #include "agent/model/window_parts.h"
+#include "driver/probe_tracepoints.h"
 
 namespace nictune::model::internal {
 namespace {
@@ -242,7 +243,8 @@ void AddDrops(const driver::BpfCounters& before, const driver::BpfCounters& afte
 double DrainGapSeenBelow(const driver::BpfCounters& before, const driver::BpfCounters& after) {
   constexpr double kNoLimit = std::numeric_limits<double>::infinity();
   if (!after.drain_gap_timed) return 0;
-  const std::optional<HookInWindow> delta = HookDelta(before, after, "sockfill");
+  const std::optional<HookInWindow> delta =
+      HookDelta(before, after, std::string(driver::kSocketFillConcern));
   if (!delta) return kNoLimit;
   if (delta->attached_ns <= 0) return 0;
   if (delta->starts == 0 && delta->attached_ns >= kWholeShare * delta->span_ns) return kNoLimit;
@@ -251,7 +253,7 @@ double DrainGapSeenBelow(const driver::BpfCounters& before, const driver::BpfCou
 
 void AddSockets(const driver::BpfCounters& before, const driver::BpfCounters& after, double seconds,
                 Window& out) {
-  const double share = HookCoverage(before, after, "sockfill");
+  const double share = HookCoverage(before, after, std::string(driver::kSocketFillConcern));
   const double seen_below_s = DrainGapSeenBelow(before, after);
   const double fail_share = HookCoverage(before, after, "udp_fail");
   std::map<uint64_t, const driver::SocketFill*> earlier;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "agent/observe/coalesce_state.h"
 #include "agent/observe/queue_groups.h"
@@ -246,8 +247,12 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
                          .queues = {},
                          .idle_cpus = IdleCpus(window, options.isolated_cpus)};
   const bool bpf = BpfInUse(window);
-  const SocketPlacement sockets =
-      PlaceSockets(window, host, options.socket_devices, options.remembered_socket_devices);
+  SocketPlacement sockets = PlaceSockets(window, host, options.socket_devices,
+                                         RememberedDevices(options.remembered_sockets));
+  for (PlacedSocket& carried :
+       CarriedSockets(options.remembered_sockets, sockets, window, options.socket_carry)) {
+    sockets.placed.push_back(std::move(carried));
+  }
 
   for (const std::string& name : DevicesToObserve(window, topology, sockets, options)) {
     const model::DeviceWindow* device = FindDevice(window, name);

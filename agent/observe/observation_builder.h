@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/model/window.h"
+#include "agent/observe/remembered_sockets.h"
 #include "agent/observe/socket_placement.h"
 #include "agent/topology.h"
 #include "tuner/observation.h"
@@ -32,8 +33,10 @@ struct ObservationOptions {
   std::vector<int> isolated_cpus;
   // Where the sockets listening on a port receive when no drop record tells: port -> device.
   std::map<uint16_t, std::string> socket_devices;
-  // Where earlier windows placed sockets, by cookie (socket_placement.h).
-  std::map<uint64_t, std::string> remembered_socket_devices;
+  // The sockets earlier windows placed, by cookie: each keeps its device, and one this window
+  // could have missed is carried into it (remembered_sockets.h).
+  RememberedSockets remembered_sockets;
+  SocketCarryOptions socket_carry;
   // Sockets kept per queue, the worst first (most drops, then highest fill, then most packets).
   size_t max_sockets_per_queue = 8;
   // Devices to observe; empty = every device with mapped rx queues or rx traffic, but lo, and

@@ -107,6 +107,7 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     // Coverage 0: no probe counted its enqueues in the window (only the kernel's counters listed
     // it, or its hook's slots missed the window), so the 0 above is not a count.
     o.arrivals_measured = s.coverage.share > 0;
+    o.arrivals_share = std::clamp(s.coverage.share, 0.0, 1.0);
     o.peak_rate_pps = s.peak_arrivals_per_s;
     const model::TruesizeWindow* histogram = TruesizeOf(window, device);
     if (s.mean_truesize) {

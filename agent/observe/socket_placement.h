@@ -26,6 +26,9 @@ struct PlacedSocket {
   std::string device;
   uint64_t cookie = 0;
   tuner::SocketObservation socket;
+  // Not listed by this window, whose probe could have missed it: as an earlier window saw it
+  // (remembered_sockets.h).
+  bool carried = false;
 };
 
 struct SocketPlacement {

@@ -37,15 +37,12 @@ absl::StatusOr<tuner::Observation> HostObservations::Observe(const model::Window
     const std::string error(isolated.status().message());
     problems_.Log(agent::LogLevel::kWarning, error, error, absl::Now());
   }
-  options.remembered_socket_devices = std::move(socket_devices_);
+  options.remembered_sockets = remembered_sockets_;
   observe::SocketPlacement placement;
   tuner::Observation observation =
       observe::BuildObservation(window, topology_.Read(devices), host->knobs, options, &placement);
   observation.samples = samples;
-  socket_devices_.clear();
-  for (const observe::PlacedSocket& placed : placement.placed) {
-    socket_devices_[placed.cookie] = placed.device;
-  }
+  remembered_sockets_ = observe::RememberSockets(remembered_sockets_, placement, window);
   return observation;
 }
 

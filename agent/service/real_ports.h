@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/collect/snapshot_collector.h"
+#include "agent/observe/remembered_sockets.h"
 #include "agent/rate_limited_log.h"
 #include "agent/service/sampler_ports.h"
 #include "agent/store/store.h"
@@ -67,8 +68,8 @@ class HostObservations : public ObservationSource {
  private:
   collect::CollectorPaths paths_;
   TopologySource& topology_;
-  // Where the previous window placed its sockets, by cookie: only sockets still seen are kept.
-  std::map<uint64_t, std::string> socket_devices_;
+  // The sockets earlier windows placed (agent/observe/remembered_sockets.h).
+  observe::RememberedSockets remembered_sockets_;
   // A device that went away between listing and reading fails the same way every window.
   agent::RateLimitedLog problems_;
 };

@@ -242,7 +242,13 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
                .window = kWindow,
                .guard = kGuard,
                .extra_flags = {absl::StrCat("--tuner_interrupt_cpu_share=", kInterruptCpuShare),
-                               absl::StrCat("--cooldown=", absl::FormatDuration(kCooldown))}});
+                               absl::StrCat("--cooldown=", absl::FormatDuration(kCooldown)),
+                               // A window's 4 samples reach 0.32 with the interrupt cost assumed
+                               // and 0.22 where the probe's slots timed no drain gap: below the
+                               // default 0.25 the NIC's change after the restore waited past the
+                               // test's eight windows in 7 of 12 runs. This test is about who
+                               // owns a knob, not the confidence.
+                               "--min_confidence=0.1"}});
   auto agent = testing_support::StartServingNictuned(argv, *port, absl::Seconds(60));
   ASSERT_TRUE(agent.ok()) << agent.status();
 
@@ -337,7 +343,7 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
 
   // Restore with something of the agent's to put back beside the hand value.
   auto pending = WaitForVerifiedOther(*port, 0, 8 * kWindow);
-  ASSERT_TRUE(pending.ok()) << pending.status();
+  ASSERT_TRUE(pending.ok()) << pending.status() << "\nits log:\n" << AgentLog(*agent);
   auto restore = testing_support::RestoreThroughCli(dir->path(), {"--json"});
   ASSERT_TRUE(restore.ok()) << restore.status();
   EXPECT_EQ(restore->exit_code, 0) << restore->out << restore->err;
@@ -363,7 +369,7 @@ TEST_F(ApplyHandSysctlTest, AnRmemDefaultSetByHandIsNeverOverwrittenAndSurvivesR
   auto restore_changes = Changes(*port);
   ASSERT_TRUE(restore_changes.ok()) << restore_changes.status();
   auto retuned = WaitForVerifiedOther(*port, NewestId(*restore_changes), 8 * kWindow);
-  ASSERT_TRUE(retuned.ok()) << retuned.status();
+  ASSERT_TRUE(retuned.ok()) << retuned.status() << "\nits log:\n" << AgentLog(*agent);
   auto before_exit = Changes(*port);
   ASSERT_TRUE(before_exit.ok()) << before_exit.status();
   std::cout << "the journal before SIGTERM:\n" << Describe(*before_exit);

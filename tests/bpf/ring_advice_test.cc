@@ -32,6 +32,7 @@ using testing_support::EmulatedHost;
 using testing_support::EmulatedHostOptions;
 
 constexpr int64_t kSmallRing = 32;
+constexpr double kRatePps = 10000;
 
 // The latest window's rx_ring recommendation for `device`, once it grows the ring.
 absl::StatusOr<nlohmann::json> GrownRing(uint16_t port, const std::string& device,
@@ -58,14 +59,25 @@ absl::StatusOr<nlohmann::json> GrownRing(uint16_t port, const std::string& devic
                                                   "; last answer: ", last));
 }
 
-// Frames the NIC missed (its ring full) over `span`.
-absl::StatusOr<uint64_t> MissedOver(const EmulatedHost& host, absl::Duration span) {
+// What the NIC counted over a span: the frames it missed (its ring full), and how late its
+// stalled interrupts fired (the host held its thread off the CPU).
+struct MissedSpan {
+  uint64_t missed = 0;
+  uint64_t stalls = 0;
+  double stall_late_s = 0;
+};
+
+absl::StatusOr<MissedSpan> MissedOver(const EmulatedHost& host, absl::Duration span) {
   auto before = host.Counters();
   if (!before.ok()) return before.status();
   absl::SleepFor(span);
   auto after = host.Counters();
   if (!after.ok()) return after.status();
-  return after->missed - before->missed;
+  return MissedSpan{
+      .missed = after->missed - before->missed,
+      .stalls = after->stalls - before->stalls,
+      .stall_late_s =
+          static_cast<double>(after->stall_late_ns_total - before->stall_late_ns_total) * 1e-9};
 }
 
 TEST(RingAdviceTest, AnOverrunRingIsRecommendedLargerAndHoldsOnceCarriedOutByHand) {
@@ -74,15 +86,15 @@ TEST(RingAdviceTest, AnOverrunRingIsRecommendedLargerAndHoldsOnceCarriedOutByHan
       .nic_binary =
           absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
       .device = absl::StrCat("emr", getpid() % 100000),
-      .rate_pps = 10000,
+      .rate_pps = kRatePps,
       .rx_usecs = 8000,
       .ring_size = kSmallRing,
       .max_run = absl::Minutes(2)});
   ASSERT_TRUE(host.ok()) << host.status();
   const std::string device = (*host)->options().device;
-  absl::StatusOr<uint64_t> missed = MissedOver(**host, absl::Seconds(1));
+  absl::StatusOr<MissedSpan> missed = MissedOver(**host, absl::Seconds(1));
   ASSERT_TRUE(missed.ok()) << missed.status();
-  ASSERT_GT(*missed, 0u) << "80 frames an interval into 32 descriptors must overrun";
+  ASSERT_GT(missed->missed, 0u) << "80 frames an interval into 32 descriptors must overrun";
 
   auto agent = testing_support::StartLoopbackAgent(
       "nictune_ring_advice_",
@@ -123,13 +135,19 @@ TEST(RingAdviceTest, AnOverrunRingIsRecommendedLargerAndHoldsOnceCarriedOutByHan
   EXPECT_GE(sets, 2) << "the ring and the interval it holds: " << shell->out;
   // At the 10000 pps that come, not the 4000 the full ring let through: the ring holds the
   // interval recommended with it.
-  EXPECT_GE(static_cast<double>(ring_set), 10000 * static_cast<double>(rx_usecs_set) * 1e-6)
+  EXPECT_GE(static_cast<double>(ring_set), kRatePps * static_cast<double>(rx_usecs_set) * 1e-6)
       << "ring " << ring_set << " at rx-usecs " << rx_usecs_set;
 
   absl::SleepFor(absl::Milliseconds(500));  // the NIC's current interval ends at the old setting
   missed = MissedOver(**host, absl::Seconds(3));
   ASSERT_TRUE(missed.ok()) << missed.status();
-  EXPECT_EQ(*missed, 0u) << "the ring as recommended holds the interval as recommended";
+  // Frames that came while a stall held the NIC off its CPU overflow any ring: at most the rate
+  // times the stalls' lateness. Without a stall, none.
+  EXPECT_LE(static_cast<double>(missed->missed), kRatePps * missed->stall_late_s)
+      << "the ring as recommended holds the interval as recommended; the NIC stalled "
+      << missed->stalls << " times, " << missed->stall_late_s * 1e3 << " ms late in all";
+  std::cout << "over 3 s as recommended: " << missed->missed << " frames missed, " << missed->stalls
+            << " stalls\n";
 }
 
 }  // namespace

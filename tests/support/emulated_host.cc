@@ -179,6 +179,11 @@ absl::Status EmulatedHost::ReplaceReceiver(unsigned int batch, absl::Duration dr
   return StartReceiver(batch, drain_gap);
 }
 
+absl::Status EmulatedHost::ReplaceReceiverBuffer(int rcvbuf_bytes) {
+  options_.rcvbuf_bytes = rcvbuf_bytes;
+  return ReplaceReceiver(options_.batch, options_.drain_gap);
+}
+
 absl::StatusOr<driver::emulated::EmulatedNicCounters> EmulatedHost::Counters() const {
   return driver::emulated::EmulatedNicCountersReader(control_socket_).Read();
 }

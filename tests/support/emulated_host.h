@@ -83,6 +83,9 @@ class EmulatedHost {
   // Closes the receiver's socket and opens a new one on the same port with another read batch and
   // drain gap (same SO_RCVBUF, same CPU and priority): a receiver that became slower.
   absl::Status ReplaceReceiver(unsigned int batch, absl::Duration drain_gap);
+  // The same with another SO_RCVBUF request (same batch and drain gap as the receiver started
+  // with): an application that asked for a smaller buffer.
+  absl::Status ReplaceReceiverBuffer(int rcvbuf_bytes);
 
  private:
   EmulatedHost(EmulatedHostOptions options, std::string netns, std::string control_socket)

@@ -540,5 +540,38 @@ TEST(BuildObservationTest, ADeviceOfAnotherNamespaceIsObservedWhenItsSocketOverf
   EXPECT_TRUE(obs.queues[1].sockets.empty());
 }
 
+TEST(BuildObservationTest, ASocketTheProbesSlotsMissedStaysOnItsDeviceAsLastSeen) {
+  // Window 1: the socket overflows on emu0, which its drop records name.
+  const model::Snapshot start = At(0, true);
+  model::Snapshot seen = At(1, true);
+  seen.bpf->sockets = {Socket(9, 9000, 5000, 24000, 0.99, 768)};
+  seen.bpf->drops = {RcvbuffDrop(9, "emu0", 9000, 9, 6000)};
+  absl::StatusOr<model::Window> first = model::ComputeWindow(start, seen);
+  ASSERT_TRUE(first.ok()) << first.status();
+  SocketPlacement placement;
+  BuildObservation(*first, agent::Topology{}, tuner::HostKnobs{}, ObservationOptions{}, &placement);
+  ObservationOptions options;
+  options.remembered_sockets = RememberSockets({}, placement, *first);
+  // Window 2: the socket-fill hook was not attached, and nothing lists the socket.
+  absl::StatusOr<model::Window> second = model::ComputeWindow(seen, At(2, true));
+  ASSERT_TRUE(second.ok()) << second.status();
+  second->probes = {{.hook = "sockfill", .mode = "slotted", .coverage = 0}};
+  const tuner::Observation obs =
+      BuildObservation(*second, agent::Topology{}, tuner::HostKnobs{}, options);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  EXPECT_EQ(obs.queues[0].device, "emu0");
+  ASSERT_EQ(obs.queues[0].sockets.size(), 1u);
+  const tuner::SocketObservation& s = obs.queues[0].sockets[0];
+  EXPECT_FALSE(s.arrivals_measured);
+  EXPECT_EQ(s.drops, 0u);
+  EXPECT_EQ(s.rcvbuf_bytes, 24000u);
+  EXPECT_DOUBLE_EQ(s.truesize_mean_bytes, 768);
+  EXPECT_DOUBLE_EQ(s.seconds_unseen, 1);
+  // The same window with the hook attached throughout lists no socket: it went idle.
+  second->probes[0].coverage = 1;
+  EXPECT_TRUE(
+      BuildObservation(*second, agent::Topology{}, tuner::HostKnobs{}, options).queues.empty());
+}
+
 }  // namespace
 }  // namespace nictune::observe

@@ -281,6 +281,30 @@ TEST(ControllerTest, InducedRegressionRollsBackWithinOneGuardWindowAndParks) {
   EXPECT_LT(retried_at - parked_at, config.cooldown + config.window + absl::Seconds(1));
 }
 
+// A change that passes its guard window is listed as kept with the figures it was judged on, for
+// the journal: a person reading why a change stayed sees the drops and CPU against the baseline.
+TEST(ControllerTest, AKeptChangeSaysWhatItWasJudgedOn) {
+  ControllerConfig config;
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob knob{Knob::kRxUsecs, "eth0", 80};
+  knob.Carry(controller.Step(clock.Now(), {knob.Read()}, Health{12, 0.30},
+                             {Rec(Knob::kRxUsecs, "eth0", 80, 40, 0.5)}));
+  ASSERT_EQ(knob.value, 40);
+  EXPECT_THAT(controller.LastKept(), IsEmpty());
+  for (absl::Duration t; t < config.guard; t += config.window) {
+    clock.Advance(config.window);
+    controller.Step(clock.Now(), {knob.Read()}, Health{0.5, 0.31}, {});
+  }
+  ASSERT_THAT(controller.LastKept(), SizeIs(1));
+  EXPECT_EQ(controller.LastKept()[0].target, "eth0");
+  EXPECT_EQ(controller.LastKept()[0].reason,
+            "guard window passed: kept (drops 0.50/s vs baseline 12.00/s, CPU 0.310 vs 0.300)");
+  clock.Advance(config.window);
+  controller.Step(clock.Now(), {knob.Read()}, Health{0.5, 0.31}, {});
+  EXPECT_THAT(controller.LastKept(), IsEmpty());
+}
+
 TEST(ControllerTest, CpuRegressionAlsoRollsBack) {
   ControllerConfig config;
   Controller controller(config);

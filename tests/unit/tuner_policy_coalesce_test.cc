@@ -157,6 +157,41 @@ TEST(CoalescePolicyTest, AnUnmeasuredDrainGapLowersTheConfidenceAndSaysWhy) {
             seen.confidence.value);
 }
 
+// The same unseen gaps would only shorten the interval further: a move down from a static 200 us
+// to 82 us is as sure as the window's measurements, and says why; a move up from 20 us is not.
+TEST(CoalescePolicyTest, AnUnseenDrainGapDoesNotHoldAShorterInterval) {
+  for (const uint32_t current : {200u, 20u}) {
+    Observation obs = Seed001();
+    obs.queues[0].coalesce.adaptive_rx = false;
+    obs.queues[0].coalesce.rx_usecs = current;
+    obs.queues[0].coalesce.rx_frames_supported = true;
+    obs.queues[0].coalesce.rx_frames = current == 200 ? 256 : 8;
+    // Drops at the current interval would cap the plan below it.
+    obs.queues[0].sockets[0].drops = 0;
+    obs.queues[0].drops.socket = 0;
+    Observation seen_whole = obs;
+    obs.queues[0].sockets[0].drain_gap_seen_below_s = 20e-6;
+    absl::StatusOr<std::vector<Recommendation>> whole = Recommend(seen_whole, PolicyConfig{});
+    absl::StatusOr<std::vector<Recommendation>> slotted = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    ASSERT_TRUE(slotted.ok()) << slotted.status();
+    for (const Knob knob : {Knob::kRxUsecs, Knob::kRxFrames}) {
+      const Recommendation& r = Find(*slotted, knob);
+      const double measured = Find(*whole, knob).confidence.value;
+      if (current == 200) {
+        EXPECT_LT(r.recommended, r.current) << r.formula;
+        EXPECT_DOUBLE_EQ(r.confidence.value, measured) << r.confidence.reason;
+        EXPECT_THAT(r.confidence.reason,
+                    HasSubstr("a drain gap longer than the probe's slots saw would only shorten "
+                              "it further"));
+      } else {
+        EXPECT_GT(r.recommended, r.current) << r.formula;
+        EXPECT_NEAR(r.confidence.value, 0.7 * measured, 1e-9) << r.confidence.reason;
+      }
+    }
+  }
+}
+
 // Seed 001's socket at a static 80 us (below its 83.15 us limit) dropping 100000 packets, all
 // while its reader had not read for 1 s: 1 s less the 87.53 us the socket takes to fill, at
 // 812744 pps, is 812673 arrivals the socket could not hold at any interval. The drops are the
@@ -757,6 +792,82 @@ TEST(CoalescePolicyTest, ASocketWhoseArrivalsWereNotCountedIsPlannedAtTheQueuesR
       EXPECT_LE(usecs.recommended, 1981) << usecs.formula;
     }
   }
+}
+
+// A live window on the emulated NIC at 2500 us: the socket probe's slots watched 0.5% of it and
+// saw 64 of the socket's packets, 16 to a delivery, which scale up to 6445 pps. Planned at that,
+// the socket's 31.25 packets would take 4.6 ms to fill; 4 deliveries' worth of packets are as
+// likely one more or one less, so the rate may be twice the sample, and at 90% of the queue's
+// 10000 pps the plan takes the queue's. Counted over the whole window the same figure stands.
+TEST(CoalescePolicyTest, ASocketsRateSampledBrieflyIsPlannedAtWhatTheSampleAllows) {
+  for (const double share : {0.005, 1.0}) {
+    Observation obs = EmulatedNicWindow(2500, 0, 0);
+    QueueObservation& q = obs.queues[0];
+    q.rx_packets = 20000;
+    q.interrupts = 800;
+    q.sockets[0].packets = 12890;
+    q.sockets[0].arrivals_share = share;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    if (share < 1) {
+      EXPECT_THAT(usecs.formula,
+                  HasSubstr("T_fill = 31.25 / 10000 pps (the queue's rx rate: the socket's "
+                            "sampled 6445 pps, 64 packets seen over 0.5% of the window in clumps "
+                            "of 16, may be up to 12890 pps)"));
+      // (1 - 0.05) * 31.25 / 10000 pps = 2968.75 us
+      EXPECT_LE(usecs.recommended, 2969) << usecs.formula;
+    } else {
+      EXPECT_THAT(usecs.formula, HasSubstr("T_fill = 31.25 / 6445 pps = "));
+      EXPECT_GT(usecs.recommended, 4000) << usecs.formula;
+    }
+  }
+}
+
+// The other way: a 0.3% slot saw 144 packets in clumps of 69 and read 23981 pps of a device that
+// received 10000. That many clumps may stray past the device's rate: the socket is planned at it
+// (planned at the sample, the interval went to 1304 us where 2900 us fit). A sample that sure to
+// be above the device's rate is kept: the socket is fed by another device too.
+TEST(CoalescePolicyTest, ASampleAboveTheDevicesRateThatMayBeItReadHighIsTheDevices) {
+  for (const double share : {0.003, 0.9}) {
+    Observation obs = EmulatedNicWindow(2608, 0, 0);
+    QueueObservation& q = obs.queues[0];
+    ASSERT_LT(q.queue, 0) << "a whole device";
+    q.rx_packets = 20000;
+    q.interrupts = 694;
+    q.sockets[0].packets = 47962;
+    q.sockets[0].arrivals_share = share;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    if (share < 0.5) {
+      EXPECT_THAT(usecs.formula,
+                  HasSubstr("T_fill = 31.25 / 10000 pps (the device's rx rate: the socket's "
+                            "sampled 23981 pps, 144 packets seen over 0.3% of the window in "
+                            "clumps of 69, may be as low as 0 pps)"));
+    } else {
+      EXPECT_THAT(usecs.formula, HasSubstr("T_fill = 31.25 / 23981 pps = "));
+    }
+  }
+}
+
+// One of two sockets sharing a queue, a tenth of its 20000 pps, sampled over a fifth of the
+// window: 800 packets seen one to a delivery may stray by 2 / sqrt(800) = 7%, so the socket is
+// planned at 2141 pps, not at the queue's rate.
+TEST(CoalescePolicyTest, ASampledSocketBelowTheQueuesRateIsPlannedAtItsBound) {
+  Observation obs = EmulatedNicWindow(1000, 0, 0);
+  QueueObservation& q = obs.queues[0];
+  q.rx_packets = 40000;
+  q.interrupts = 4000;
+  q.sockets[0].packets = 4000;
+  q.sockets[0].arrivals_share = 0.2;
+  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+  ASSERT_TRUE(recs.ok()) << recs.status();
+  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  // 2000 * (1 + 2 * sqrt(1 / 800)) = 2141.4 pps
+  EXPECT_THAT(usecs.formula,
+              HasSubstr("T_fill = 31.25 / 2141 pps (the socket's sampled 2000 pps, 800 packets "
+                        "seen over 20.0% of the window in clumps of 1, at its bound)"));
 }
 
 // A socket whose buffer size is unknown (rcvbuf 0: listed by /proc/net/udp, which has no size)
