@@ -25,10 +25,6 @@ tuner::SocketObservation AsCarried(const tuner::SocketObservation& last, double 
 
 // A watch of at least this share of the window saw all of it: what it did not list got nothing.
 constexpr double kWholeWatch = 0.99;
-// Packets come a delivery at a time, tens of them to a socket every few milliseconds: slots of a
-// millisecond or less (on a 2-CPU VM at 10000 pps) fall between deliveries, and a rate alone would
-// let a busy socket go. A socket is judged idle only by a watch over at least this share.
-constexpr double kJudgingWatch = 0.25;
 
 absl::Time EndOf(const model::Window& window) { return absl::FromUnixNanos(window.end_unix_ns); }
 
@@ -62,7 +58,7 @@ std::vector<PlacedSocket> CarriedSockets(const RememberedSockets& remembered,
     if (unseen > options.limit || listed.count(cookie) > 0) continue;
     // A socket whose rate was never counted can be judged by a whole window's watch alone.
     const bool judged =
-        whole_watch || (watched_share >= kJudgingWatch &&
+        whole_watch || (watched_share >= options.judging_watch &&
                         socket.arrivals_per_s * watched_s >= options.packets_to_judge);
     if (judged) continue;
     PlacedSocket p = socket.placed;

@@ -44,13 +44,13 @@ PlacedSocket Measured(uint64_t cookie) {
                                  .peak_rate_pps = 10400}};
 }
 
-RememberedSockets AfterOneMeasuredWindow() {
-  return RememberSockets({}, SocketPlacement{.placed = {Measured(7)}, .unplaced = {}},
-                         WindowAt(1, 1));
+// The memory after window 1 listed `seen` (by default, Measured(7)).
+RememberedSockets AfterOneWindow(const PlacedSocket& seen = Measured(7)) {
+  return RememberSockets({}, SocketPlacement{.placed = {seen}, .unplaced = {}}, WindowAt(1, 1));
 }
 
 TEST(RememberedSocketsTest, AWindowWhoseSlotsMissedTheSocketGetsItAsLastSeen) {
-  const RememberedSockets remembered = AfterOneMeasuredWindow();
+  const RememberedSockets remembered = AfterOneWindow();
   ASSERT_EQ(remembered.size(), 1u);
   EXPECT_DOUBLE_EQ(remembered.at(7).arrivals_per_s, kRatePps);
 
@@ -78,7 +78,7 @@ TEST(RememberedSocketsTest, AWindowWhoseSlotsMissedTheSocketGetsItAsLastSeen) {
 }
 
 TEST(RememberedSocketsTest, AWatchThatWouldHaveSeenItsPacketsAndListedNoneLetsItGo) {
-  const RememberedSockets remembered = AfterOneMeasuredWindow();
+  const RememberedSockets remembered = AfterOneWindow();
   // 10000 pps over 20 ms of watch: 200 packets expected, but slots that short fall between
   // deliveries of tens of packets: a 1% watch judges nothing.
   EXPECT_EQ(CarriedSockets(remembered, {}, WindowAt(2, 0.01), {}).size(), 1u);
@@ -91,7 +91,7 @@ TEST(RememberedSocketsTest, AWatchThatWouldHaveSeenItsPacketsAndListedNoneLetsIt
 }
 
 TEST(RememberedSocketsTest, ASocketListedAgainIsNotCarriedButRenewed) {
-  const RememberedSockets remembered = AfterOneMeasuredWindow();
+  const RememberedSockets remembered = AfterOneWindow();
   // Listed by the census alone (its arrivals not counted): renewed, its counted rate kept.
   PlacedSocket census = Measured(7);
   census.socket.arrivals_measured = false;
@@ -105,8 +105,8 @@ TEST(RememberedSocketsTest, ASocketListedAgainIsNotCarriedButRenewed) {
 }
 
 TEST(RememberedSocketsTest, CarriedWindowsKeepTheLastSightingUntilTheCarryLimit) {
-  const SocketCarryOptions options{.limit = absl::Seconds(10), .packets_to_judge = 3};
-  RememberedSockets remembered = AfterOneMeasuredWindow();
+  const SocketCarryOptions options{.limit = absl::Seconds(10)};
+  RememberedSockets remembered = AfterOneWindow();
   // Windows 2..6 (2 s to 10 s unseen) carry it; window 7 (12 s) is past the limit.
   for (int w = 2; w <= 7; ++w) {
     SocketPlacement placement;
@@ -128,8 +128,7 @@ TEST(RememberedSocketsTest, CarriedWindowsKeepTheLastSightingUntilTheCarryLimit)
 TEST(RememberedSocketsTest, ASlowSocketNeedsALongerWatch) {
   PlacedSocket slow = Measured(7);
   slow.socket.packets = 2;
-  const RememberedSockets remembered =
-      RememberSockets({}, SocketPlacement{.placed = {slow}, .unplaced = {}}, WindowAt(1, 1));
+  const RememberedSockets remembered = AfterOneWindow(slow);
   ASSERT_DOUBLE_EQ(remembered.at(7).arrivals_per_s, 1);
   EXPECT_EQ(CarriedSockets(remembered, {}, WindowAt(2, 0.25), {}).size(), 1u);
   EXPECT_TRUE(CarriedSockets(remembered, {}, WindowAt(2, 1), {}).empty());
@@ -138,8 +137,7 @@ TEST(RememberedSocketsTest, ASlowSocketNeedsALongerWatch) {
 TEST(RememberedSocketsTest, ASocketNeverCountedIsLetGoOnlyByAWholeWindowsWatch) {
   PlacedSocket census_only = Measured(7);
   census_only.socket.arrivals_measured = false;
-  const RememberedSockets remembered =
-      RememberSockets({}, SocketPlacement{.placed = {census_only}, .unplaced = {}}, WindowAt(1, 0));
+  const RememberedSockets remembered = AfterOneWindow(census_only);
   ASSERT_EQ(remembered.at(7).arrivals_per_s, 0);
   EXPECT_EQ(CarriedSockets(remembered, {}, WindowAt(2, 0.9), {}).size(), 1u);
   EXPECT_TRUE(CarriedSockets(remembered, {}, WindowAt(2, 1), {}).empty());
@@ -150,7 +148,7 @@ TEST(RememberedSocketsTest, WithoutTheSocketProbeNothingWasWatched) {
   EXPECT_DOUBLE_EQ(SocketHookWatchedSeconds(window), kWindowSeconds);
   window.probes.pop_back();
   EXPECT_EQ(SocketHookWatchedSeconds(window), 0);
-  EXPECT_EQ(CarriedSockets(AfterOneMeasuredWindow(), {}, window, {}).size(), 1u);
+  EXPECT_EQ(CarriedSockets(AfterOneWindow(), {}, window, {}).size(), 1u);
 }
 
 }  // namespace

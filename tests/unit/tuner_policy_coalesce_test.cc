@@ -794,6 +794,20 @@ TEST(CoalescePolicyTest, ASocketWhoseArrivalsWereNotCountedIsPlannedAtTheQueuesR
   }
 }
 
+// The rx_usecs recommendation for EmulatedNicWindow(rx_usecs) whose device received
+// `device_packets` in `interrupts` interrupts, and whose socket's `socket_packets` were counted
+// over `share` of the window (the probe's slots), scaled up.
+Recommendation SampledSocketRxUsecs(uint32_t rx_usecs, uint64_t device_packets, uint64_t interrupts,
+                                    uint64_t socket_packets, double share) {
+  Observation obs = EmulatedNicWindow(rx_usecs, 0, 0);
+  QueueObservation& q = obs.queues[0];
+  q.rx_packets = device_packets;
+  q.interrupts = interrupts;
+  q.sockets[0].packets = socket_packets;
+  q.sockets[0].arrivals_share = share;
+  return RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+}
+
 // A live window on the emulated NIC at 2500 us: the socket probe's slots watched 0.5% of it and
 // saw 64 of the socket's packets, 16 to a delivery, which scale up to 6445 pps. Planned at that,
 // the socket's 31.25 packets would take 4.6 ms to fill; 4 deliveries' worth of packets are as
@@ -801,15 +815,7 @@ TEST(CoalescePolicyTest, ASocketWhoseArrivalsWereNotCountedIsPlannedAtTheQueuesR
 // 10000 pps the plan takes the queue's. Counted over the whole window the same figure stands.
 TEST(CoalescePolicyTest, ASocketsRateSampledBrieflyIsPlannedAtWhatTheSampleAllows) {
   for (const double share : {0.005, 1.0}) {
-    Observation obs = EmulatedNicWindow(2500, 0, 0);
-    QueueObservation& q = obs.queues[0];
-    q.rx_packets = 20000;
-    q.interrupts = 800;
-    q.sockets[0].packets = 12890;
-    q.sockets[0].arrivals_share = share;
-    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-    ASSERT_TRUE(recs.ok()) << recs.status();
-    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    const Recommendation usecs = SampledSocketRxUsecs(2500, 20000, 800, 12890, share);
     if (share < 1) {
       EXPECT_THAT(usecs.formula,
                   HasSubstr("T_fill = 31.25 / 10000 pps (the queue's rx rate: the socket's "
@@ -829,17 +835,9 @@ TEST(CoalescePolicyTest, ASocketsRateSampledBrieflyIsPlannedAtWhatTheSampleAllow
 // (planned at the sample, the interval went to 1304 us where 2900 us fit). A sample that sure to
 // be above the device's rate is kept: the socket is fed by another device too.
 TEST(CoalescePolicyTest, ASampleAboveTheDevicesRateThatMayBeItReadHighIsTheDevices) {
+  ASSERT_LT(EmulatedNicWindow(2608, 0, 0).queues[0].queue, 0) << "a whole device";
   for (const double share : {0.003, 0.9}) {
-    Observation obs = EmulatedNicWindow(2608, 0, 0);
-    QueueObservation& q = obs.queues[0];
-    ASSERT_LT(q.queue, 0) << "a whole device";
-    q.rx_packets = 20000;
-    q.interrupts = 694;
-    q.sockets[0].packets = 47962;
-    q.sockets[0].arrivals_share = share;
-    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-    ASSERT_TRUE(recs.ok()) << recs.status();
-    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    const Recommendation usecs = SampledSocketRxUsecs(2608, 20000, 694, 47962, share);
     if (share < 0.5) {
       EXPECT_THAT(usecs.formula,
                   HasSubstr("T_fill = 31.25 / 10000 pps (the device's rx rate: the socket's "
@@ -855,15 +853,7 @@ TEST(CoalescePolicyTest, ASampleAboveTheDevicesRateThatMayBeItReadHighIsTheDevic
 // window: 800 packets seen one to a delivery may stray by 2 / sqrt(800) = 7%, so the socket is
 // planned at 2141 pps, not at the queue's rate.
 TEST(CoalescePolicyTest, ASampledSocketBelowTheQueuesRateIsPlannedAtItsBound) {
-  Observation obs = EmulatedNicWindow(1000, 0, 0);
-  QueueObservation& q = obs.queues[0];
-  q.rx_packets = 40000;
-  q.interrupts = 4000;
-  q.sockets[0].packets = 4000;
-  q.sockets[0].arrivals_share = 0.2;
-  absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
-  ASSERT_TRUE(recs.ok()) << recs.status();
-  const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+  const Recommendation usecs = SampledSocketRxUsecs(1000, 40000, 4000, 4000, 0.2);
   // 2000 * (1 + 2 * sqrt(1 / 800)) = 2141.4 pps
   EXPECT_THAT(usecs.formula,
               HasSubstr("T_fill = 31.25 / 2141 pps (the socket's sampled 2000 pps, 800 packets "
