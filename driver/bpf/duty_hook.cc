@@ -71,16 +71,12 @@ absl::Status DutyHook::SetGated(bool gated) {
   if (gated == gated_) return absl::OkStatus();
   if (!gated) {
     // Measuring whole: the links stay, as an attached hook's. Closed: it leaves detached, the
-    // links going before the gate opens, so that it never measures alone while the hooks it
-    // needs are detached. A gate that cannot open stays closed (Attach opens it first).
-    if (gate_open_) {
-      gated_ = false;
-      return absl::OkStatus();
-    }
+    // links going before Attach and Open make it measure again.
     gated_ = false;
+    if (gate_open_) return absl::OkStatus();
     DetachStarts();
     DetachEnds();
-    return WriteGate(true);
+    return absl::OkStatus();
   }
   if (!gateable()) {
     return absl::FailedPreconditionError(
@@ -90,7 +86,9 @@ absl::Status DutyHook::SetGated(bool gated) {
     gated_ = true;
     return absl::OkStatus();
   }
-  if (absl::Status closed = WriteGate(false); !closed.ok()) return closed;
+  if (gate_open_) {
+    if (absl::Status closed = WriteGate(false); !closed.ok()) return closed;
+  }
   if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
   gated_ = true;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -107,16 +105,17 @@ absl::Status DutyHook::Attach() {
     BeginMeasuringLocked(MonotonicNs());
     return absl::OkStatus();
   }
-  // A new stretch where handlers were detached (pairs begun before are not ended by what
-  // follows), and open where a failed SetGated left it closed: attached handlers would count and
-  // measure nothing.
-  if (gate_fd_ >= 0 && (!gate_open_ || !attached())) {
-    if (absl::Status open = WriteGate(true); !open.ok()) return open;
+  // Links to attach, with a gate map: closed while they are (Open opens it, in a new stretch,
+  // so that pairs begun before are not ended by what follows).
+  if (gate_fd_ >= 0 && gate_open_ && !attached()) {
+    if (absl::Status closed = WriteGate(false); !closed.ok()) return closed;
+    std::lock_guard<std::mutex> lock(mutex_);
+    EndMeasuringLocked(MonotonicNs());
   }
   if (absl::Status attached = AttachLinks(); !attached.ok()) return attached;
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t now = MonotonicNs();
-  BeginMeasuringLocked(now);
+  if (gate_fd_ < 0) BeginMeasuringLocked(now);
   if (counted_since_ns_ == 0) counted_since_ns_ = now;
   return absl::OkStatus();
 }
@@ -155,7 +154,14 @@ absl::Status DutyHook::AttachLinks() {
 }
 
 absl::Status DutyHook::Open(uint64_t weight) {
-  return gate_ != nullptr ? gate_->Open(weight) : absl::OkStatus();
+  if (gate_ != nullptr) {
+    if (absl::Status opened = gate_->Open(weight); !opened.ok()) return opened;
+  }
+  if (gated_ || gate_fd_ < 0 || gate_open_ || !attached()) return absl::OkStatus();
+  if (absl::Status open = WriteGate(true); !open.ok()) return open;
+  std::lock_guard<std::mutex> lock(mutex_);
+  BeginMeasuringLocked(MonotonicNs());
+  return absl::OkStatus();
 }
 
 void DutyHook::Close() {
@@ -170,6 +176,12 @@ void DutyHook::DetachStarts() {
     std::lock_guard<std::mutex> lock(mutex_);
     EndMeasuringLocked(MonotonicNs());
     return;
+  }
+  // The measuring ends where the gate closes, before the link operations; a gate that cannot be
+  // closed measures on until the links are gone.
+  if (gate_fd_ >= 0 && gate_open_ && WriteGate(false).ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    EndMeasuringLocked(MonotonicNs());
   }
   bool any = false;
   for (HandlerLink& link : links_) {

@@ -90,25 +90,29 @@ class DutyHook {
   int link_operations() const { return 2 * static_cast<int>(links_.size()); }
   // Its programs check a gate and it has no end handlers: it can be gated.
   bool gateable() const { return gate_fd_ >= 0 && spec_.end_handlers.empty(); }
+  // Its programs check a gate: attached, it measures from Open on, not from the attach.
+  bool has_gate() const { return gate_fd_ >= 0; }
   bool gated() const { return gated_; }
   // Gated: every handler attached, the gate closed (Attach opens it and DetachStarts closes it).
-  // Not gated: the gate open and the links as Attach and the detaches leave them; a gated hook
-  // whose gate was closed is detached, even when its gate cannot be opened (the error says so).
-  // A gate write or attach that fails on the way to gated leaves it not gated.
+  // Not gated: the links as Attach and the detaches leave them, the gate open from Open to
+  // DetachStarts; a gated hook whose gate was closed is detached, its gate left closed. A gate
+  // write or attach that fails on the way to gated leaves it not gated.
   absl::Status SetGated(bool gated);
 
   // End handlers first (after the gate's BeforeAttach), then the others, the gate left closed.
   // Idempotent. On failure nothing of the hook stays attached and the error names the handler.
-  // Gated: the hook's gate opens instead. Not gated, with a gate map: where a link was detached
-  // the gate first moves to a new stretch (hook_events.h), and a failed write fails the attach.
+  // Gated: the hook's gate opens instead. Not gated, with a gate map: the links are attached
+  // with the gate closed (a failed write fails the attach), and it measures from Open on;
+  // without one, from the attach on.
   absl::Status Attach();
-  // The gate opens (events from now on are measured, each standing for `weight`) or closes.
-  // Every hook of a slot is attached before any opens, and closed before any detaches: each
-  // link operation patches text on every CPU, which would land in events being timed.
+  // The gate opens (events from now on are measured, each standing for `weight`; an attached
+  // hook's gate map opens, in a new stretch, hook_events.h) or closes. Every hook of a slot is
+  // attached before any opens, and closed before any detaches: each link operation patches text
+  // on every CPU, which holds the traffic up and would land in what is measured.
   absl::Status Open(uint64_t weight);
   void Close();
-  // The handlers that start events go (the gate closes first if it is open). Gated: the hook's
-  // gate closes instead.
+  // The handlers that start events go (the gate and the gate map close first if open, and the
+  // measuring ends before the link operations). Gated: the hook's gate closes instead.
   void DetachStarts();
   // The end handlers go (a tail after DetachStarts); nothing while gated.
   void DetachEnds();
@@ -121,7 +125,7 @@ class DutyHook {
   std::optional<StretchAt> MeasuringNow() const;
 
   // Events counted so far (every CPU), as of `now_ns` (CLOCK_MONOTONIC) how long the hook
-  // measured (its start handlers attached and, while gated, its gate open), and how long its
+  // measured (its start handlers attached and, with a gate, its gate open), and how long its
   // events were counted (its start handlers attached, gate open or not).
   uint64_t Events() const;
   uint64_t AttachedNs(uint64_t now_ns) const;

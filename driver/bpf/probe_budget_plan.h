@@ -54,6 +54,10 @@ struct BudgetOptions {
   // Handlers that end an event (softirq_exit, irq_handler_exit) stay attached this long after the
   // slot, so that an event which began in it is seen to its end.
   absl::Duration exit_tail = absl::Milliseconds(1);
+  // A slot's hooks with gates open this long after its link operations: the text they patch on
+  // every CPU holds the traffic up, and the backlog it leaves would land in what is measured.
+  // Hooks without gates measure from their attach, as their events count from then.
+  absl::Duration link_settle = absl::Milliseconds(1);
   // CPU time of one link attach or detach until a hook's own are measured (HookLoad): the slots'
   // link operations come out of the budget. Measured here at 200 us each, to the thread that
   // makes them (tests/bpf/probe_budget_test.cc prints them).

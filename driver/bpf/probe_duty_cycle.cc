@@ -221,12 +221,21 @@ ProbeDutyCycle::SlotsEnd ProbeDutyCycle::RunSlots(const ProbeBudgetPlan& plan,
 
 bool ProbeDutyCycle::RunSlot(const std::vector<size_t>& group, uint64_t weight,
                              const ProbeBudgetPlan& plan) {
+  bool settle = false;  // a hook that measures from its gate's opening had links attached
   {
     // Every gate closed while links change: each link operation patches text on every CPU.
     std::lock_guard<std::mutex> lock(link_mutex_);
     CloseAllLocked();
-    for (const size_t i : group) NoteError(hooks_[i]->Attach());
+    for (const size_t i : group) {
+      const uint64_t attaches = hooks_[i]->link_stats().attaches;
+      NoteError(hooks_[i]->Attach());
+      settle |= hooks_[i]->has_gate() && hooks_[i]->link_stats().attaches != attaches;
+    }
     OpenWholeLocked(plan);
+  }
+  if (settle && !WaitUntil(MonotonicNs() + ToNs(options_.budget.link_settle))) return false;
+  {
+    std::lock_guard<std::mutex> lock(link_mutex_);
     for (const size_t i : group) NoteError(hooks_[i]->Open(weight));
     if (CalibrationDue(MonotonicNs())) BeginCalibrationLocked();
   }
