@@ -795,4 +795,13 @@ Confidence WithDrainGapCoverage(Confidence confidence, const IntervalPlan& plan)
   return Discount(confidence, kUnseenDrainGapConfidence, why.c_str());
 }
 
+Confidence TowardLongerGaps(const Confidence& measured, const Confidence& planned,
+                            absl::string_view verb) {
+  if (planned.value >= measured.value) return planned;
+  Confidence c = measured;
+  absl::StrAppend(&c.reason, "; a drain gap longer than the probe's slots saw would only ", verb,
+                  " it further");
+  return c;
+}
+
 }  // namespace nictune::tuner

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "tuner/burst_model.h"
 #include "tuner/confidence.h"
@@ -107,5 +108,12 @@ absl::StatusOr<IntervalPlan> PlanQueueInterval(const QueueObservation& queue,
 // (1 - margin) * T_fill, beyond which no interval holds the socket anyway. The reason names the
 // limit ("drain gaps over 4.2 ms not seen ...").
 Confidence WithDrainGapCoverage(Confidence confidence, const IntervalPlan& plan);
+
+// A drain gap longer than the probe's slots saw calls for a shorter interval, an earlier frame
+// count, a larger buffer: a move that way is no less sure for the gaps not seen, only perhaps not
+// far enough. `planned` where the gaps did not lower it; else `measured`, its reason saying that
+// such a gap would only `verb` ("shorten", "raise") the value further.
+Confidence TowardLongerGaps(const Confidence& measured, const Confidence& planned,
+                            absl::string_view verb);
 
 }  // namespace nictune::tuner

@@ -47,18 +47,6 @@ double MarginRestored(double current_s, double max_interval_s, double margin) {
   return std::clamp((current_s - max_interval_s) / margin_span_s, 0.0, 1.0);
 }
 
-// A drain gap longer than the probe's slots saw would call for a still shorter interval, an earlier
-// frame count: it makes a move that way no less sure, only perhaps not far enough. Holding such a
-// move for it kept the longer interval that overflowed: with the probe's slots 0.5 ms long, the
-// closed loop's 4-sample windows reached 0.22 and held every shortening below 0.25.
-Confidence Shortening(const Confidence& measured, const Confidence& planned) {
-  if (planned.value >= measured.value) return planned;
-  Confidence c = measured;
-  absl::StrAppend(&c.reason,
-                  "; a drain gap longer than the probe's slots saw would only shorten it further");
-  return c;
-}
-
 }  // namespace
 
 std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const QueueObservation& queue,
@@ -178,7 +166,8 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
                                   : plan.unresolved);
   }
   usecs.unresolved = plan.unresolved;
-  if (usecs.recommended < c.rx_usecs) usecs.confidence = Shortening(measured, confidence);
+  if (usecs.recommended < c.rx_usecs)
+    usecs.confidence = TowardLongerGaps(measured, confidence, "shorten");
   const double usecs_gain = usecs.expected_gain;
   out.push_back(std::move(usecs));
 
@@ -222,7 +211,7 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
     }
     frames.expected_gain = usecs_gain;
     if (c.rx_frames == 0 || frames.recommended < c.rx_frames) {
-      frames.confidence = Shortening(measured, confidence);
+      frames.confidence = TowardLongerGaps(measured, confidence, "shorten");
     }
     out.push_back(std::move(frames));
   }

@@ -31,8 +31,8 @@ std::vector<Recommendation> RecommendDefer(const Observation& obs, const QueueOb
   const DeferState& d = queue.defer;
   if (!d.supported) return out;
 
-  const Confidence confidence =
-      WithDrainGapCoverage(ConfidenceFrom(obs, queue.rx_packets, config), plan);
+  const Confidence measured = ConfidenceFrom(obs, queue.rx_packets, config);
+  const Confidence confidence = WithDrainGapCoverage(measured, plan);
   const int64_t current_timeout = static_cast<int64_t>(std::min<uint64_t>(
       d.gro_flush_timeout_ns, static_cast<uint64_t>(KernelRange(Knob::kGroFlushTimeout).max)));
   Recommendation defer = DeviceRecommendation(Knob::kNapiDeferHardIrqs, queue,
@@ -89,6 +89,10 @@ std::vector<Recommendation> RecommendDefer(const Observation& obs, const QueueOb
                          1.0)
             : 0.0;
     defer.expected_gain = timeout.expected_gain = gain;
+    // Deferring already, the timeout is the interval; without, a timeout only starts to defer.
+    if (d.napi_defer_hard_irqs > 0 && timeout.recommended < timeout.current) {
+      timeout.confidence = TowardLongerGaps(measured, confidence, "shorten");
+    }
   }
   out.push_back(std::move(defer));
   out.push_back(std::move(timeout));

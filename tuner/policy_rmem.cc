@@ -201,6 +201,9 @@ std::vector<Recommendation> RecommendRmem(const Observation& obs,
   out.push_back(std::move(rmem_default));
   out.push_back(std::move(rmem_max));
   out.push_back(UdpRmemMin(obs, proto_mem_drops, any_need, confidence));
+  for (Recommendation& r : out) {
+    if (r.recommended > r.current) r.confidence = TowardLongerGaps(measured, r.confidence, "raise");
+  }
   return out;
 }
 

@@ -477,6 +477,30 @@ TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
   EXPECT_EQ(rmem_max.recommended, 278528);  // rmem_default <= rmem_max
 }
 
+// A drain gap the probe's slots missed would need a still larger buffer: raising rmem_default
+// and rmem_max to what the plan needs is as sure as the window's measurements.
+TEST(CoalescePolicyTest, AnUnseenDrainGapDoesNotHoldALargerBuffer) {
+  Observation whole = Seed001();
+  whole.queues[0].interrupt_cost_s = 10e-6;  // the floor above the buffer's ceiling: it grows
+  Observation slotted = whole;
+  slotted.queues[0].sockets[0].drain_gap_seen_below_s = 20e-6;
+  absl::StatusOr<std::vector<Recommendation>> seen = Recommend(whole, TenPercentMargin());
+  absl::StatusOr<std::vector<Recommendation>> missed = Recommend(slotted, TenPercentMargin());
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  ASSERT_TRUE(missed.ok()) << missed.status();
+  for (const Knob knob : {Knob::kRmemDefault, Knob::kRmemMax}) {
+    const Recommendation& r = Find(*missed, knob);
+    EXPECT_GT(r.recommended, r.current) << r.formula;
+    EXPECT_DOUBLE_EQ(r.confidence.value, Find(*seen, knob).confidence.value) << r.confidence.reason;
+    EXPECT_THAT(r.confidence.reason,
+                HasSubstr("a drain gap longer than the probe's slots saw would only raise it "
+                          "further"));
+  }
+  // The interval it plans beside them still rests on the gap.
+  EXPECT_NEAR(Find(*missed, Knob::kRxUsecs).confidence.value,
+              0.7 * Find(*seen, Knob::kRxUsecs).confidence.value, 1e-9);
+}
+
 // 10 kpps in bursts at 20 kpps (their length unknown) into 64 KiB behind a 2 ms drain gap, the
 // reader on the softirq's CPU: no interval fits the 25.60 usable packets (the gap alone brings
 // 40), so the buffer must grow. At the cost floor, 1.2 us / 0.10 = 12 us, each packet is its own
@@ -982,6 +1006,35 @@ TEST(DeferPolicyTest, WithoutHardwareModerationDeferralTakesOver) {
   EXPECT_EQ(timeout.target, "eth0");
   // 63.39 packets per interval: ceil(4.605 / 63.39) = 1 empty poll re-arms the interrupt.
   EXPECT_EQ(Find(*recs, Knob::kNapiDeferHardIrqs).recommended, 1);
+}
+
+// The software timer as the hardware's interval: a shorter gro_flush_timeout is as sure as the
+// window's measurements where the slots missed the drain gaps, a longer one is not.
+TEST(DeferPolicyTest, AnUnseenDrainGapDoesNotHoldAShorterTimeout) {
+  for (const uint64_t current_ns : {200'000u, 20'000u}) {
+    Observation whole = Seed001();
+    QueueObservation& q = whole.queues[0];
+    q.coalesce = CoalesceState{};  // veth-like: no rx-usecs
+    q.defer = {.supported = true, .napi_defer_hard_irqs = 1, .gro_flush_timeout_ns = current_ns};
+    q.sockets[0].drops = 0;  // drops at the current timeout would cap the plan below it
+    q.drops.socket = 0;
+    Observation slotted = whole;
+    slotted.queues[0].sockets[0].drain_gap_seen_below_s = 20e-6;
+    absl::StatusOr<std::vector<Recommendation>> seen = Recommend(whole, TenPercentMargin());
+    absl::StatusOr<std::vector<Recommendation>> missed = Recommend(slotted, TenPercentMargin());
+    ASSERT_TRUE(seen.ok()) << seen.status();
+    ASSERT_TRUE(missed.ok()) << missed.status();
+    const Recommendation& timeout = Find(*missed, Knob::kGroFlushTimeout);
+    const double measured = Find(*seen, Knob::kGroFlushTimeout).confidence.value;
+    if (current_ns == 200'000) {
+      EXPECT_LT(timeout.recommended, timeout.current) << timeout.formula;
+      EXPECT_DOUBLE_EQ(timeout.confidence.value, measured) << timeout.confidence.reason;
+      EXPECT_THAT(timeout.confidence.reason, HasSubstr("would only shorten it further"));
+    } else {
+      EXPECT_GT(timeout.recommended, timeout.current) << timeout.formula;
+      EXPECT_NEAR(timeout.confidence.value, 0.7 * measured, 1e-9) << timeout.confidence.reason;
+    }
+  }
 }
 
 TEST(DeferPolicyTest, LowRateNeedsMoreEmptyPollsOrNoDeferral) {
