@@ -168,6 +168,12 @@ void DutyHook::Close() {
   if (gate_ != nullptr) gate_->Close().IgnoreError();  // reported by the next Open
 }
 
+void DutyHook::CloseGate() {
+  if (gate_fd_ < 0 || !gate_open_ || !WriteGate(false).ok()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  EndMeasuringLocked(MonotonicNs());
+}
+
 void DutyHook::DetachStarts() {
   Close();
   if (gated_) {
@@ -177,12 +183,7 @@ void DutyHook::DetachStarts() {
     EndMeasuringLocked(MonotonicNs());
     return;
   }
-  // The measuring ends where the gate closes, before the link operations; a gate that cannot be
-  // closed measures on until the links are gone.
-  if (gate_fd_ >= 0 && gate_open_ && WriteGate(false).ok()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    EndMeasuringLocked(MonotonicNs());
-  }
+  CloseGate();  // the measuring ends before the link operations
   bool any = false;
   for (HandlerLink& link : links_) {
     if (IsEnd(link) || link.link == nullptr) continue;
@@ -210,6 +211,11 @@ bool DutyHook::attached() const {
   if (gated_) return gate_open_;
   return std::all_of(links_.begin(), links_.end(),
                      [](const HandlerLink& l) { return l.link != nullptr; });
+}
+
+bool DutyHook::measuring() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return attached_since_ns_ != 0;
 }
 
 std::optional<StretchAt> DutyHook::MeasuringNow() const {

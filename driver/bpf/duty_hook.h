@@ -111,13 +111,18 @@ class DutyHook {
   // on every CPU, which holds the traffic up and would land in what is measured.
   absl::Status Open(uint64_t weight);
   void Close();
+  // Its gate map closes and the measuring ends, gated or not: before a slot's link operations.
+  // A gate that cannot be closed measures on until the links go.
+  void CloseGate();
   // The handlers that start events go (the gate and the gate map close first if open, and the
   // measuring ends before the link operations). Gated: the hook's gate closes instead.
   void DetachStarts();
   // The end handlers go (a tail after DetachStarts); nothing while gated.
   void DetachEnds();
-  // Measuring: attached, and while gated its gate open.
+  // Not gated: its links attached; gated: its gate open.
   bool attached() const;
+  // Measuring: attached, and with a gate, its gate open (a hook by links opens it at Open).
+  bool measuring() const;
   // While it measures, its gate's value (the stretch that programs pairing two events stamp,
   // hook_events.h) and the time now, in it; nullopt while it does not measure, or has no gate.
   // Call it as attached(): on the thread that attaches and detaches the hook, or under its lock

@@ -221,21 +221,30 @@ ProbeDutyCycle::SlotsEnd ProbeDutyCycle::RunSlots(const ProbeBudgetPlan& plan,
 
 bool ProbeDutyCycle::RunSlot(const std::vector<size_t>& group, uint64_t weight,
                              const ProbeBudgetPlan& plan) {
-  bool settle = false;  // a hook that measures from its gate's opening had links attached
+  bool links_changed = false;
+  bool gates = false;  // a hook measures from its gate's opening, which can wait for the settle
   {
-    // Every gate closed while links change: each link operation patches text on every CPU.
+    // Every gate closed while links change: each link operation patches text on every CPU. The
+    // gated hooks open theirs with the others, after the settle.
     std::lock_guard<std::mutex> lock(link_mutex_);
     CloseAllLocked();
     for (const size_t i : group) {
+      gates |= hooks_[i]->has_gate();
+      if (hooks_[i]->gated()) continue;
       const uint64_t attaches = hooks_[i]->link_stats().attaches;
       NoteError(hooks_[i]->Attach());
-      settle |= hooks_[i]->has_gate() && hooks_[i]->link_stats().attaches != attaches;
+      links_changed |= hooks_[i]->link_stats().attaches != attaches;
     }
     OpenWholeLocked(plan);
   }
-  if (settle && !WaitUntil(MonotonicNs() + ToNs(options_.budget.link_settle))) return false;
+  if (links_changed && gates && !WaitUntil(MonotonicNs() + ToNs(options_.budget.link_settle))) {
+    return false;
+  }
   {
     std::lock_guard<std::mutex> lock(link_mutex_);
+    for (const size_t i : group) {
+      if (hooks_[i]->gated()) NoteError(hooks_[i]->Attach());
+    }
     for (const size_t i : group) NoteError(hooks_[i]->Open(weight));
     if (CalibrationDue(MonotonicNs())) BeginCalibrationLocked();
   }
@@ -252,6 +261,8 @@ bool ProbeDutyCycle::Detach(const std::vector<size_t>& hooks, const ProbeBudgetP
   {
     std::lock_guard<std::mutex> lock(link_mutex_);
     CloseAllLocked();
+    // Every gate of the slot closed before any link goes.
+    for (auto i = hooks.rbegin(); i != hooks.rend(); ++i) hooks_[*i]->CloseGate();
     for (auto i = hooks.rbegin(); i != hooks.rend(); ++i) {
       hooks_[*i]->DetachStarts();
       ends_attached |= !hooks_[*i]->gated() && !hooks_[*i]->spec().end_handlers.empty();
@@ -342,7 +353,7 @@ void ProbeDutyCycle::ApplyWholeLocked(const ProbeBudgetPlan& plan) {
   bool links_change = false;
   for (size_t i = 0; i < hooks_.size(); ++i) {
     links_change |= hooks_[i]->gated() != (mode(i) == HookMode::kGated) ||
-                    (mode(i) == HookMode::kWhole && !hooks_[i]->attached()) ||
+                    (mode(i) == HookMode::kWhole && !hooks_[i]->measuring()) ||
                     (mode(i) == HookMode::kDetached && hooks_[i]->attached());
   }
   if (!links_change) return;

@@ -2,8 +2,9 @@
 // Runs the probe budget (probe_budget_plan.h) on a thread of its own. At every period it measures
 // each hook's event rate from the hook's own counter over the time it was attached, plans, keeps
 // the hooks that fit attached whole, and runs the others' slots, each: attach (in the order the
-// hooks were given, so that a hook comes after those it needs), open, the slot's length, close,
-// detach the start handlers, the tail, detach the end handlers. While nothing is slotted it
+// hooks were given, so that a hook comes after those it needs), the settle where a hook with a
+// gate waits to open it (link_settle), open, the slot's length, close, detach the start
+// handlers, the tail, detach the end handlers. While nothing is slotted it
 // measures again sooner (whole_recheck), so that a flood is cut down within a fraction of a
 // second. Every few minutes, and soon after a hook's rate moved fourfold from the last
 // calibration's, one slot (or window) runs with the kernel's BPF statistics on, which measures
@@ -96,7 +97,7 @@ class ProbeDutyCycle {
   struct HookReading {
     uint64_t events = 0;
     uint64_t counted_ns = 0;
-    uint64_t attached_ns = 0;  // gate open, for a gated hook
+    uint64_t attached_ns = 0;  // measuring: for a hook with a gate, the gate open
     uint64_t link_cpu_ns = 0;
     uint64_t link_operations = 0;
   };

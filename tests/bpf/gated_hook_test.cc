@@ -81,6 +81,7 @@ class GatedHookTest : public ::testing::Test {
 };
 
 TEST_F(GatedHookTest, AClosedGateCountsEveryDropAndMapsNoneAndOpeningItMakesNoLinkOperation) {
+  // Gated, then by links: attached with the gate closed, it measures from Open on.
   absl::StatusOr<std::unique_ptr<VethHosts>> hosts = VethHosts::Create({});
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   // Flat out for 5 s into a receiver that reads 16 datagrams every 2 ms: drops throughout.
@@ -118,10 +119,30 @@ TEST_F(GatedHookTest, AClosedGateCountsEveryDropAndMapsNoneAndOpeningItMakesNoLi
   absl::StatusOr<Counts> open_end = read();
   (*hook)->DetachStarts();
   const driver::bpf::LinkStats links_after = (*hook)->link_stats();
+  const bool attached_closed = (*hook)->attached();
+  // Not gated again with its gate closed: its links go. By links, as a slot: attached with the
+  // gate closed, it counts and maps nothing and measures no time until Open.
+  const absl::Status ungated = (*hook)->SetGated(false);
+  const bool attached_ungated = (*hook)->attached();
+  const uint64_t detaches_ungated = (*hook)->link_stats().detaches;
+  const absl::Status linked = (*hook)->Attach();
+  absl::StatusOr<Counts> linked_start = read();
+  absl::SleepFor(absl::Milliseconds(500));
+  absl::StatusOr<Counts> linked_end = read();
+  const bool measuring_before_open = (*hook)->MeasuringNow().has_value();
+  const absl::Status opened_by_links = (*hook)->Open(1);
+  absl::StatusOr<Counts> by_links_start = read();
+  absl::SleepFor(absl::Milliseconds(500));
+  absl::StatusOr<Counts> by_links_end = read();
+  (*hook)->DetachStarts();
   flooding.join();
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_TRUE(opened.ok()) << opened;
-  for (const auto* reading : {&closed_start, &closed_end, &open_start, &open_end}) {
+  ASSERT_TRUE(ungated.ok()) << ungated;
+  ASSERT_TRUE(linked.ok()) << linked;
+  ASSERT_TRUE(opened_by_links.ok()) << opened_by_links;
+  for (const auto* reading : {&closed_start, &closed_end, &open_start, &open_end, &linked_start,
+                              &linked_end, &by_links_start, &by_links_end}) {
     ASSERT_TRUE(reading->ok()) << reading->status();
   }
   const Counts closed = Between(*closed_start, *closed_end);
@@ -149,13 +170,20 @@ TEST_F(GatedHookTest, AClosedGateCountsEveryDropAndMapsNoneAndOpeningItMakesNoLi
   EXPECT_EQ(links_after.attaches, links_gated.attaches);
   EXPECT_EQ(links_after.detaches, links_gated.detaches);
   EXPECT_EQ(links_after.gate_opens, links_gated.gate_opens + 1);
-  EXPECT_FALSE((*hook)->attached());
-  EXPECT_TRUE((*hook)->gated());
+  EXPECT_FALSE(attached_closed);
 
-  // Not gated again with its gate closed: its links go.
-  ASSERT_TRUE((*hook)->SetGated(false).ok());
-  EXPECT_FALSE((*hook)->attached());
-  EXPECT_EQ((*hook)->link_stats().detaches, links_after.detaches + 1);
+  EXPECT_FALSE(attached_ungated);
+  EXPECT_EQ(detaches_ungated, links_after.detaches + 1);
+  const Counts unopened = Between(*linked_start, *linked_end);
+  EXPECT_FALSE(measuring_before_open);
+  EXPECT_GT(unopened.events, 0);
+  EXPECT_EQ(unopened.mapped_drops, 0);
+  EXPECT_EQ(unopened.measured_s, 0);
+  const Counts by_links = Between(*by_links_start, *by_links_end);
+  ASSERT_GT(by_links.rcvbuf_errors, 1000) << "the flood ended or the receiver kept up";
+  EXPECT_NEAR(by_links.mapped_drops, by_links.rcvbuf_errors, 0.01 * by_links.rcvbuf_errors + 100);
+  EXPECT_NEAR(by_links.measured_s, 0.5, 0.05);
+  EXPECT_FALSE((*hook)->measuring());
 }
 
 }  // namespace

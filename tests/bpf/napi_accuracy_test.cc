@@ -190,9 +190,10 @@ std::optional<PollShape> ShapeBetween(const PollCounts& before, const PollCounts
   return shape;
 }
 
-// The flood cut into back-to-back stretches as long as a slot: a slot's figures stray from the
-// flood's as far as such a stretch's do (a mean over a shorter time strays further, so longer
-// stretches would understate it).
+// The flood cut into back-to-back stretches as long as a slot, to the nearest reading: a slot's
+// figures stray from the flood's as far as such a stretch's do (a mean over a shorter time strays
+// further, so longer stretches would understate it; a shorter one, as the nearest reading may
+// give, overstates it a little).
 std::vector<PollShape> StretchesOf(const std::vector<PollCounts>& readings, uint64_t length_ns) {
   std::vector<PollShape> stretches;
   size_t begin = 0;
