@@ -478,27 +478,35 @@ TEST(CoalescePolicyTest, WhenFloorExceedsCeilingTheBufferGrows) {
 }
 
 // A drain gap the probe's slots missed would need a still larger buffer: raising rmem_default
-// and rmem_max to what the plan needs is as sure as the window's measurements.
+// and rmem_max, or advising a larger SO_RCVBUF to an application that set its own, to what the
+// plan needs is as sure as the window's measurements.
 TEST(CoalescePolicyTest, AnUnseenDrainGapDoesNotHoldALargerBuffer) {
-  Observation whole = Seed001();
-  whole.queues[0].interrupt_cost_s = 10e-6;  // the floor above the buffer's ceiling: it grows
-  Observation slotted = whole;
-  slotted.queues[0].sockets[0].drain_gap_seen_below_s = 20e-6;
-  absl::StatusOr<std::vector<Recommendation>> seen = Recommend(whole, TenPercentMargin());
-  absl::StatusOr<std::vector<Recommendation>> missed = Recommend(slotted, TenPercentMargin());
-  ASSERT_TRUE(seen.ok()) << seen.status();
-  ASSERT_TRUE(missed.ok()) << missed.status();
-  for (const Knob knob : {Knob::kRmemDefault, Knob::kRmemMax}) {
-    const Recommendation& r = Find(*missed, knob);
-    EXPECT_GT(r.recommended, r.current) << r.formula;
-    EXPECT_DOUBLE_EQ(r.confidence.value, Find(*seen, knob).confidence.value) << r.confidence.reason;
-    EXPECT_THAT(r.confidence.reason,
-                HasSubstr("a drain gap longer than the probe's slots saw would only raise it "
-                          "further"));
+  for (const bool locked : {false, true}) {
+    SCOPED_TRACE(locked ? "SO_RCVBUF set by the application" : "on rmem_default");
+    Observation whole = Seed001();
+    whole.queues[0].interrupt_cost_s = 10e-6;  // the floor above the buffer's ceiling: it grows
+    whole.queues[0].sockets[0].rcvbuf_locked = locked;
+    Observation slotted = whole;
+    slotted.queues[0].sockets[0].drain_gap_seen_below_s = 20e-6;
+    absl::StatusOr<std::vector<Recommendation>> seen = Recommend(whole, TenPercentMargin());
+    absl::StatusOr<std::vector<Recommendation>> missed = Recommend(slotted, TenPercentMargin());
+    ASSERT_TRUE(seen.ok()) << seen.status();
+    ASSERT_TRUE(missed.ok()) << missed.status();
+    const std::vector<Knob> raised = locked ? std::vector<Knob>{Knob::kSoRcvbuf}
+                                            : std::vector<Knob>{Knob::kRmemDefault, Knob::kRmemMax};
+    for (const Knob knob : raised) {
+      const Recommendation& r = Find(*missed, knob);
+      EXPECT_GT(r.recommended, r.current) << r.formula;
+      EXPECT_DOUBLE_EQ(r.confidence.value, Find(*seen, knob).confidence.value)
+          << r.confidence.reason;
+      EXPECT_THAT(r.confidence.reason,
+                  HasSubstr("a drain gap longer than the probe's slots saw would only raise it "
+                            "further"));
+    }
+    // The interval it plans beside them still rests on the gap.
+    EXPECT_NEAR(Find(*missed, Knob::kRxUsecs).confidence.value,
+                0.7 * Find(*seen, Knob::kRxUsecs).confidence.value, 1e-9);
   }
-  // The interval it plans beside them still rests on the gap.
-  EXPECT_NEAR(Find(*missed, Knob::kRxUsecs).confidence.value,
-              0.7 * Find(*seen, Knob::kRxUsecs).confidence.value, 1e-9);
 }
 
 // 10 kpps in bursts at 20 kpps (their length unknown) into 64 KiB behind a 2 ms drain gap, the
