@@ -168,8 +168,8 @@ inline constexpr std::string_view kProbeHookNames[] = {
 
 struct HookDuty {
   std::string hook;  // one of kProbeHookNames
-  // CLOCK_MONOTONIC time it measured, cumulative: its event handlers attached and, while gated
-  // (its handlers attached throughout), its gate open.
+  // CLOCK_MONOTONIC time it measured, cumulative: its event handlers attached and, for a hook
+  // whose programs have a gate, its gate open.
   uint64_t attached_ns = 0;
   uint64_t events = 0;  // events its programs saw, cumulative
   uint64_t slots = 0;   // times it began to measure: slots (by links or gate), going whole

@@ -231,9 +231,8 @@ bool ProbeDutyCycle::RunSlot(const std::vector<size_t>& group, uint64_t weight,
     for (const size_t i : group) {
       gates |= hooks_[i]->has_gate();
       if (hooks_[i]->gated()) continue;
-      const uint64_t attaches = hooks_[i]->link_stats().attaches;
+      links_changed |= !hooks_[i]->attached();
       NoteError(hooks_[i]->Attach());
-      links_changed |= hooks_[i]->link_stats().attaches != attaches;
     }
     OpenWholeLocked(plan);
   }

@@ -5,8 +5,10 @@
 
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "driver/probe_source.h"
 
@@ -16,6 +18,7 @@ struct NapiTotals {
   uint64_t polls = 0;
   uint64_t work = 0;
   uint64_t budget_exhausted = 0;
+  std::vector<uint64_t> work_histogram;  // polls by work done
 };
 
 inline NapiTotals NapiTotalsFor(const driver::BpfCounters& counters, const std::string& device) {
@@ -25,8 +28,21 @@ inline NapiTotals NapiTotalsFor(const driver::BpfCounters& counters, const std::
     totals.polls += napi.polls;
     totals.work += napi.work;
     totals.budget_exhausted += napi.budget_exhausted;
+    totals.work_histogram.resize(
+        std::max(totals.work_histogram.size(), napi.work_histogram.size()));
+    for (size_t b = 0; b < napi.work_histogram.size(); ++b) {
+      totals.work_histogram[b] += napi.work_histogram[b];
+    }
   }
   return totals;
+}
+
+// One hook's duty in `counters`; an empty one (mode "") where the hook is absent.
+inline driver::HookDuty DutyOf(const driver::BpfCounters& counters, const std::string& hook) {
+  for (const driver::HookDuty& duty : counters.hooks) {
+    if (duty.hook == hook) return duty;
+  }
+  return driver::HookDuty{};
 }
 
 // UDP drops with `reason_name` attributed to one socket: by its cookie where the probe knew the

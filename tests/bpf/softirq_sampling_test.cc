@@ -22,6 +22,7 @@
 #include "driver/bpf/probe_budget_plan.h"
 #include "driver/probe_source.h"
 #include "gtest/gtest.h"
+#include "tests/bpf/counter_sums.h"
 #include "tests/support/flood_probe_budget.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
@@ -261,30 +262,17 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
       ReadAroundFlood(**hosts, **probes, absl::Seconds(3));
   ASSERT_TRUE(flood.ok()) << flood.status();
   const auto& [before, after] = *flood;
-  const auto attached_ns = [](const driver::BpfCounters& counters, const std::string& hook) {
-    for (const driver::HookDuty& duty : counters.hooks) {
-      if (duty.hook == hook) return duty.attached_ns;
-    }
-    return uint64_t{0};
-  };
   const auto slots = [&](const std::string& hook) {
-    const auto count = [&hook](const driver::BpfCounters& counters) {
-      for (const driver::HookDuty& duty : counters.hooks) {
-        if (duty.hook == hook) return duty.slots;
-      }
-      return uint64_t{0};
-    };
-    return static_cast<int64_t>(count(after.bpf) - count(before.bpf));
+    return static_cast<int64_t>(bpf_tests::DutyOf(after.bpf, hook).slots -
+                                bpf_tests::DutyOf(before.bpf, hook).slots);
   };
   const auto covered = [&](const std::string& hook) {
-    return static_cast<double>(attached_ns(after.bpf, hook) - attached_ns(before.bpf, hook)) /
+    return static_cast<double>(bpf_tests::DutyOf(after.bpf, hook).attached_ns -
+                               bpf_tests::DutyOf(before.bpf, hook).attached_ns) /
            static_cast<double>(after.bpf.monotonic_ns - before.bpf.monotonic_ns);
   };
   const auto mode = [&](const std::string& hook) {
-    for (const driver::HookDuty& duty : after.bpf.hooks) {
-      if (duty.hook == hook) return duty.mode;
-    }
-    return std::string("absent");
+    return bpf_tests::DutyOf(after.bpf, hook).mode;
   };
   std::cout << absl::StrFormat(
       "attached: softirq %.3f, napi %.3f, txshare %.3f of the flood in %d, %d and %d slots; "
@@ -315,8 +303,8 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
   absl::StatusOr<std::pair<SoftirqReading, SoftirqReading>> released_flood =
       ReadAroundFlood(**hosts, **probes, absl::Seconds(1));
   ASSERT_TRUE(released_flood.ok()) << released_flood.status();
-  EXPECT_EQ(attached_ns(released_flood->second.bpf, "txshare"),
-            attached_ns(released_flood->first.bpf, "txshare"));
+  EXPECT_EQ(bpf_tests::DutyOf(released_flood->second.bpf, "txshare").attached_ns,
+            bpf_tests::DutyOf(released_flood->first.bpf, "txshare").attached_ns);
   EXPECT_LT(model::SoftirqTimedShare(released_flood->first.bpf, released_flood->second.bpf), 0.5);
 }
 
