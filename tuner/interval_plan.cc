@@ -358,12 +358,21 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
   return absl::OkStatus();
 }
 
+// The packets that arrived for the socket over the window, as the plan takes them: its own count
+// where a probe counted its arrivals, else what its planned rate brings. A count made of its drops
+// alone would put every drop beyond the stalls, and the back-off below would shorten the interval
+// window after window while the stalls alone drop.
+double PlannedArrivals(const SocketModel& m, absl::Duration window) {
+  const double counted = static_cast<double>(m.socket->packets);
+  if (m.socket->arrivals_measured) return counted;
+  return std::max(counted, m.fill_inputs.rate_pps * absl::ToDoubleSeconds(window));
+}
+
 // Whether the socket dropped more than the packets that arrived for it while the queue's
 // delivery was stalled: those reach it in one late burst at any interval, and say nothing of it.
-bool DroppedBeyondStalls(const SocketObservation& s, const QueueObservation& q,
-                         absl::Duration window) {
-  return static_cast<double>(s.drops) >
-         StalledArrivals(static_cast<double>(s.packets), q.stall_s, window);
+bool DroppedBeyondStalls(const SocketModel& m, const QueueObservation& q, absl::Duration window) {
+  return static_cast<double>(m.socket->drops) >
+         StalledArrivals(PlannedArrivals(m, window), q.stall_s, window);
 }
 
 // Whether the ring overflowed more often than the queue's stalls explain: a stall of s seconds
@@ -381,9 +390,9 @@ void CapForDropsAtCurrent(Planning& p, absl::Duration window) {
   const CoalesceState& c = p.queue.coalesce;
   const bool static_interval = c.rx_usecs_supported && !c.adaptive_rx && c.rx_usecs > 0;
   if (!static_interval) return;
-  p.sockets_dropped_at_current = std::any_of(
-      p.models.begin(), p.models.end(),
-      [&](const SocketModel& m) { return DroppedBeyondStalls(*m.socket, p.queue, window); });
+  p.sockets_dropped_at_current =
+      std::any_of(p.models.begin(), p.models.end(),
+                  [&](const SocketModel& m) { return DroppedBeyondStalls(m, p.queue, window); });
   p.plan.ring_dropped_at_current = RingDroppedBeyondStalls(p.queue, window);
   const bool dropped = p.queue.drops.ring > 0 ||
                        std::any_of(p.models.begin(), p.models.end(),

@@ -676,6 +676,33 @@ TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
   }
 }
 
+// The same window where the socket-fill probe counted none of the socket's arrivals: the kernel's
+// census listed it with its 12 drops, and the plan takes the queue's 10,000 pps for it. The 50 of
+// its packets a 5 ms stall brought late explain the drops as they do for a counted socket; a
+// count of its drops alone would leave all 12 beyond the stall and shorten the interval by 10%
+// every window.
+TEST(CoalescePolicyTest, AStallExplainsTheDropsOfASocketWhoseArrivalsWereNotCounted) {
+  for (const double stall_s : {0.005, 0.0}) {
+    Observation obs = EmulatedNicWindow(2111, 12, stall_s);
+    obs.queues[0].rx_packets = 20000;
+    SocketObservation& sock = obs.queues[0].sockets[0];
+    sock.arrivals_measured = false;
+    sock.arrivals_share = 0;
+    sock.packets = sock.drops;
+    absl::StatusOr<std::vector<Recommendation>> recs = Recommend(obs, PolicyConfig{});
+    ASSERT_TRUE(recs.ok()) << recs.status();
+    const Recommendation& usecs = Find(*recs, Knob::kRxUsecs);
+    EXPECT_THAT(usecs.formula, HasSubstr("the socket's own arrivals were not counted"));
+    if (stall_s > 0) {
+      EXPECT_GT(usecs.recommended, 2111) << usecs.formula;
+      EXPECT_THAT(usecs.formula, HasSubstr("no more than arrived in 5.00 ms of stalled delivery"));
+    } else {
+      EXPECT_LE(usecs.recommended, 1899) << usecs.formula;
+      EXPECT_THAT(usecs.formula, HasSubstr("sockets dropped at the current 2111 us"));
+    }
+  }
+}
+
 // The same socket dropping at a static 2111 us, with an interrupt cost whose floor (300 us / 0.10
 // = 3000 us) is above what the drops allow (0.9 * 2111 us). No knob grows a live socket's buffer
 // (rmem_default reaches new sockets), so a longer interval would only add to its drops: the plan
