@@ -249,7 +249,18 @@ Sample SampleOf(const Planning& p, const SocketObservation& s, double own_rate,
                 absl::Duration window) {
   const double vector_rate = PerSecond(p.queue.interrupts, window) / RxRings(p.queue);
   const double clump = std::max(vector_rate > 0 ? own_rate / vector_rate : 1, 1.0);
-  const double seen = static_cast<double>(s.packets) * std::max(s.arrivals_share, 0.0);
+  // Its drops are the kernel's count over the whole window, not packets the slots saw: a socket
+  // whose slots saw none of its packets, scaled from its drops alone, was planned at 518 pps on a
+  // 10000 pps queue.
+  const double enqueued = static_cast<double>(s.packets - std::min(s.drops, s.packets));
+  const double seen = enqueued * std::max(s.arrivals_share, 0.0);
+  if (seen <= 0) {
+    return Sample{.spread = SampleSpread(seen, clump),
+                  .text = absl::StrFormat(
+                      "the probe's slots over %.1f%% of the window saw none of the socket's "
+                      "packets",
+                      100 * s.arrivals_share)};
+  }
   return Sample{.spread = SampleSpread(seen, clump),
                 .text = absl::StrFormat(
                     "the socket's sampled %.0f pps, %.0f packets seen over %.1f%% of the window "
@@ -275,7 +286,10 @@ PlannedRate SampledRate(const Planning& p, const SocketObservation& s, double ow
     return r;
   }
   const double high = own_rate * (1 + sample.spread);
-  if (high >= (1 - kWholeQueueTolerance) * queue_rate) {
+  if (!std::isfinite(high)) {
+    TakeTheQueue(p, r);
+    r.note = absl::StrFormat(" (the queue's rx rate: %s)", sample.text);
+  } else if (high >= (1 - kWholeQueueTolerance) * queue_rate) {
     TakeTheQueue(p, r);
     r.note =
         absl::StrFormat(" (the queue's rx rate: %s, may be up to %.0f pps)", sample.text, high);

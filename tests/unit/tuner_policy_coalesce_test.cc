@@ -889,6 +889,25 @@ TEST(CoalescePolicyTest, ASocketsRateSampledBrieflyIsPlannedAtWhatTheSampleAllow
   }
 }
 
+// The emulated NIC at 4500 us, its socket dropping 116 packets in the window (the kernel's count)
+// while the probe's slots, over 5% of it, saw none of its packets: its 58 pps are its drops
+// alone, no sample of its rate. Taken for 5.8 packets seen, they bounded the socket at 518 pps,
+// whose 31.25 packets would take 60 ms to fill; the plan takes the queue's 10000 pps.
+TEST(CoalescePolicyTest, ASampleThatSawNoneOfTheSocketsPacketsTakesTheQueuesRate) {
+  Observation obs = EmulatedNicWindow(4500, 116, 0);
+  QueueObservation& q = obs.queues[0];
+  q.rx_packets = 20000;
+  q.interrupts = 888;
+  q.sockets[0].packets = 116;
+  q.sockets[0].arrivals_share = 0.05;
+  const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+  EXPECT_THAT(usecs.formula,
+              HasSubstr("T_fill = 31.25 / 10000 pps (the queue's rx rate: the probe's slots over "
+                        "5.0% of the window saw none of the socket's packets)"));
+  // (1 - 0.05) * 31.25 / 10000 pps = 2968.75 us
+  EXPECT_LE(usecs.recommended, 2969) << usecs.formula;
+}
+
 // The other way: a 0.3% slot saw 144 packets in clumps of 69 and read 23981 pps of a device that
 // received 10000. That many clumps may stray past the device's rate: the socket is planned at it
 // (planned at the sample, the interval went to 1304 us where 2900 us fit). A sample that sure to
