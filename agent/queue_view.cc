@@ -7,15 +7,15 @@ namespace nictune::agent {
 namespace {
 
 const model::NapiWindow* FindNapi(const model::Window& w, const collect::QueueBinding& b) {
-  if (b.napi_thread) {
-    for (const auto& n : w.napis) {
-      if (n.napi_id == 0 && n.thread_pid == *b.napi_thread) return &n;
-    }
-    return nullptr;
-  }
   if (b.napi_id) {
     for (const auto& n : w.napis) {
       if (n.napi_id == *b.napi_id) return &n;
+    }
+    return nullptr;
+  }
+  if (b.napi_thread) {
+    for (const auto& n : w.napis) {
+      if (n.napi_id == 0 && n.thread_pid == *b.napi_thread) return &n;
     }
     return nullptr;
   }

@@ -193,9 +193,13 @@ absl::Status SetCosts(Planning& p, absl::Duration window) {
   p.floor_us = Us(plan.ceiling.min_interval_s);
   if (q.packet_cost_s > 0) {
     plan.packet_cost_s = q.packet_cost_s;
-  } else if (q.cpu.softirq > 0 && plan.rx_rate_pps > 0) {
-    plan.packet_cost_s = q.cpu.softirq / plan.rx_rate_pps;
-    p.packet_cost_source = "softirq share / rx rate";
+  } else if (q.cpu.softirq + q.napi_poller_cpu > 0 && plan.rx_rate_pps > 0) {
+    // Threaded NAPI polls in kernel threads: their time is the polls' that the softirq share
+    // no longer holds.
+    plan.packet_cost_s = (q.cpu.softirq + q.napi_poller_cpu) / plan.rx_rate_pps;
+    p.packet_cost_source = q.napi_poller_cpu > 0
+                               ? "(softirq share + NAPI poller thread share) / rx rate"
+                               : "softirq share / rx rate";
   } else {
     p.packet_cost_source = "unknown, taken as 0";
   }
@@ -578,9 +582,10 @@ void SetUnresolved(Planning& p) {
   IntervalPlan& plan = p.plan;
   if (plan.cpu_saturated) {
     plan.unresolved = absl::StrFormat(
-        "CPU saturated: the softirq needs %.0f pps * %.3f us = %.2f of a CPU at the peak rate "
-        "(>= %.2f); no interval or buffer keeps up: spread the queue over more CPUs (RSS) or lower "
-        "the per-packet cost",
+        "CPU saturated: %s %.0f pps * %.3f us = %.2f of a CPU at the peak rate (>= %.2f); no "
+        "interval or buffer keeps up: spread the queue over more CPUs (RSS) or lower the "
+        "per-packet cost",
+        p.queue.napi_poller_cpu > 0 ? "the softirq and the NAPI pollers need" : "the softirq needs",
         p.queue_peak, Us(plan.packet_cost_s), p.queue_peak * plan.packet_cost_s,
         kSaturatedSoftirqLoad);
   } else if (Us(plan.ring_limit_s) < static_cast<double>(plan.interval_us)) {

@@ -119,6 +119,11 @@ struct QueueObservation {
   double interrupt_cost_s = 0;  // measured hard IRQ + fixed poll time per interrupt; 0 = unknown
   // Measured softirq time per received packet; 0 = unknown (cpu.softirq / rx rate is used).
   double packet_cost_s = 0;
+  // The share of a CPU each of the queue's threaded NAPI pollers ran, their mean (kernel threads
+  // that poll in place of the softirq when the device's `threaded` is on): polls that cpu.softirq
+  // does not hold. 0 where the device polls in softirq or no poller of it was read.
+  double napi_poller_cpu = 0;
+  uint32_t napi_pollers = 0;    // the pollers read
   double rx_peak_rate_pps = 0;  // highest rx rate over one sampling interval; 0 = unknown
   // Seconds of the window in which the queue's delivery was held off: the serving CPUs' steal
   // time, or an emulated NIC's interrupt lateness past its stall threshold. Packets that arrive

@@ -111,6 +111,7 @@ absl::Status CheckQueue(const QueueObservation& q, absl::Duration window) {
            CheckGauge(where, "interrupt_cost_s", q.interrupt_cost_s, 1e-3),
            // Nor does one packet cost a millisecond of softirq.
            CheckGauge(where, "packet_cost_s", q.packet_cost_s, 1e-3),
+           CheckGauge(where, "napi_poller_cpu", q.napi_poller_cpu, 1.0),
            CheckGauge(where, "rx_peak_rate_pps", q.rx_peak_rate_pps, kMaxPlausibleEventsPerSecond),
            CheckKnob(where, Knob::kNapiDeferHardIrqs, q.defer.napi_defer_hard_irqs),
            CheckKnob(where, Knob::kGroFlushTimeout,

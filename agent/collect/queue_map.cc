@@ -328,6 +328,9 @@ std::vector<QueueBinding> FromNetlink(const QueueMapInputs& inputs,
       binding.kind = kind;
       binding.napi_id = napi_id;
       binding.source = kSourceNetdevNetlink;
+      if (auto napi = napis.find(napi_id); napi != napis.end() && napi->second->pid) {
+        binding.napi_thread = napi->second->pid;
+      }
       if (auto napi = napis.find(napi_id); napi != napis.end() && napi->second->irq) {
         binding.irq = napi->second->irq;
       } else if (const QueueBinding* by_name = NamedIrqFor(named, device.name, kind, index)) {

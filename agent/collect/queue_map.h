@@ -45,7 +45,9 @@ struct QueueBinding {
   std::optional<uint32_t> irq;
   std::vector<int> cpus;  // where irq is delivered; empty without an irq
   std::optional<uint32_t> napi_id;
-  std::optional<uint32_t> napi_thread;  // without a napi id: the pid of the thread that polls it
+  // The pid of the kernel thread that polls it (threaded NAPI): netdev netlink's, or, without a
+  // napi id, the device's own counters'.
+  std::optional<uint32_t> napi_thread;
   std::string source;                   // one of the kSource* values
 };
 

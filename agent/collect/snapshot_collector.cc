@@ -6,9 +6,11 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/procfs/read_file.h"
+#include "agent/procfs/schedstat.h"
 #include "agent/procfs/snmp.h"
 #include "driver/kernel_name.h"
 
@@ -59,6 +61,31 @@ SnapshotCollector::SnapshotCollector(CollectorPaths paths, driver::ProbeSource* 
       links_(links),
       clock_(std::move(clock)) {}
 
+// A poller that is gone (its device went, or threaded NAPI was switched off) is left out: the
+// topology names the new ones at its next reading. Any other failure is the source's error.
+void SnapshotCollector::CollectNapiPollers(model::Snapshot& s) {
+  if (napi_pollers_.empty()) return;
+  SourceState state{.name = "napi pollers", .source = Source::kProcfs};
+  std::vector<std::string> errors;
+  size_t gone = 0;
+  for (const model::NapiPoller& poller : napi_pollers_) {
+    absl::StatusOr<uint64_t> run_ns = procfs::ReadTaskRunNs(paths_.proc, poller.pid);
+    if (run_ns.ok()) {
+      s.napi_pollers.push_back({.poller = poller, .run_ns = *run_ns});
+    } else if (absl::IsNotFound(run_ns.status())) {
+      ++gone;
+    } else {
+      errors.emplace_back(run_ns.status().message());
+    }
+  }
+  state.in_use = !s.napi_pollers.empty();
+  state.detail = absl::StrCat("threaded NAPI pollers' time on a CPU (/proc/PID/schedstat): ",
+                              s.napi_pollers.size(), " of ", napi_pollers_.size(), " read");
+  if (gone > 0) absl::StrAppend(&state.detail, ", ", gone, " gone");
+  if (!errors.empty()) absl::StrAppend(&state.detail, "; ", absl::StrJoin(errors, "; "));
+  s.sources.push_back(std::move(state));
+}
+
 model::Snapshot SnapshotCollector::Collect() {
   model::Snapshot s;
   const std::string& proc = paths_.proc;
@@ -90,6 +117,7 @@ model::Snapshot SnapshotCollector::Collect() {
       s.sources);
 
   CollectDevices(s);
+  CollectNapiPollers(s);
 
   s.monotonic_ns = clock_.monotonic_ns();
   s.unix_ns = clock_.unix_ns();

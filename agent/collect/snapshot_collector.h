@@ -42,7 +42,13 @@ class SnapshotCollector {
 
   model::Snapshot Collect();
 
+  // The threaded NAPI pollers each Collect reads (/proc/PID/schedstat) from now on.
+  void WatchNapiPollers(std::vector<model::NapiPoller> pollers) {
+    napi_pollers_ = std::move(pollers);
+  }
+
  private:
+  void CollectNapiPollers(model::Snapshot& s);
   void CollectDevices(model::Snapshot& s);
   // Fills the devices' statistics from one rtnetlink dump; false when it could not (the
   // reason is in the sources), and the caller reads the sysfs files instead.
@@ -60,6 +66,7 @@ class SnapshotCollector {
   driver::SocketCensusSource* sockets_;
   driver::LinkStatisticsSource* links_;
   absl::flat_hash_map<int32_t, std::string> same_namespace_names_;  // by ifindex, checked
+  std::vector<model::NapiPoller> napi_pollers_;
   SnapshotClock clock_;
 };
 

@@ -31,6 +31,22 @@ struct EmulatedNicReading {
   std::vector<driver::emulated::EmulatedNicCounters> queues;  // per receive queue, when read
 };
 
+// A kernel thread that polls a device's NAPI instances (threaded NAPI: sysfs `threaded` 1 or 2),
+// as netdev netlink's napi-get or the device's own counters name it. Its polls run as the thread's
+// system time, where /proc/stat's softirq split does not see them.
+struct NapiPoller {
+  uint32_t pid = 0;
+  std::string device;
+  int queue = -1;                   // the rx queue it polls; -1 = not known
+  std::optional<uint32_t> napi_id;  // absent where the kernel gave the instance none (a TAP's)
+};
+
+// A poller's time on a CPU since it started (/proc/PID/schedstat), when the snapshot was taken.
+struct NapiPollerTime {
+  NapiPoller poller;
+  uint64_t run_ns = 0;
+};
+
 struct Snapshot {
   uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC: rates divide by differences of this
   int64_t unix_ns = 0;        // wall clock, for display and storage only
@@ -49,6 +65,7 @@ struct Snapshot {
   // entered, by namespace inode.
   std::map<uint32_t, procfs::SnmpCounters> netns_protocols;
   std::vector<EmulatedNicReading> emulated_nics;  // those that answered (--emulated_nic)
+  std::vector<NapiPollerTime> napi_pollers;       // the watched pollers still running
 
   std::vector<SourceState> sources;
 };

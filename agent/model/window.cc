@@ -36,6 +36,7 @@ absl::StatusOr<Window> ComputeWindow(const Snapshot& before, const Snapshot& aft
   internal::AddDevices(before, after, w.seconds, w);
   internal::AddProtocols(before, after, w.seconds, w);
   internal::AddEmulatedNics(before, after, w.seconds, w);
+  internal::AddNapiPollers(before, after, w.seconds, w);
   if (before.bpf && after.bpf) {
     internal::AddSoftirqTimes(before, after, w.seconds, w);
     internal::AddBpf(*before.bpf, *after.bpf, w.seconds, w);

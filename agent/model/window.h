@@ -103,6 +103,12 @@ struct NapiWindow {
   bool other_namespace = false;  // the device is in a network namespace other than the agent's
 };
 
+// A threaded NAPI poller's time on a CPU over the window, in seconds per second (1: a whole CPU).
+struct NapiPollerWindow {
+  NapiPoller poller;
+  double cpu_share = 0;
+};
+
 struct DeviceWindow {
   std::string name;
   int32_t ifindex = 0;
@@ -255,6 +261,7 @@ struct Window {
   std::vector<SocketWindow> sockets;
   std::vector<TruesizeWindow> truesize;
   std::vector<EmulatedNicWindow> emulated_nics;
+  std::vector<NapiPollerWindow> napi_pollers;  // those read at both ends of the window
   // Protocol counters per second, keyed "Section.Name" (e.g. "Udp.RcvbufErrors"), from
   // /proc/net/snmp and /proc/net/netstat; only counters that moved.
   std::map<std::string, double> protocol_per_s;

@@ -198,6 +198,16 @@ json EmulatedNicToJson(const EmulatedNicWindow& e) {
           {"queues", ArrayOf(e.queues, NicQueueToJson)}};
 }
 
+json NapiPollerToJson(const NapiPollerWindow& p) {
+  json j = {{"source", "procfs"},
+            {"pid", p.poller.pid},
+            {"device", p.poller.device},
+            {"cpu_share", p.cpu_share}};
+  if (p.poller.queue >= 0) j["queue"] = p.poller.queue;
+  if (p.poller.napi_id) j["napi_id"] = *p.poller.napi_id;
+  return j;
+}
+
 // The agent's own namespace's counters, and each other one's Udp counters keyed by its inode.
 json ProtocolsToJson(const Window& w) {
   json by_netns = json::object();
@@ -236,6 +246,7 @@ nlohmann::json WindowToJson(const Window& w) {
           {"sockets", ArrayOf(w.sockets, SocketToJson)},
           {"truesize", ArrayOf(w.truesize, TruesizeToJson)},
           {"emulated_nics", ArrayOf(w.emulated_nics, EmulatedNicToJson)},
+          {"napi_pollers", ArrayOf(w.napi_pollers, NapiPollerToJson)},
           {"protocol_per_s", ProtocolsToJson(w)},
           {"probes", ArrayOf(w.probes, ProbeToJson)},
           {"probe_budget", budget}};

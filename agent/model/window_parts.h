@@ -24,6 +24,8 @@ void AddDevices(const Snapshot& before, const Snapshot& after, double seconds, W
 void AddProtocols(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // From the emulated NICs' own counters.
 void AddEmulatedNics(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
+// From the threaded NAPI pollers' /proc/PID/schedstat.
+void AddNapiPollers(const Snapshot& before, const Snapshot& after, double seconds, Window& out);
 // Softirq times per vector and CPU from the BPF probes, counted from /proc/softirqs while the
 // timing programs were duty-cycled.
 void AddSoftirqTimes(const Snapshot& before, const Snapshot& after, double seconds, Window& out);

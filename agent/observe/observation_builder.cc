@@ -172,6 +172,26 @@ void AddCpus(const model::Window& window, const std::vector<int>& cpus,
            .steal = sum.steal / n};
 }
 
+// The threaded NAPI pollers' time of the group's instances, their mean share of a CPU: every
+// poller of the device for the whole device, else those of its queue or of its NAPI instances.
+// A thread runs on one CPU at a time; the two clocks' readings a moment apart may make it a
+// little more.
+void AddPollerCpu(const model::Window& window, const QueueGroup& g, tuner::QueueObservation& q) {
+  double sum = 0;
+  uint32_t pollers = 0;
+  for (const model::NapiPollerWindow& p : window.napi_pollers) {
+    if (p.poller.device != g.device) continue;
+    const bool polls_group = g.queue < 0 || p.poller.queue == g.queue ||
+                             (p.poller.napi_id && std::find(g.napi_ids.begin(), g.napi_ids.end(),
+                                                            *p.poller.napi_id) != g.napi_ids.end());
+    if (!polls_group) continue;
+    sum += std::clamp(p.cpu_share, 0.0, 1.0);
+    ++pollers;
+  }
+  q.napi_pollers = pollers;
+  q.napi_poller_cpu = pollers > 0 ? sum / pollers : 0;
+}
+
 // The time the queue's delivery was held off: the serving CPUs' mean steal over the window, or
 // the emulated NIC's stalled interrupts' lateness when that is longer (its thread can be held off
 // by the guest's own scheduler too).
@@ -279,6 +299,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
       AddIrqs(window, g, q);
       AddNapis(window, napis, q);
       AddCpus(window, ServingCpus(window, g), q);
+      AddPollerCpu(window, g, q);
       // One group covers the device's packets: its counter. Several: only their NAPI work tells.
       q.rx_packets =
           groups.size() == 1 ? DeviceCount(device, "rx_packets", window.seconds) : q.rx_work;

@@ -21,6 +21,9 @@ class EmulatedNicSnapshots : public SnapshotSource {
       : inner_(inner), nics_(std::move(nics)) {}
 
   model::Snapshot Collect() override;
+  void WatchNapiPollers(std::vector<model::NapiPoller> pollers) override {
+    inner_.WatchNapiPollers(std::move(pollers));
+  }
 
  private:
   SnapshotSource& inner_;

@@ -21,6 +21,9 @@ class CollectorSnapshots : public SnapshotSource {
  public:
   explicit CollectorSnapshots(collect::SnapshotCollector& collector) : collector_(collector) {}
   model::Snapshot Collect() override { return collector_.Collect(); }
+  void WatchNapiPollers(std::vector<model::NapiPoller> pollers) override {
+    collector_.WatchNapiPollers(std::move(pollers));
+  }
 
  private:
   collect::SnapshotCollector& collector_;

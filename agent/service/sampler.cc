@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "agent/log.h"
 #include "agent/metrics/process_usage.h"
+#include "agent/napi_pollers.h"
 #include "agent/service/recommendation_json.h"
 #include "agent/window_report.h"
 #include "tuner/confidence.h"
@@ -143,6 +144,7 @@ StepOutcome Sampler::Step(absl::Time now) {
     aggregator_.AddInterval(*window);
   }
   const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
+  ports_.snapshots->WatchNapiPollers(agent::NapiPollersOf(topology.queue_map.bindings, current));
   state_.PublishInterval(
       std::make_shared<const IntervalReading>(IntervalReading{*std::move(window), topology}),
       sampling_);

@@ -25,6 +25,8 @@ class SnapshotSource {
  public:
   virtual ~SnapshotSource() = default;
   virtual model::Snapshot Collect() = 0;
+  // The threaded NAPI pollers the next Collect reads, as the topology and the devices name them.
+  virtual void WatchNapiPollers(std::vector<model::NapiPoller> pollers) = 0;
 };
 
 class TopologySource {

@@ -77,7 +77,8 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     sums.backlog_drops += d.backlog;
     const tuner::CpuSplit& cpu = queue.cpu;
     if (cpu.hardirq + cpu.softirq + cpu.user + cpu.idle > 0) {
-      sums.receive_cpu += cpu.hardirq + cpu.softirq;
+      // A threaded device's polls run in its pollers, not in the softirq.
+      sums.receive_cpu += cpu.hardirq + cpu.softirq + queue.napi_poller_cpu;
       ++sums.with_cpu;
     }
   }

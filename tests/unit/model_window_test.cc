@@ -171,6 +171,30 @@ TEST(ComputeWindowTest, NapisWithoutIdsOfOneDeviceAreToldApartByTheirThreads) {
   EXPECT_DOUBLE_EQ(w->napis[1].packets_per_poll, 10.0);
 }
 
+// A poller's time on a CPU over the window from its schedstat at both ends; one read at only one
+// end, or whose pid another task took (another device, or less time than before), is left out.
+TEST(ComputeWindowTest, NapiPollersShareOfACpuFromTheirRunTime) {
+  Snapshot before = At(10);
+  Snapshot after = At(12);
+  const auto poller = [](uint32_t pid, const char* device, uint64_t run_ns) {
+    return NapiPollerTime{.poller = {.pid = pid, .device = device, .queue = 0}, .run_ns = run_ns};
+  };
+  before.napi_pollers = {poller(700, "eth0", 1 * kSecond), poller(701, "eth0", 0),
+                         poller(702, "eth0", 5 * kSecond), poller(703, "eth1", 0)};
+  after.napi_pollers = {poller(700, "eth0", kSecond + kSecond / 2), poller(702, "eth0", 1000),
+                        poller(703, "eth2", kSecond), poller(704, "eth0", kSecond)};
+  absl::StatusOr<Window> w = ComputeWindow(before, after);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->napi_pollers.size(), 1u);
+  EXPECT_EQ(w->napi_pollers[0].poller.pid, 700u);
+  EXPECT_DOUBLE_EQ(w->napi_pollers[0].cpu_share, 0.25);  // 0.5 s in 2 s
+  const nlohmann::json j = WindowToJson(*w);
+  EXPECT_EQ(j["napi_pollers"][0]["pid"], 700);
+  EXPECT_EQ(j["napi_pollers"][0]["device"], "eth0");
+  EXPECT_EQ(j["napi_pollers"][0]["queue"], 0);
+  EXPECT_DOUBLE_EQ(j["napi_pollers"][0]["cpu_share"].get<double>(), 0.25);
+}
+
 TEST(ComputeWindowTest, HardirqAndSoftirqTimeSharesPerCpu) {
   Snapshot a = At(0), b = At(1);
   a.bpf = driver::BpfCounters{.irqs = {{.irq = 41, .cpu = 0, .count = 10, .time_ns = 1000}},

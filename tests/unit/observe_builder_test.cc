@@ -234,6 +234,40 @@ TEST(BuildObservationTest, MultiQueueDeviceWithBpfNapiCountsIsObservedPerQueue) 
   EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
 }
 
+// Threaded NAPI: each queue's poller ran for part of the 2 s window (/proc/PID/schedstat), one
+// named by its NAPI instance, the other by its queue; a poller of another device is not eth1's.
+// Per queue each has its own; the whole device (no per-queue counts without BPF) their mean.
+TEST(BuildObservationTest, EachQueueCarriesItsThreadedNapiPollersShareOfACpu) {
+  for (const bool bpf : {true, false}) {
+    TwoQueueHost h = TwoQueueIxgbe(bpf);
+    const auto poller = [](uint32_t pid, const char* device, int queue,
+                           std::optional<uint32_t> napi_id, uint64_t run_ns) {
+      return model::NapiPollerTime{
+          .poller = {.pid = pid, .device = device, .queue = queue, .napi_id = napi_id},
+          .run_ns = run_ns};
+    };
+    h.before.napi_pollers = {poller(700, "eth1", -1, 8193, 5'000'000'000),
+                             poller(701, "eth1", 1, std::nullopt, 0),
+                             poller(702, "eth2", 0, std::nullopt, 0)};
+    h.after.napi_pollers = {poller(700, "eth1", -1, 8193, 5'600'000'000),
+                            poller(701, "eth1", 1, std::nullopt, 200'000'000),
+                            poller(702, "eth2", 0, std::nullopt, 2'000'000'000)};
+    const tuner::Observation obs = Build(h.before, h.after, h.topology);
+    if (bpf) {
+      ASSERT_EQ(obs.queues.size(), 2u);
+      EXPECT_EQ(obs.queues[0].napi_pollers, 1u);
+      EXPECT_DOUBLE_EQ(obs.queues[0].napi_poller_cpu, 0.3);  // 0.6 s of 2 s
+      EXPECT_EQ(obs.queues[1].napi_pollers, 1u);
+      EXPECT_DOUBLE_EQ(obs.queues[1].napi_poller_cpu, 0.1);
+    } else {
+      ASSERT_EQ(obs.queues.size(), 1u);
+      EXPECT_EQ(obs.queues[0].napi_pollers, 2u);
+      EXPECT_DOUBLE_EQ(obs.queues[0].napi_poller_cpu, 0.2);
+    }
+    EXPECT_TRUE(tuner::CheckObservation(obs).ok()) << tuner::CheckObservation(obs);
+  }
+}
+
 TEST(BuildObservationTest, ProcfsOnlyMultiQueueDeviceIsOneWholeDeviceQueueWithoutSockets) {
   const TwoQueueHost h = TwoQueueIxgbe(/*bpf=*/false);
   const tuner::Observation obs = Build(h.before, h.after, h.topology);

@@ -337,6 +337,25 @@ TEST(BuildQueueMapTest, NetlinkPairsRxAndTxOfOneNapiIntoACombinedQueue) {
                           "eth1 combined 0 irq 40 napi - cpus  procfs-irq-name"));
 }
 
+// Threaded NAPI: netlink names each instance's poller thread, which every queue it polls carries.
+TEST(BuildQueueMapTest, NetlinkNamesEachQueuesPollerThreadWhenThreaded) {
+  QueueMapInputs in;
+  in.devices = {Pci("eth0", 2, "0000:03:00.0", {29})};
+  in.interrupts = Interrupts(
+      "           CPU0       CPU1\n"
+      " 29:          1          0  PCI-MSI    1-edge      eth0-TxRx-0\n");
+  in.napis = std::vector<NapiInfo>{{.id = 9001, .ifindex = 2, .irq = 29, .pid = 812},
+                                   {.id = 9002, .ifindex = 2}};
+  in.queues = std::vector<NetdevQueue>{
+      {.id = 0, .type = NetdevQueueType::kRx, .ifindex = 2, .napi_id = 9001},
+      {.id = 0, .type = NetdevQueueType::kTx, .ifindex = 2, .napi_id = 9001},
+      {.id = 1, .type = NetdevQueueType::kRx, .ifindex = 2, .napi_id = 9002}};
+  const std::vector<QueueBinding> bindings = BuildQueueMap(in);
+  ASSERT_EQ(bindings.size(), 2u);
+  EXPECT_EQ(bindings[0].napi_thread, 812u);
+  EXPECT_EQ(bindings[1].napi_thread, std::nullopt);  // polled in softirq
+}
+
 TEST(BuildQueueMapTest, SharedIrqLinesAreSplitIntoTheirActions) {
   QueueMapInputs in;
   in.devices = {Pci("eth0", 2, "0000:03:00.0", {})};

@@ -23,7 +23,11 @@ class HostSnapshots : public SnapshotSource {
     snapshot.sources = {{.name = "/proc/interrupts", .in_use = true}};
     return snapshot;
   }
+  void WatchNapiPollers(std::vector<model::NapiPoller> pollers) override {
+    watched = std::move(pollers);
+  }
   uint64_t monotonic_ns = 0;
+  std::vector<model::NapiPoller> watched;
 };
 
 EmulatedNicCounters At(int64_t elapsed_ns, uint64_t interrupts) {
@@ -96,6 +100,18 @@ TEST(EmulatedNicSnapshotsTest, ANicThatDoesNotAnswerIsASourceNotInUseWithTheReas
   ASSERT_NE(source, nullptr);
   EXPECT_FALSE(source->in_use);
   EXPECT_THAT(source->detail, HasSubstr("errno 111"));
+}
+
+// The host's collector reads the pollers: the NIC's TAP pollers among them, which the sampler
+// names from the NIC's counters.
+TEST(EmulatedNicSnapshotsTest, ThePollersToWatchReachTheHostsCollector) {
+  HostSnapshots host;
+  ScriptedCounters emu;
+  EmulatedNicSnapshots snapshots(host, {{"emu0", &emu}});
+  snapshots.WatchNapiPollers({{.pid = 900, .device = "emu0", .queue = 0}});
+  ASSERT_EQ(host.watched.size(), 1u);
+  EXPECT_EQ(host.watched[0].pid, 900u);
+  EXPECT_EQ(host.watched[0].device, "emu0");
 }
 
 }  // namespace

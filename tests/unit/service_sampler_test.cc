@@ -326,6 +326,9 @@ class FullDropMap : public SnapshotSource {
         .maps = {{.map = "drop_counts", .entries = 8192, .capacity = 8192, .no_room = no_room_}}};
     return snapshot;
   }
+  void WatchNapiPollers(std::vector<model::NapiPoller> pollers) override {
+    host_.WatchNapiPollers(std::move(pollers));
+  }
 
  private:
   SnapshotSource& host_;

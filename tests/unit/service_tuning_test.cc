@@ -374,6 +374,21 @@ TEST(HealthOfTest, EachDeviceCountsItsDropsOnceAndItsReceiveCpu) {
   EXPECT_DOUBLE_EQ(health.host.cpu_share, 0.3);
 }
 
+// A threaded device polls in its kernel threads: their share is the receive path's cost, which
+// the softirq share no longer holds.
+TEST(HealthOfTest, AThreadedDevicesPollersAreItsReceiveCpu) {
+  tuner::Observation observation;
+  observation.window = absl::Seconds(2);
+  tuner::QueueObservation q{.device = "emu0", .queue = -1};
+  q.cpu = {.hardirq = 0.01, .softirq = 0.02, .user = 0.2, .idle = 0.77};
+  q.napi_poller_cpu = 0.15;
+  q.napi_pollers = 1;
+  observation.queues = {q};
+  const tuner::ScopedHealth health = HealthOf(observation);
+  EXPECT_DOUBLE_EQ(health.devices.at("emu0").cpu_share, 0.01 + 0.02 + 0.15);
+  EXPECT_DOUBLE_EQ(health.host.cpu_share, 0.01 + 0.02 + 0.15);
+}
+
 TEST(HealthOfTest, DropsUpToThePacketsThatArrivedDuringAStallAreTheStallsToExplain) {
   tuner::Observation observation;
   observation.window = absl::Seconds(2);

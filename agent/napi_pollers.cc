@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "agent/napi_pollers.h"
+
+#include <map>
+
+namespace nictune::agent {
+
+std::vector<model::NapiPoller> NapiPollersOf(const std::vector<collect::QueueBinding>& bindings,
+                                             const model::Snapshot& snapshot) {
+  std::map<uint32_t, model::NapiPoller> by_pid;
+  for (const collect::QueueBinding& b : bindings) {
+    if (!b.napi_thread || *b.napi_thread == 0) continue;
+    const bool receives = b.kind != collect::QueueKind::kTx;
+    auto [it, added] =
+        by_pid.try_emplace(*b.napi_thread, model::NapiPoller{.pid = *b.napi_thread,
+                                                             .device = b.device,
+                                                             .queue = receives ? b.queue : -1,
+                                                             .napi_id = b.napi_id});
+    if (!added && receives && it->second.queue < 0) it->second.queue = b.queue;
+  }
+  for (const model::EmulatedNicReading& nic : snapshot.emulated_nics) {
+    for (size_t queue = 0; queue < nic.queues.size(); ++queue) {
+      const int64_t pid = nic.queues[queue].napi_thread;
+      if (pid <= 0 || pid > static_cast<int64_t>(UINT32_MAX)) continue;
+      by_pid.try_emplace(static_cast<uint32_t>(pid),
+                         model::NapiPoller{.pid = static_cast<uint32_t>(pid),
+                                           .device = nic.device,
+                                           .queue = static_cast<int>(queue)});
+    }
+  }
+  std::vector<model::NapiPoller> out;
+  out.reserve(by_pid.size());
+  for (auto& [pid, poller] : by_pid) out.push_back(std::move(poller));
+  return out;
+}
+
+}  // namespace nictune::agent

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "agent/collect/snapshot_collector.h"
+#include "agent/napi_pollers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
+
+namespace nictune::agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+// netlink's pollers, one per pid (a combined queue's rx side before its tx queue's), and an
+// emulated NIC's per-queue pollers from its counters; a binding polled in softirq has none.
+TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
+  std::vector<collect::QueueBinding> bindings = {
+      {.device = "eth0",
+       .queue = 3,
+       .kind = collect::QueueKind::kTx,
+       .napi_id = 9001,
+       .napi_thread = 812},
+      {.device = "eth0",
+       .queue = 0,
+       .kind = collect::QueueKind::kRx,
+       .napi_id = 9001,
+       .napi_thread = 812},
+      {.device = "eth0", .queue = 1, .kind = collect::QueueKind::kCombined, .napi_id = 9002},
+  };
+  model::Snapshot snapshot;
+  model::EmulatedNicReading nic{.device = "emu0"};
+  nic.queues.resize(2);
+  nic.queues[0].napi_thread = 900;
+  nic.queues[1].napi_thread = 0;  // not known
+  snapshot.emulated_nics = {nic};
+  const std::vector<model::NapiPoller> pollers = NapiPollersOf(bindings, snapshot);
+  ASSERT_EQ(pollers.size(), 2u);
+  EXPECT_EQ(pollers[0].pid, 812u);
+  EXPECT_EQ(pollers[0].device, "eth0");
+  EXPECT_EQ(pollers[0].queue, 0);
+  EXPECT_EQ(pollers[0].napi_id, 9001u);
+  EXPECT_EQ(pollers[1].pid, 900u);
+  EXPECT_EQ(pollers[1].device, "emu0");
+  EXPECT_EQ(pollers[1].queue, 0);
+  EXPECT_EQ(pollers[1].napi_id, std::nullopt);
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  ASSERT_EQ(::mkdir(path.substr(0, path.rfind('/')).c_str(), 0755), 0) << path;
+  std::ofstream(path) << text;
+}
+
+// Each watched poller is read at every snapshot; one that is gone (its device went, or threading
+// was switched off) is left out and counted, a damaged file is the source's error, and the
+// snapshot goes on.
+TEST(SnapshotCollectorPollersTest, ReadsEachWatchedPollerAndSaysWhatItCouldNot) {
+  absl::StatusOr<testing_support::TempDir> proc =
+      testing_support::TempDir::Create("nictune_pollers_");
+  ASSERT_TRUE(proc.ok()) << proc.status();
+  WriteFile(absl::StrCat(proc->path(), "/700/schedstat"), "1500000000 20 30\n");
+  WriteFile(absl::StrCat(proc->path(), "/701/schedstat"), "damaged\n");
+  collect::SnapshotCollector collector({.proc = proc->path(), .sys = proc->path()}, nullptr,
+                                       "unit test: no probes");
+  model::Snapshot unwatched = collector.Collect();
+  EXPECT_TRUE(unwatched.napi_pollers.empty());
+  for (const model::SourceState& s : unwatched.sources) EXPECT_NE(s.name, "napi pollers");
+
+  collector.WatchNapiPollers({{.pid = 700, .device = "eth0", .queue = 0},
+                              {.pid = 701, .device = "eth0", .queue = 1},
+                              {.pid = 702, .device = "eth0", .queue = 2}});
+  const model::Snapshot s = collector.Collect();
+  ASSERT_EQ(s.napi_pollers.size(), 1u);
+  EXPECT_EQ(s.napi_pollers[0].poller.pid, 700u);
+  EXPECT_EQ(s.napi_pollers[0].poller.queue, 0);
+  EXPECT_EQ(s.napi_pollers[0].run_ns, 1500000000u);
+  const model::SourceState* state = nullptr;
+  for (const model::SourceState& source : s.sources) {
+    if (source.name == "napi pollers") state = &source;
+  }
+  ASSERT_NE(state, nullptr);
+  EXPECT_TRUE(state->in_use);
+  EXPECT_THAT(state->detail, HasSubstr("1 of 3 read, 1 gone"));
+  EXPECT_THAT(state->detail, HasSubstr("/701/schedstat line 1"));
+}
+
+}  // namespace
+}  // namespace nictune::agent
