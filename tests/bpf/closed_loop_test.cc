@@ -247,6 +247,19 @@ std::string AgentLog(const LoopRig& rig) {
   return output.ok() ? *output : output.status().ToString();
 }
 
+// The latest interval's drop records, sockets, probe coverage and protocol counters, for a
+// failure's message: whose drops the agent saw, on which device, and how much of the interval its
+// drop probe watched.
+std::string LatestWindowDrops(uint16_t port) {
+  absl::StatusOr<nlohmann::json> snapshot =
+      testing_support::GetJsonLoopback(port, "/api/v1/snapshot");
+  if (!snapshot.ok()) return snapshot.status().ToString();
+  return absl::StrCat("drops: ", (*snapshot)["drops"].dump(),
+                      "\nsockets: ", (*snapshot)["sockets"].dump(),
+                      "\nprobes: ", (*snapshot)["probes"].dump(),
+                      "\nprotocol_per_s: ", (*snapshot)["protocol_per_s"].dump());
+}
+
 // Starts the flow at three times the simulator's drop-free rx-usecs, checks that the socket
 // overflows there, and starts nictuned in apply mode on the NIC.
 absl::StatusOr<std::unique_ptr<LoopRig>> StartLoop() {
@@ -565,7 +578,8 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsAndRollsBackARegression) {
   ASSERT_TRUE(events.ok()) << events.status();
   ASSERT_TRUE(rolled_back_to.has_value())
       << "rx-usecs stayed " << changed_to << " for " << kGuard + kWindow << "; changes:\n"
-      << Describe(*journal) << "\nagent log:\n"
+      << Describe(*journal) << "\nthe latest interval's " << LatestWindowDrops(port)
+      << "\nagent log:\n"
       << AgentLog(loop);
   ASSERT_TRUE(rolled_back_after.has_value()) << "no rollback row; changes:\n"
                                              << Describe(*journal) << "\nagent log:\n"
