@@ -36,6 +36,12 @@ void AddNapiFigures(const model::Window& window, QueueWindow& q) {
     q.budget_exhausted_fraction = n->budget_exhausted_fraction;
     q.rx_share = n->rx_share;
   }
+  if (!q.binding.napi_thread) return;
+  for (const model::NapiPollerWindow& p : window.napi_pollers) {
+    if (p.poller.pid == *q.binding.napi_thread && p.poller.device == q.binding.device) {
+      q.napi_poller_share = p.cpu_share;
+    }
+  }
 }
 
 // Queues the map has no row for but whose device counts them itself: the rows its per-queue

@@ -25,6 +25,9 @@ struct QueueWindow {
   // Mean softirq and hardirq share over the CPUs the irq is delivered to (procfs /proc/stat).
   std::optional<double> cpu_softirq_share;
   std::optional<double> cpu_hardirq_share;
+  // Threaded NAPI: the share of a CPU the queue's poller thread ran (/proc/PID/schedstat), whose
+  // polls the softirq share does not hold.
+  std::optional<double> napi_poller_share;
 };
 
 // One row per binding, then one per queue that only its device's own counters name (a TAP's

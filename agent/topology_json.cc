@@ -74,6 +74,7 @@ nlohmann::json QueueWindowsToJson(const std::vector<QueueWindow>& queues) {
     Put(j, "rx_share", q.rx_share);
     Put(j, "cpu_softirq_share", q.cpu_softirq_share);
     Put(j, "cpu_hardirq_share", q.cpu_hardirq_share);
+    Put(j, "napi_poller_share", q.napi_poller_share);
     out.push_back(std::move(j));
   }
   return out;

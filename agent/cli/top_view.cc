@@ -175,6 +175,7 @@ std::string RenderTop(const Json& snapshot, size_t width) {
                     {"DROPS/S", Align::kRight},
                     {"HIRQ%", Align::kRight},
                     {"SIRQ%", Align::kRight},
+                    {"POLLER%", Align::kRight},
                     {"USER%", Align::kRight},
                     {"IDLE%", Align::kRight}},
                    /*key_columns=*/3);
@@ -190,7 +191,8 @@ std::string RenderTop(const Json& snapshot, size_t width) {
          NumberOrDash(NumberAt(q, "packets_per_poll"), 3),
          Percent(NumberAt(q, "budget_exhausted_fraction")), RxTxShare(NumberAt(q, "rx_share")),
          dropped == drops.end() ? "-" : FormatNumber(dropped->second, 3), Percent(split.hardirq),
-         Percent(split.softirq), Percent(split.user), Percent(split.idle)});
+         Percent(split.softirq), Percent(NumberAt(q, "napi_poller_share")), Percent(split.user),
+         Percent(split.idle)});
   }
   std::string out = Header(snapshot) + ProbesLine(snapshot);
   if (queues.rows() == 0) {

@@ -308,13 +308,18 @@ TEST(CliViewsTest, TopFromARecordedSnapshot) {
   const Json snapshot = Fixture("snapshot.json");
   const std::string out = RenderTop(snapshot, kNoWidthLimit);
   EXPECT_THAT(out, HasSubstr("DEVICE  QUEUE  KIND  IRQ  CPU  INTS/S  PKTS/POLL  BUDGET%  RX/TX%  "
-                             "DROPS/S  HIRQ%  SIRQ%  USER%  IDLE%"));
+                             "DROPS/S  HIRQ%  SIRQ%  POLLER%  USER%  IDLE%"));
   // The recorded host was idle on eth0: no NAPI polls, so the poll columns say "-", and the drops
   // come from sysfs rx_dropped (0). The CPU split is the recorded /proc/stat share of the irq's
   // CPU.
+  // It polls in softirq: no poller, "-".
   const Json& cpu1 = snapshot["cpus"][1]["split"];
   std::string split;
-  for (const char* part : {"hardirq", "softirq", "user", "idle"}) {
+  for (const char* part : {"hardirq", "softirq", "poller", "user", "idle"}) {
+    if (std::string(part) == "poller") {
+      split += " +-";
+      continue;
+    }
     char cell[16];
     snprintf(cell, sizeof cell, " +%.1f", cpu1[part].get<double>() * 100);
     split += cell;
@@ -349,6 +354,21 @@ TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
   EXPECT_THAT(LineStartingWith(out, "eth0"),
               ContainsRegex("^eth0 +0 +rx +38 +1 +12000 +17.2 +12.5 +70/30 +42.5 "));
   EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +212992 +97.3 +812744 +2994 +5 +12\n"));
+}
+
+// A queue that polls in a thread (threaded NAPI): its poller's share of a CPU, which the softirq
+// share of its CPUs does not hold, in its own column.
+TEST(CliViewsTest, TopShowsAThreadedQueuesPollerShare) {
+  Json snapshot = Fixture("snapshot.json");
+  snapshot["queues"][0]["napi_thread"] = 900;
+  snapshot["queues"][0]["napi_poller_share"] = 0.218;
+  const std::string out = RenderTop(snapshot, kNoWidthLimit);
+  const Json& cpu1 = snapshot["cpus"][1]["split"];
+  char cells[64];
+  snprintf(cells, sizeof cells, " +%.1f +%.1f +21.8 +%.1f +%.1f$",
+           cpu1["hardirq"].get<double>() * 100, cpu1["softirq"].get<double>() * 100,
+           cpu1["user"].get<double>() * 100, cpu1["idle"].get<double>() * 100);
+  EXPECT_THAT(LineStartingWith(out, "eth0"), ContainsRegex(cells));
 }
 
 // An emulated NIC has no sysfs counters in the agent's namespace: when the drops hook saw the
