@@ -53,6 +53,7 @@
 #include "agent/metrics/tuning_series.h"
 #include "agent/model/json_text.h"
 #include "agent/model/window.h"
+#include "agent/napi_pollers.h"
 #include "agent/observe/other_tuners.h"
 #include "agent/rate_limited_log.h"
 #include "agent/service/apply_self_test.h"
@@ -340,6 +341,15 @@ int RunOnce(const sigset_t& signals) {
   collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not, sockets.get(),
                                        links.get());
   TopologyReader topology(paths, refresh);
+  {
+    // The NAPI pollers the topology names are read at both ends of the window.
+    const model::Snapshot first = collector.Collect();
+    std::vector<std::string> names;
+    for (const procfs::NetDevice& d : first.devices.value_or(std::vector<procfs::NetDevice>{})) {
+      names.push_back(d.name);
+    }
+    collector.WatchNapiPollers(NapiPollersOf(topology.Read(names).queue_map.bindings, first));
+  }
   const timespec deadline = service::AddDuration(service::MonotonicNow(), interval);
   const model::Snapshot before = collector.Collect();
   if (service::WaitUntil(signals, deadline)) return 1;

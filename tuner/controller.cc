@@ -73,7 +73,8 @@ bool Controller::Regressed(const Health& now, const Health& baseline, bool judge
       drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s < baseline_drops;
   const double cpu_limit =
       baseline.cpu_share + config_.cpu_tolerance + (fewer_drops ? config_.cpu_for_fewer_drops : 0);
-  return drops > drop_limit || (judge_cpu && now.cpu_share > cpu_limit);
+  const bool comparable_cpu = now.napi_pollers == baseline.napi_pollers;
+  return drops > drop_limit || (judge_cpu && comparable_cpu && now.cpu_share > cpu_limit);
 }
 
 // A value that dropped beyond its stalls before the change is no safe place to wait a cooldown

@@ -53,7 +53,8 @@ struct KnobReading {
 // Health of one scope over the window that just ended.
 struct Health {
   double drops_per_s = 0;
-  // What the receive path costs: the hard IRQ + softirq share of the CPUs involved. Other work on
+  // What the receive path costs: the hard IRQ + softirq share of the CPUs involved, with its NAPI
+  // pollers' share where it polls in threads. Other work on
   // those CPUs (applications, builds, steal) is not a knob's doing and would roll changes back.
   double cpu_share = 0;
   // Of drops_per_s, the most that the window's delivery stalls explain: packets that arrived
@@ -62,6 +63,9 @@ struct Health {
   // drops (stalled_reader.h), which no setting stops. The guard judges the
   // drops beyond them (docs/design.md, glossary: "stall-explained drops").
   double stall_drops_per_s = 0;
+  // The threaded NAPI pollers whose time cpu_share holds: a share over other threads (a poller
+  // that came or went, one the agent did not name yet) is not comparable, and CPU is not judged.
+  uint32_t napi_pollers = 0;
 };
 
 // Health per scope: a device's knob is judged on its own device (drops and CPU of another device

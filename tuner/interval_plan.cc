@@ -290,6 +290,8 @@ PlannedRate SampledRate(const Planning& p, const SocketObservation& s, double ow
     return r;
   }
   const double high = own_rate * (1 + sample.spread);
+  // A socket that neither arrived in its slots nor dropped received nothing to plan for.
+  if (!std::isfinite(high) && s.drops == 0) return r;
   if (!std::isfinite(high)) {
     TakeTheQueue(p, r);
     r.note = absl::StrFormat(" (the queue's rx rate: %s)", sample.text);
@@ -376,14 +378,14 @@ absl::Status ModelSockets(Planning& p, absl::Duration window) {
   return absl::OkStatus();
 }
 
-// The packets that arrived for the socket over the window, as the plan takes them: its own count
-// where a probe counted its arrivals, else what its planned rate brings. A count made of its drops
-// alone would put every drop beyond the stalls, and the back-off below would shorten the interval
-// window after window while the stalls alone drop.
+// The packets that arrived for the socket over the window, as the plan takes them: what its planned
+// rate brings, or its own count where that is more. Where no probe counted its arrivals, or its
+// slots saw none of them, its count is its drops alone, which would put every drop beyond the
+// stalls, and the back-off below would shorten the interval window after window while the stalls
+// alone drop.
 double PlannedArrivals(const SocketModel& m, absl::Duration window) {
-  const double counted = static_cast<double>(m.socket->packets);
-  if (m.socket->arrivals_measured) return counted;
-  return std::max(counted, m.fill_inputs.rate_pps * absl::ToDoubleSeconds(window));
+  return std::max(static_cast<double>(m.socket->packets),
+                  m.fill_inputs.rate_pps * absl::ToDoubleSeconds(window));
 }
 
 // Whether the socket dropped more than the packets that arrived for it while the queue's

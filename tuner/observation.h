@@ -117,7 +117,8 @@ struct QueueObservation {
   uint32_t serving_cpus = 1;
   uint32_t rx_rings = 1;
   double interrupt_cost_s = 0;  // measured hard IRQ + fixed poll time per interrupt; 0 = unknown
-  // Measured softirq time per received packet; 0 = unknown (cpu.softirq / rx rate is used).
+  // Measured softirq time per received packet; 0 = unknown ((cpu.softirq + napi_poller_cpu) /
+  // rx rate is used).
   double packet_cost_s = 0;
   // The share of a CPU each of the queue's threaded NAPI pollers ran, their mean (kernel threads
   // that poll in place of the softirq when the device's `threaded` is on): polls that cpu.softirq

@@ -3,10 +3,12 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/procfs/read_file.h"
@@ -61,14 +63,42 @@ SnapshotCollector::SnapshotCollector(CollectorPaths paths, driver::ProbeSource* 
       links_(links),
       clock_(std::move(clock)) {}
 
+void SnapshotCollector::WatchNapiPollers(std::vector<model::NapiPoller> pollers) {
+  absl::erase_if(napi_poller_comm_, [&pollers](const auto& entry) {
+    return std::none_of(pollers.begin(), pollers.end(),
+                        [&entry](const model::NapiPoller& p) { return p.pid == entry.first; });
+  });
+  napi_pollers_ = std::move(pollers);
+}
+
 // A poller that is gone (its device went, or threaded NAPI was switched off) is left out: the
-// topology names the new ones at its next reading. Any other failure is the source's error.
+// topology names the new ones at its next reading. A pid whose task is not a NAPI poller is left
+// out and said. Any other failure is the source's error.
 void SnapshotCollector::CollectNapiPollers(model::Snapshot& s) {
   if (napi_pollers_.empty()) return;
   SourceState state{.name = "napi pollers", .source = Source::kProcfs};
   std::vector<std::string> errors;
+  std::vector<std::string> not_pollers;  // pids whose task is not named napi/...
   size_t gone = 0;
   for (const model::NapiPoller& poller : napi_pollers_) {
+    auto comm = napi_poller_comm_.find(poller.pid);
+    if (comm == napi_poller_comm_.end()) {
+      absl::StatusOr<std::string> name =
+          procfs::ReadFile(absl::StrCat(paths_.proc, "/", poller.pid, "/comm"), 4096);
+      if (absl::IsNotFound(name.status())) {
+        ++gone;
+        continue;
+      }
+      if (!name.ok()) {
+        errors.emplace_back(name.status().message());
+        continue;
+      }
+      comm = napi_poller_comm_.emplace(poller.pid, absl::StartsWith(*name, "napi/")).first;
+    }
+    if (!comm->second) {
+      not_pollers.push_back(absl::StrCat(poller.pid));
+      continue;
+    }
     absl::StatusOr<uint64_t> run_ns = procfs::ReadTaskRunNs(paths_.proc, poller.pid);
     if (run_ns.ok()) {
       s.napi_pollers.push_back({.poller = poller, .run_ns = *run_ns});
@@ -82,6 +112,10 @@ void SnapshotCollector::CollectNapiPollers(model::Snapshot& s) {
   state.detail = absl::StrCat("threaded NAPI pollers' time on a CPU (/proc/PID/schedstat): ",
                               s.napi_pollers.size(), " of ", napi_pollers_.size(), " read");
   if (gone > 0) absl::StrAppend(&state.detail, ", ", gone, " gone");
+  if (!not_pollers.empty()) {
+    absl::StrAppend(&state.detail, "; not NAPI pollers (another pid namespace?): pid ",
+                    absl::StrJoin(not_pollers, ", "));
+  }
   if (!errors.empty()) absl::StrAppend(&state.detail, "; ", absl::StrJoin(errors, "; "));
   s.sources.push_back(std::move(state));
 }

@@ -43,9 +43,7 @@ class SnapshotCollector {
   model::Snapshot Collect();
 
   // The threaded NAPI pollers each Collect reads (/proc/PID/schedstat) from now on.
-  void WatchNapiPollers(std::vector<model::NapiPoller> pollers) {
-    napi_pollers_ = std::move(pollers);
-  }
+  void WatchNapiPollers(std::vector<model::NapiPoller> pollers);
 
  private:
   void CollectNapiPollers(model::Snapshot& s);
@@ -67,6 +65,9 @@ class SnapshotCollector {
   driver::LinkStatisticsSource* links_;
   absl::flat_hash_map<int32_t, std::string> same_namespace_names_;  // by ifindex, checked
   std::vector<model::NapiPoller> napi_pollers_;
+  // Whether each watched pid's comm is a NAPI poller's (napi/...), read once while it is watched:
+  // a pid of another pid namespace than PROC_ROOT's, or one reused, names another task.
+  absl::flat_hash_map<uint32_t, bool> napi_poller_comm_;
   SnapshotClock clock_;
 };
 

@@ -5,8 +5,9 @@
 
 namespace nictune::model::internal {
 
-// A poller read at both ends, by pid and device: a pid the kernel gave to another task meanwhile
-// names another device or runs for less time, and says nothing of the window.
+// A poller read at both ends, by pid and device (a poller the watch list moved to another device
+// is another one): a pid whose task exited and was given to another between the readings shows
+// less time, and says nothing of the window.
 void AddNapiPollers(const Snapshot& before, const Snapshot& after, double seconds, Window& out) {
   if (!(seconds > 0)) return;
   for (const NapiPollerTime& b : after.napi_pollers) {

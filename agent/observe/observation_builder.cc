@@ -2,6 +2,7 @@
 #include "agent/observe/observation_builder.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -172,19 +173,27 @@ void AddCpus(const model::Window& window, const std::vector<int>& cpus,
            .steal = sum.steal / n};
 }
 
-// The threaded NAPI pollers' time of the group's instances, their mean share of a CPU: every
-// poller of the device for the whole device, else those of its queue or of its NAPI instances.
-// A thread runs on one CPU at a time; the two clocks' readings a moment apart may make it a
-// little more.
+bool Holds(const std::vector<uint32_t>& ids, std::optional<uint32_t> id) {
+  return id && std::find(ids.begin(), ids.end(), *id) != ids.end();
+}
+
+// Whether the poller polls one of the group's rx queues: for the whole device any of its
+// pollers but those of instances the map ties to tx queues alone.
+bool PollsGroup(const model::NapiPoller& poller, const QueueGroup& g) {
+  if (poller.device != g.device || Holds(g.tx_only_napi_ids, poller.napi_id)) return false;
+  if (g.queue < 0) {
+    return !poller.napi_id || g.napi_ids.empty() || Holds(g.napi_ids, poller.napi_id);
+  }
+  return poller.queue == g.queue || Holds(g.napi_ids, poller.napi_id);
+}
+
+// The threaded NAPI pollers' time of the group's instances, their mean share of a CPU. A thread
+// runs on one CPU at a time; the two clocks' readings a moment apart may make it a little more.
 void AddPollerCpu(const model::Window& window, const QueueGroup& g, tuner::QueueObservation& q) {
   double sum = 0;
   uint32_t pollers = 0;
   for (const model::NapiPollerWindow& p : window.napi_pollers) {
-    if (p.poller.device != g.device) continue;
-    const bool polls_group = g.queue < 0 || p.poller.queue == g.queue ||
-                             (p.poller.napi_id && std::find(g.napi_ids.begin(), g.napi_ids.end(),
-                                                            *p.poller.napi_id) != g.napi_ids.end());
-    if (!polls_group) continue;
+    if (!PollsGroup(p.poller, g)) continue;
     sum += std::clamp(p.cpu_share, 0.0, 1.0);
     ++pollers;
   }

@@ -22,6 +22,7 @@ absl::Status ErrnoError(const char* op, const std::string& path, int err) {
     case ENOENT:
     case ENODEV:
     case ENXIO:
+    case ESRCH:  // a /proc/PID file whose task exited between its open and its read
       return absl::NotFoundError(message);
     case EACCES:
     case EPERM:

@@ -66,6 +66,7 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     uint64_t reader_drops = 0;  // stalled readers': one figure per device, as its socket drops
     double receive_cpu = 0;
     int with_cpu = 0;
+    uint32_t napi_pollers = 0;
   };
   absl::flat_hash_map<std::string, DeviceSums> devices;
   for (const tuner::QueueObservation& queue : observation.queues) {
@@ -75,6 +76,7 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     const tuner::DropCounts& d = queue.drops;
     sums.device_drops = std::max(sums.device_drops, d.socket + d.ring + d.proto_mem);
     sums.backlog_drops += d.backlog;
+    sums.napi_pollers += queue.napi_pollers;
     const tuner::CpuSplit& cpu = queue.cpu;
     if (cpu.hardirq + cpu.softirq + cpu.user + cpu.idle > 0) {
       // A threaded device's polls run in its pollers, not in the softirq.
@@ -95,6 +97,8 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     const double explained = sums.stalled_arrivals + static_cast<double>(sums.reader_drops);
     h.stall_drops_per_s = std::min(h.drops_per_s, per_second(explained));
     if (sums.with_cpu > 0) h.cpu_share = sums.receive_cpu / sums.with_cpu;
+    h.napi_pollers = sums.napi_pollers;
+    health.host.napi_pollers += sums.napi_pollers;
     host_drops += drops;
     host_stalled_arrivals += explained;
     host_cpu += sums.receive_cpu;

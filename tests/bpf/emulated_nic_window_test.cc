@@ -226,7 +226,7 @@ TEST(EmulatedNicWindowTest, ItsNapiPollersShareOfACpuMatchesTheKernelsTicks) {
             << " of a CPU, /proc/PID/stat " << ticked << " over " << seconds << " s\n";
   EXPECT_GT(ticked, 0.005) << "40000 pps keeps the poller busy";
   // Ticks come whole: two of them over the span, and 10% for the readings' few ms apart at each
-  // end (5 runs here differed by at most 0.9 of a tick, 0.0015 of a CPU at ~0.022).
+  // end (6 runs here differed by at most 0.9 of a tick, 0.0015 of a CPU at ~0.022).
   const double tick_share = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK)) / seconds;
   EXPECT_NEAR(reported, ticked, 2 * tick_share + 0.1 * ticked);
 }

@@ -57,14 +57,18 @@ void WriteFile(const std::string& path, const std::string& text) {
 }
 
 // Each watched poller is read at every snapshot; one that is gone (its device went, or threading
-// was switched off) is left out and counted, a damaged file is the source's error, and the
-// snapshot goes on.
+// was switched off) is left out and counted, one whose task is not named napi/... is left out and
+// named, a damaged file is the source's error, and the snapshot goes on.
 TEST(SnapshotCollectorPollersTest, ReadsEachWatchedPollerAndSaysWhatItCouldNot) {
   absl::StatusOr<testing_support::TempDir> proc =
       testing_support::TempDir::Create("nictune_pollers_");
   ASSERT_TRUE(proc.ok()) << proc.status();
   WriteFile(absl::StrCat(proc->path(), "/700/schedstat"), "1500000000 20 30\n");
   WriteFile(absl::StrCat(proc->path(), "/701/schedstat"), "damaged\n");
+  WriteFile(absl::StrCat(proc->path(), "/703/schedstat"), "9000000 1 1\n");
+  std::ofstream(absl::StrCat(proc->path(), "/700/comm")) << "napi/eth0-8193\n";
+  std::ofstream(absl::StrCat(proc->path(), "/701/comm")) << "napi/eth0-8194\n";
+  std::ofstream(absl::StrCat(proc->path(), "/703/comm")) << "sshd\n";
   collect::SnapshotCollector collector({.proc = proc->path(), .sys = proc->path()}, nullptr,
                                        "unit test: no probes");
   model::Snapshot unwatched = collector.Collect();
@@ -73,7 +77,8 @@ TEST(SnapshotCollectorPollersTest, ReadsEachWatchedPollerAndSaysWhatItCouldNot) 
 
   collector.WatchNapiPollers({{.pid = 700, .device = "eth0", .queue = 0},
                               {.pid = 701, .device = "eth0", .queue = 1},
-                              {.pid = 702, .device = "eth0", .queue = 2}});
+                              {.pid = 702, .device = "eth0", .queue = 2},
+                              {.pid = 703, .device = "eth0", .queue = 3}});
   const model::Snapshot s = collector.Collect();
   ASSERT_EQ(s.napi_pollers.size(), 1u);
   EXPECT_EQ(s.napi_pollers[0].poller.pid, 700u);
@@ -85,8 +90,10 @@ TEST(SnapshotCollectorPollersTest, ReadsEachWatchedPollerAndSaysWhatItCouldNot) 
   }
   ASSERT_NE(state, nullptr);
   EXPECT_TRUE(state->in_use);
-  EXPECT_THAT(state->detail, HasSubstr("1 of 3 read, 1 gone"));
+  EXPECT_THAT(state->detail, HasSubstr("1 of 4 read, 1 gone"));
   EXPECT_THAT(state->detail, HasSubstr("/701/schedstat line 1"));
+  // A pid of another pid namespace, or one reused, names another task: its time is not a poller's.
+  EXPECT_THAT(state->detail, HasSubstr("not NAPI pollers (another pid namespace?): pid 703"));
 }
 
 }  // namespace

@@ -235,8 +235,9 @@ TEST(BuildObservationTest, MultiQueueDeviceWithBpfNapiCountsIsObservedPerQueue) 
 }
 
 // Threaded NAPI: each queue's poller ran for part of the 2 s window (/proc/PID/schedstat), one
-// named by its NAPI instance, the other by its queue; a poller of another device is not eth1's.
-// Per queue each has its own; the whole device (no per-queue counts without BPF) their mean.
+// named by its NAPI instance, the other by its queue; a poller of another device is not eth1's,
+// nor that of a NAPI instance the map ties to a tx queue alone. Per queue each has its own; the
+// whole device (no per-queue counts without BPF) their mean.
 TEST(BuildObservationTest, EachQueueCarriesItsThreadedNapiPollersShareOfACpu) {
   for (const bool bpf : {true, false}) {
     TwoQueueHost h = TwoQueueIxgbe(bpf);
@@ -246,12 +247,18 @@ TEST(BuildObservationTest, EachQueueCarriesItsThreadedNapiPollersShareOfACpu) {
           .poller = {.pid = pid, .device = device, .queue = queue, .napi_id = napi_id},
           .run_ns = run_ns};
     };
-    h.before.napi_pollers = {poller(700, "eth1", -1, 8193, 5'000'000'000),
-                             poller(701, "eth1", 1, std::nullopt, 0),
-                             poller(702, "eth2", 0, std::nullopt, 0)};
+    h.topology.queue_map.bindings.push_back({.device = "eth1",
+                                             .queue = 7,
+                                             .kind = collect::QueueKind::kTx,
+                                             .napi_id = 8200,
+                                             .napi_thread = 703});
+    h.before.napi_pollers = {
+        poller(700, "eth1", -1, 8193, 5'000'000'000), poller(701, "eth1", 1, std::nullopt, 0),
+        poller(702, "eth2", 0, std::nullopt, 0), poller(703, "eth1", -1, 8200, 0)};
     h.after.napi_pollers = {poller(700, "eth1", -1, 8193, 5'600'000'000),
                             poller(701, "eth1", 1, std::nullopt, 200'000'000),
-                            poller(702, "eth2", 0, std::nullopt, 2'000'000'000)};
+                            poller(702, "eth2", 0, std::nullopt, 2'000'000'000),
+                            poller(703, "eth1", -1, 8200, 2'000'000'000)};
     const tuner::Observation obs = Build(h.before, h.after, h.topology);
     if (bpf) {
       ASSERT_EQ(obs.queues.size(), 2u);

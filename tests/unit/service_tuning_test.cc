@@ -387,6 +387,8 @@ TEST(HealthOfTest, AThreadedDevicesPollersAreItsReceiveCpu) {
   const tuner::ScopedHealth health = HealthOf(observation);
   EXPECT_DOUBLE_EQ(health.devices.at("emu0").cpu_share, 0.01 + 0.02 + 0.15);
   EXPECT_DOUBLE_EQ(health.host.cpu_share, 0.01 + 0.02 + 0.15);
+  EXPECT_EQ(health.devices.at("emu0").napi_pollers, 1u);
+  EXPECT_EQ(health.host.napi_pollers, 1u);
 }
 
 TEST(HealthOfTest, DropsUpToThePacketsThatArrivedDuringAStallAreTheStallsToExplain) {

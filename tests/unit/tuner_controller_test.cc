@@ -323,6 +323,32 @@ TEST(ControllerTest, CpuRegressionAlsoRollsBack) {
   EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
 }
 
+// A NAPI poller the agent named only after the baseline (its first window, a topology read
+// later, threading switched on by hand) adds its share to the guard window's CPU alone: no
+// regression of the change's. Over the same pollers the same rise is one.
+TEST(ControllerTest, CpuOverOtherPollersThanTheBaselinesIsNotJudged) {
+  for (const uint32_t baseline_pollers : {0u, 1u}) {
+    ControllerConfig config;
+    Controller controller(config);
+    FakeClock clock;
+    FakeKnob knob{Knob::kRxUsecs, "emu0", 4000};
+    knob.Carry(controller.Step(clock.Now(), {knob.Read()},
+                               Health{.cpu_share = 0.01, .napi_pollers = baseline_pollers},
+                               {Rec(Knob::kRxUsecs, "emu0", 4000, 2500, 0.5)}));
+    ASSERT_EQ(knob.value, 2500);
+    clock.Advance(config.window);
+    const std::vector<Action> actions = controller.Step(
+        clock.Now(), {knob.Read()}, Health{.cpu_share = 0.04, .napi_pollers = 1}, {});
+    if (baseline_pollers == 0) {
+      EXPECT_THAT(actions, IsEmpty());
+      EXPECT_EQ(knob.value, 2500);
+    } else {
+      ASSERT_THAT(actions, SizeIs(1));
+      EXPECT_TRUE(std::holds_alternative<Rollback>(actions[0]));
+    }
+  }
+}
+
 // The closed loop on a busy VM: rx-usecs 1538 -> 2899 (half the interrupts), and the tick-sampled
 // receive CPU read 0.049 against 0.006 in the guard window. A longer interval cannot cost the
 // receive path more; the same rise after a shorter one is a regression.

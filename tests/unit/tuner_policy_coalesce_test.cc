@@ -930,6 +930,31 @@ TEST(CoalescePolicyTest, ASampleThatSawNoneOfTheSocketsPacketsTakesTheQueuesRate
   EXPECT_LE(usecs.recommended, 2969) << usecs.formula;
 }
 
+// The same socket's drops against the queue's stalls: at the queue's rate its slots planned it at,
+// 11.7 ms of stalled delivery brought 117 of its packets late, which explain its 116 drops; its
+// drops alone taken for its arrivals would leave all of them beyond the stall. A socket whose
+// slots saw nothing and which dropped nothing is no socket to plan for.
+TEST(CoalescePolicyTest, TheStallsOfASampleThatSawNoneOfItsPacketsAreJudgedAtTheQueuesRate) {
+  for (const double stall_s : {0.0117, 0.0}) {
+    Observation obs = EmulatedNicWindow(4500, 116, stall_s);
+    QueueObservation& q = obs.queues[0];
+    q.rx_packets = 20000;
+    q.interrupts = 888;
+    q.sockets[0].packets = 116;
+    q.sockets[0].arrivals_share = 0.05;
+    const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+    EXPECT_THAT(usecs.formula,
+                HasSubstr(stall_s > 0 ? "no more than arrived in 11.70 ms of stalled delivery"
+                                      : "sockets dropped at the current 4500 us"));
+  }
+  Observation idle = EmulatedNicWindow(4500, 0, 0);
+  idle.queues[0].rx_packets = 20000;
+  idle.queues[0].sockets[0].packets = 0;
+  idle.queues[0].sockets[0].arrivals_share = 0.05;
+  const Recommendation usecs = RecommendationFor(idle, PolicyConfig{}, Knob::kRxUsecs);
+  EXPECT_THAT(usecs.formula, Not(HasSubstr("T_fill"))) << usecs.formula;
+}
+
 // The other way: a 0.3% slot saw 144 packets in clumps of 69 and read 23981 pps of a device that
 // received 10000. That many clumps may stray past the device's rate: the socket is planned at it
 // (planned at the sample, the interval went to 1304 us where 2900 us fit). A sample that sure to
