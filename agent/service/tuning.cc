@@ -78,8 +78,9 @@ tuner::ScopedHealth HealthOf(const tuner::Observation& observation) {
     sums.backlog_drops += d.backlog;
     sums.napi_pollers += queue.napi_pollers;
     const tuner::CpuSplit& cpu = queue.cpu;
-    if (cpu.hardirq + cpu.softirq + cpu.user + cpu.idle > 0) {
-      // A threaded device's polls run in its pollers, not in the softirq.
+    // A threaded device's polls run in its pollers, not in the softirq; their share is measured
+    // where /proc/stat's split is not.
+    if (cpu.hardirq + cpu.softirq + cpu.user + cpu.idle > 0 || queue.napi_pollers > 0) {
       sums.receive_cpu += cpu.hardirq + cpu.softirq + queue.napi_poller_cpu;
       ++sums.with_cpu;
     }

@@ -389,6 +389,9 @@ TEST(HealthOfTest, AThreadedDevicesPollersAreItsReceiveCpu) {
   EXPECT_DOUBLE_EQ(health.host.cpu_share, 0.01 + 0.02 + 0.15);
   EXPECT_EQ(health.devices.at("emu0").napi_pollers, 1u);
   EXPECT_EQ(health.host.napi_pollers, 1u);
+  // Without /proc/stat's split the pollers' share is still the receive path's.
+  observation.queues[0].cpu = {};
+  EXPECT_DOUBLE_EQ(HealthOf(observation).devices.at("emu0").cpu_share, 0.15);
 }
 
 TEST(HealthOfTest, DropsUpToThePacketsThatArrivedDuringAStallAreTheStallsToExplain) {
