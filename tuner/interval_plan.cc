@@ -258,18 +258,14 @@ Sample SampleOf(const Planning& p, const SocketObservation& s, double own_rate,
   // 10000 pps queue.
   const double enqueued = static_cast<double>(s.packets - std::min(s.drops, s.packets));
   const double seen = enqueued * std::max(s.arrivals_share, 0.0);
-  if (seen <= 0) {
-    return Sample{.spread = SampleSpread(seen, clump),
-                  .text = absl::StrFormat(
-                      "the probe's slots over %.1f%% of the window saw none of the socket's "
-                      "packets",
-                      100 * s.arrivals_share)};
-  }
-  return Sample{.spread = SampleSpread(seen, clump),
-                .text = absl::StrFormat(
-                    "the socket's sampled %.0f pps, %.0f packets seen over %.1f%% of the window "
-                    "in clumps of %.0f",
-                    own_rate, seen, 100 * s.arrivals_share, clump)};
+  return Sample{
+      .spread = SampleSpread(seen, clump),
+      .text = seen <= 0 ? absl::StrFormat("the probe's slots over %.1f%% of the window saw none "
+                                          "of the socket's packets",
+                                          100 * s.arrivals_share)
+                        : absl::StrFormat("the socket's sampled %.0f pps, %.0f packets seen over "
+                                          "%.1f%% of the window in clumps of %.0f",
+                                          own_rate, seen, 100 * s.arrivals_share, clump)};
 }
 
 // A sampled rate: below the queue's, planned at its upper bound, or at the queue's rate where that

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,22 +62,35 @@ std::optional<double> MetricValue(const std::string& text, const std::string& se
   return std::nullopt;
 }
 
+// An emulated NIC of this test's own (device `prefix` and the PID) at `rate_pps` and `rx_usecs`.
+absl::StatusOr<std::unique_ptr<EmulatedHost>> StartNic(const std::string& prefix, double rate_pps,
+                                                       int64_t rx_usecs) {
+  return EmulatedHost::Start(EmulatedHostOptions{
+      .nic_binary =
+          absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
+      .device = absl::StrCat(prefix, getpid() % 100000),
+      .rate_pps = rate_pps,
+      .rx_usecs = rx_usecs,
+      .max_run = absl::Minutes(1)});
+}
+
+// nictuned in recommend mode (it writes nothing) watching `host`, sampling every kInterval.
+absl::StatusOr<testing_support::LoopbackAgent> StartAgent(const std::string& name,
+                                                          const EmulatedHost& host) {
+  return testing_support::StartLoopbackAgent(
+      name, {"--mode=recommend",
+             absl::StrCat("--emulated_nic=", host.options().device, "=", host.control_socket()),
+             absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"});
+}
+
 TEST(EmulatedNicWindowTest, EachIntervalHasTheNicsInterruptsPerSecondFromItsOwnCounters) {
   if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
   // 10000 pps at rx-usecs 1000: an interrupt every ~1.1 ms, 11 datagrams each, far below the
   // default socket buffer: no drops, nothing for the tuner to press.
-  auto host = EmulatedHost::Start(EmulatedHostOptions{
-      .nic_binary = absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
-      .device = absl::StrCat("emw", getpid() % 100000),
-      .rate_pps = 10000,
-      .rx_usecs = 1000,
-      .max_run = absl::Minutes(1)});
+  auto host = StartNic("emw", 10000, 1000);
   ASSERT_TRUE(host.ok()) << host.status();
   const std::string device = (*host)->options().device;
-  auto agent = testing_support::StartLoopbackAgent(
-      "nictune_emulated_window_",
-      {"--mode=recommend", absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
-       absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"});
+  auto agent = StartAgent("nictune_emulated_window_", **host);
   ASSERT_TRUE(agent.ok()) << agent.status();
   const uint16_t port = agent->port;
 
@@ -169,19 +183,10 @@ absl::StatusOr<TaskTicks> ReadTaskTicks(uint32_t pid) {
 // about 13 of them).
 TEST(EmulatedNicWindowTest, ItsNapiPollersShareOfACpuMatchesTheKernelsTicks) {
   if (std::string why = testing_support::WhyNotPrivileged(); !why.empty()) GTEST_SKIP() << why;
-  auto host = EmulatedHost::Start(EmulatedHostOptions{
-      .nic_binary =
-          absl::StrCat(testing_support::BinaryDir(), "/driver/emulated/nictune-emulated-nic"),
-      .device = absl::StrCat("emp", getpid() % 100000),
-      .rate_pps = 40000,
-      .rx_usecs = 200,
-      .max_run = absl::Minutes(1)});
+  auto host = StartNic("emp", 40000, 200);
   ASSERT_TRUE(host.ok()) << host.status();
   const std::string device = (*host)->options().device;
-  auto agent = testing_support::StartLoopbackAgent(
-      "nictune_emulated_pollers_",
-      {"--mode=recommend", absl::StrCat("--emulated_nic=", device, "=", (*host)->control_socket()),
-       absl::StrCat("--interval=", absl::FormatDuration(kInterval)), "--window=2s"});
+  auto agent = StartAgent("nictune_emulated_pollers_", **host);
   ASSERT_TRUE(agent.ok()) << agent.status();
   const uint16_t port = agent->port;
 

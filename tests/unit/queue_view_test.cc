@@ -86,40 +86,24 @@ TEST(BuildQueueWindowsTest, QueuesOnlyTheirDevicesCountersNameGetRowsOfTheirOwn)
   EXPECT_EQ(BuildQueueWindows(w, mapped).size(), 1u);
 }
 
-// Threaded NAPI: a queue whose binding names its poller thread shows the poller's share of a CPU,
-// netlink's (napi id and thread) and a TAP's (thread alone) alike; a pid of another device's is
-// not its poller, and a queue polled in softirq has none.
+// Threaded NAPI: a queue whose binding names its poller thread shows the poller's share of a CPU;
+// a pid of another device's is not its poller, and a queue polled in softirq has none. (A TAP's
+// queues, named by their counters, carry the thread the same way.)
 TEST(BuildQueueWindowsTest, AThreadedQueueShowsItsPollersShareOfACpu) {
   model::Window w = TwoQueueWindow();
   w.napi_pollers = {
       {.poller = {.pid = 812, .device = "eth0", .queue = 0, .napi_id = 8193}, .cpu_share = 0.35},
       {.poller = {.pid = 813, .device = "eth1", .queue = 1}, .cpu_share = 0.5}};
-  const std::vector<collect::QueueBinding> bindings = {{.device = "eth0",
-                                                        .ifindex = 2,
-                                                        .queue = 0,
-                                                        .kind = collect::QueueKind::kCombined,
-                                                        .irq = 41,
-                                                        .cpus = {0},
-                                                        .napi_id = 8193,
-                                                        .napi_thread = 812,
-                                                        .source = collect::kSourceNetdevNetlink},
-                                                       {.device = "eth0",
-                                                        .ifindex = 2,
-                                                        .queue = 1,
-                                                        .kind = collect::QueueKind::kCombined,
-                                                        .irq = 42,
-                                                        .cpus = {1},
-                                                        .napi_id = 8194,
-                                                        .napi_thread = 813,
-                                                        .source = collect::kSourceNetdevNetlink},
-                                                       {.device = "eth0",
-                                                        .ifindex = 2,
-                                                        .queue = 2,
-                                                        .kind = collect::QueueKind::kCombined,
-                                                        .irq = 43,
-                                                        .cpus = {1},
-                                                        .napi_id = 8195,
-                                                        .source = collect::kSourceNetdevNetlink}};
+  const auto netlink_queue = [](int queue, std::optional<uint32_t> napi_thread) {
+    return collect::QueueBinding{.device = "eth0",
+                                 .ifindex = 2,
+                                 .queue = queue,
+                                 .napi_id = 8193 + static_cast<uint32_t>(queue),
+                                 .napi_thread = napi_thread,
+                                 .source = collect::kSourceNetdevNetlink};
+  };
+  const std::vector<collect::QueueBinding> bindings = {netlink_queue(0, 812), netlink_queue(1, 813),
+                                                       netlink_queue(2, std::nullopt)};
   const auto queues = BuildQueueWindows(w, bindings);
   ASSERT_EQ(queues.size(), 3u);
   EXPECT_DOUBLE_EQ(queues[0].napi_poller_share.value_or(-1), 0.35);

@@ -912,17 +912,24 @@ TEST(CoalescePolicyTest, ASocketsRateSampledBrieflyIsPlannedAtWhatTheSampleAllow
 }
 
 // The emulated NIC at 4500 us, its socket dropping 116 packets in the window (the kernel's count)
-// while the probe's slots, over 5% of it, saw none of its packets: its 58 pps are its drops
-// alone, no sample of its rate. Taken for 5.8 packets seen, they bounded the socket at 518 pps,
-// whose 31.25 packets would take 60 ms to fill; the plan takes the queue's 10000 pps.
-TEST(CoalescePolicyTest, ASampleThatSawNoneOfTheSocketsPacketsTakesTheQueuesRate) {
-  Observation obs = EmulatedNicWindow(4500, 116, 0);
+// while the probe's slots, over 5% of it, saw none of its packets, with `stall_s` of stalled
+// delivery.
+Observation UnseenSampleWindow(double stall_s) {
+  Observation obs = EmulatedNicWindow(4500, 116, stall_s);
   QueueObservation& q = obs.queues[0];
   q.rx_packets = 20000;
   q.interrupts = 888;
   q.sockets[0].packets = 116;
   q.sockets[0].arrivals_share = 0.05;
-  const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+  return obs;
+}
+
+// UnseenSampleWindow: the socket's 58 pps are its drops alone, no sample of its rate. Taken for
+// 5.8 packets seen, they bounded the socket at 518 pps, whose 31.25 packets would take 60 ms to
+// fill; the plan takes the queue's 10000 pps.
+TEST(CoalescePolicyTest, ASampleThatSawNoneOfTheSocketsPacketsTakesTheQueuesRate) {
+  const Recommendation usecs =
+      RecommendationFor(UnseenSampleWindow(0), PolicyConfig{}, Knob::kRxUsecs);
   EXPECT_THAT(usecs.formula,
               HasSubstr("T_fill = 31.25 / 10000 pps (the queue's rx rate: the probe's slots over "
                         "5.0% of the window saw none of the socket's packets)"));
@@ -936,13 +943,8 @@ TEST(CoalescePolicyTest, ASampleThatSawNoneOfTheSocketsPacketsTakesTheQueuesRate
 // slots saw nothing and which dropped nothing is no socket to plan for.
 TEST(CoalescePolicyTest, TheStallsOfASampleThatSawNoneOfItsPacketsAreJudgedAtTheQueuesRate) {
   for (const double stall_s : {0.0117, 0.0}) {
-    Observation obs = EmulatedNicWindow(4500, 116, stall_s);
-    QueueObservation& q = obs.queues[0];
-    q.rx_packets = 20000;
-    q.interrupts = 888;
-    q.sockets[0].packets = 116;
-    q.sockets[0].arrivals_share = 0.05;
-    const Recommendation usecs = RecommendationFor(obs, PolicyConfig{}, Knob::kRxUsecs);
+    const Recommendation usecs =
+        RecommendationFor(UnseenSampleWindow(stall_s), PolicyConfig{}, Knob::kRxUsecs);
     EXPECT_THAT(usecs.formula,
                 HasSubstr(stall_s > 0 ? "no more than arrived in 11.70 ms of stalled delivery"
                                       : "sockets dropped at the current 4500 us"));
