@@ -215,9 +215,12 @@ double StallSeconds(const model::Window& window, const std::string& device,
 
 // Socket and protocol-memory drops, which the kernel does not count per queue: by the drop
 // records of the device when the BPF drop probe recorded any, else the host-wide UDP counters of
-// /proc/net/snmp (procfs cannot tell which device's packets they were).
+// /proc/net/snmp (procfs cannot tell which device's packets they were). The drops of the sockets
+// placed on the device are a floor: where the drop probe's slots missed every drop of a
+// namespace, its count is one record without a device, while the socket census counted each
+// socket's.
 void AddProtocolDrops(const model::Window& window, const std::string& device,
-                      tuner::QueueObservation& q) {
+                      uint64_t placed_socket_drops, tuner::QueueObservation& q) {
   if (!window.drops.empty()) {
     q.drops.socket = DropsOnDevice(window, device, model::kSocketRcvbuffReason);
     q.drops.proto_mem = DropsOnDevice(window, device, kProtoMemReason);
@@ -225,6 +228,7 @@ void AddProtocolDrops(const model::Window& window, const std::string& device,
     q.drops.socket = ProtocolCount(window, "Udp.RcvbufErrors");
     q.drops.proto_mem = ProtocolCount(window, "Udp.MemErrors");
   }
+  q.drops.socket = std::max(q.drops.socket, placed_socket_drops);
 }
 
 bool WorseSocket(const tuner::SocketObservation& a, const tuner::SocketObservation& b) {
@@ -294,8 +298,11 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
     const auto defer = options.defer.find(name);
 
     std::vector<tuner::SocketObservation> device_sockets;
+    uint64_t placed_socket_drops = 0;
     for (const PlacedSocket& p : sockets.placed) {
-      if (p.device == name) device_sockets.push_back(p.socket);
+      if (p.device != name) continue;
+      device_sockets.push_back(p.socket);
+      placed_socket_drops += p.socket.drops;
     }
     std::sort(device_sockets.begin(), device_sockets.end(), WorseSocket);
     if (device_sockets.size() > options.max_sockets_per_queue) {
@@ -319,7 +326,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
       q.drops.ring = DeviceCount(device, "rx_missed_errors", window.seconds) +
                      DeviceCount(device, "rx_fifo_errors", window.seconds) +
                      DeviceCount(device, "rx_over_errors", window.seconds);
-      AddProtocolDrops(window, name, q);
+      AddProtocolDrops(window, name, placed_socket_drops, q);
       q.stall_s = StallSeconds(window, name, q);
       q.sockets = device_sockets;  // the socket's queue is unknown: each of the device's
       q.coalesce = coalesce;

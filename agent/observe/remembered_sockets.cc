@@ -37,10 +37,18 @@ double SocketHookWatchedSeconds(const model::Window& window) {
   return 0;
 }
 
-std::map<uint64_t, std::string> RememberedDevices(const RememberedSockets& remembered) {
-  std::map<uint64_t, std::string> devices;
-  for (const auto& [cookie, socket] : remembered) devices[cookie] = socket.placed.device;
-  return devices;
+RememberedPlaces RememberedDevices(const RememberedSockets& remembered) {
+  RememberedPlaces places;
+  std::map<SocketAddress, absl::Time> latest;
+  for (const auto& [cookie, socket] : remembered) {
+    places.by_cookie[cookie] = socket.placed.device;
+    const SocketAddress address = AddressOf(socket.placed.key);
+    const auto seen = latest.find(address);
+    if (seen != latest.end() && seen->second > socket.seen_at) continue;
+    latest[address] = socket.seen_at;
+    places.by_address[address] = socket.placed.device;
+  }
+  return places;
 }
 
 std::vector<PlacedSocket> CarriedSockets(const RememberedSockets& remembered,
@@ -48,7 +56,7 @@ std::vector<PlacedSocket> CarriedSockets(const RememberedSockets& remembered,
                                          const model::Window& window,
                                          const SocketCarryOptions& options) {
   std::set<uint64_t> listed;
-  for (const PlacedSocket& p : placement.placed) listed.insert(p.cookie);
+  for (const PlacedSocket& p : placement.placed) listed.insert(p.key.cookie);
   const double watched_s = SocketHookWatchedSeconds(window);
   const double watched_share = window.seconds > 0 ? watched_s / window.seconds : 0;
   const bool whole_watch = watched_share >= kWholeWatch;
@@ -73,12 +81,12 @@ RememberedSockets RememberSockets(const RememberedSockets& remembered,
                                   const SocketPlacement& placement, const model::Window& window) {
   RememberedSockets next;
   for (const PlacedSocket& p : placement.placed) {
-    const auto earlier = remembered.find(p.cookie);
+    const auto earlier = remembered.find(p.key.cookie);
     if (p.carried) {
-      if (earlier != remembered.end()) next.emplace(p.cookie, earlier->second);
+      if (earlier != remembered.end()) next.emplace(p.key.cookie, earlier->second);
       continue;
     }
-    RememberedSocket& record = next[p.cookie];
+    RememberedSocket& record = next[p.key.cookie];
     record.placed = p;
     record.seen_at = EndOf(window);
     if (p.socket.arrivals_measured && window.seconds > 0) {

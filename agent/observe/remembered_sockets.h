@@ -52,7 +52,7 @@ struct SocketCarryOptions {
 double SocketHookWatchedSeconds(const model::Window& window);
 
 // Where each remembered socket was placed, for PlaceSockets.
-std::map<uint64_t, std::string> RememberedDevices(const RememberedSockets& remembered);
+RememberedPlaces RememberedDevices(const RememberedSockets& remembered);
 
 // The remembered sockets `placement` lacks that `window` could have missed: its socket-fill hook
 // watched too little of it to see packets of theirs. Each as last seen with packets 0, arrivals

@@ -64,15 +64,20 @@ std::string DeviceWithMostDrops(const Index& index, const Key& key) {
 
 std::string DeviceOf(const model::SocketWindow& s, const DropIndex& drops,
                      const std::map<uint16_t, std::string>& port_devices,
-                     const std::map<uint64_t, std::string>& remembered) {
+                     const RememberedPlaces& remembered) {
   std::string device = DeviceWithMostDrops(drops.by_cookie, s.key.cookie);
   if (!device.empty()) return device;
   if (s.key.local_port != 0) {
     device = DeviceWithMostDrops(drops.by_port, std::pair(s.key.local_port, s.key.protocol));
     if (!device.empty()) return device;
   }
-  if (const auto earlier = remembered.find(s.key.cookie); earlier != remembered.end()) {
+  if (const auto earlier = remembered.by_cookie.find(s.key.cookie);
+      earlier != remembered.by_cookie.end()) {
     return earlier->second;
+  }
+  if (s.key.local_port != 0) {
+    const auto predecessor = remembered.by_address.find(AddressOf(s.key));
+    if (predecessor != remembered.by_address.end()) return predecessor->second;
   }
   const auto configured = port_devices.find(s.key.local_port);
   return configured == port_devices.end() ? std::string() : configured->second;
@@ -87,9 +92,13 @@ const model::TruesizeWindow* TruesizeOf(const model::Window& window, const std::
 
 }  // namespace
 
+SocketAddress AddressOf(const driver::SocketKey& key) {
+  return {.netns_inode = key.netns_inode, .protocol = key.protocol, .local_port = key.local_port};
+}
+
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
                              const std::map<uint16_t, std::string>& port_devices,
-                             const std::map<uint64_t, std::string>& remembered) {
+                             const RememberedPlaces& remembered) {
   SocketPlacement out;
   const DropIndex drops = IndexDrops(window.drops);
   const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(window.drops);
@@ -128,8 +137,7 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
     o.open_drain_wait_s = std::min(s.open_drain_wait_s, tuner::kMaxDrainGapSeconds);
     o.rcvbuf_locked = s.key.protocol == kIpProtoUdp && s.rcvbuf != 0 &&
                       static_cast<int64_t>(s.rcvbuf) != host.rmem_default;
-    out.placed.push_back(
-        PlacedSocket{.device = device, .cookie = s.key.cookie, .socket = std::move(o)});
+    out.placed.push_back(PlacedSocket{.device = device, .key = s.key, .socket = std::move(o)});
   }
   return out;
 }

@@ -9,7 +9,11 @@
 // port -> device map. A socket with neither is unplaced: guessing would let it steer the
 // coalescing of a NIC it never received on. A socket placed by drops in an earlier window keeps
 // that device while it has no drops (the caller remembers it by cookie): once tuning stopped its
-// drops, losing sight of it would let the tuner relax the very setting that stopped them.
+// drops, losing sight of it would let the tuner relax the very setting that stopped them. A new
+// socket bound where a remembered one was (its namespace, protocol and port: an application that
+// reopened its socket) takes that socket's device: the drop probe's slots can miss all of a
+// window's drops, and a replaced socket left unplaced vanished from the device's drops and
+// sockets, so that the guard kept a change the new socket overflowed under.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +28,7 @@ namespace nictune::observe {
 
 struct PlacedSocket {
   std::string device;
-  uint64_t cookie = 0;
+  driver::SocketKey key;
   tuner::SocketObservation socket;
   // Not listed by this window, whose probe could have missed it: as an earlier window saw it
   // (remembered_sockets.h).
@@ -40,10 +44,27 @@ struct SocketPlacement {
 // truesize histogram; p99 from that histogram (the upper bound of its log2 bucket) when present.
 // rcvbuf_locked is inferred for UDP only: a UDP socket starts with rmem_default, so a different
 // sk_rcvbuf means rmem_default does not apply to it (SO_RCVBUF, or created before a change).
-// `remembered` maps socket cookies to the devices earlier windows placed them on; it ranks after
-// this window's drop records and before `port_devices`.
+// Where a socket binds: a socket reopened in another's place has a new cookie and this address.
+struct SocketAddress {
+  uint32_t netns_inode = 0;
+  uint8_t protocol = 0;
+  uint16_t local_port = 0;
+  auto operator<=>(const SocketAddress&) const = default;
+};
+
+SocketAddress AddressOf(const driver::SocketKey& key);
+
+// The devices earlier windows placed sockets on: by cookie, and by address (the most recently
+// seen socket of each).
+struct RememberedPlaces {
+  std::map<uint64_t, std::string> by_cookie;
+  std::map<SocketAddress, std::string> by_address;
+};
+
+// `remembered` ranks after this window's drop records (its cookie first, then its address) and
+// before `port_devices`.
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
                              const std::map<uint16_t, std::string>& port_devices,
-                             const std::map<uint64_t, std::string>& remembered);
+                             const RememberedPlaces& remembered);
 
 }  // namespace nictune::observe

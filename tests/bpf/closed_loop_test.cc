@@ -582,7 +582,8 @@ TEST_F(ClosedLoopTest, ApplyModeStopsDropsAndRollsBackARegression) {
       << "\nagent log:\n"
       << AgentLog(loop);
   ASSERT_TRUE(rolled_back_after.has_value()) << "no rollback row; changes:\n"
-                                             << Describe(*journal) << "\nagent log:\n"
+                                             << Describe(*journal) << "\nthe latest interval's "
+                                             << LatestWindowDrops(port) << "\nagent log:\n"
                                              << AgentLog(loop);
   std::cout << "rolled back to rx-usecs " << *rolled_back_to << " after " << *rolled_back_after
             << "\n";

@@ -614,5 +614,54 @@ TEST(BuildObservationTest, ASocketTheProbesSlotsMissedStaysOnItsDeviceAsLastSeen
       BuildObservation(*second, agent::Topology{}, tuner::HostKnobs{}, options).queues.empty());
 }
 
+TEST(BuildObservationTest, ASocketReopenedWhereAnotherWasIsOnItsDeviceWithItsDrops) {
+  // Window 1: the socket on port 9000 overflows on emu0, which its drop records name.
+  const model::Snapshot start = At(0, true);
+  model::Snapshot seen = At(1, true);
+  seen.bpf->sockets = {Socket(9, 9000, 5000, 24000, 0.99, 768)};
+  seen.bpf->drops = {RcvbuffDrop(9, "emu0", 9000, 9, 6000)};
+  absl::StatusOr<model::Window> first = model::ComputeWindow(start, seen);
+  ASSERT_TRUE(first.ok()) << first.status();
+  SocketPlacement placement;
+  BuildObservation(*first, agent::Topology{}, tuner::HostKnobs{}, ObservationOptions{}, &placement);
+  ObservationOptions options;
+  options.remembered_sockets = RememberSockets({}, placement, *first);
+  // Window 2: the application reopened its socket on port 9000 with a smaller buffer. The drop
+  // probe's slots saw none of its drops (the namespace's count is one record without a device);
+  // only the socket census lists it. Another namespace's socket on port 9000 is no successor.
+  model::Window second{.seconds = 1};
+  second.sockets = {{.key = {.cookie = 10, .family = kAfInet, .protocol = kUdp, .local_port = 9000},
+                     .rcvbuf = 6000,
+                     .coverage = {.share = 0},
+                     .kernel_drops = 7000},
+                    {.key = {.cookie = 11,
+                             .family = kAfInet,
+                             .protocol = kUdp,
+                             .local_port = 9000,
+                             .netns_inode = 4026532000},
+                     .rcvbuf = 6000,
+                     .coverage = {.share = 0},
+                     .kernel_drops = 50}};
+  second.drops = {{.reason_name = "SOCKET_RCVBUFF",
+                   .protocol = 0x0800,
+                   .l4_protocol = kUdp,
+                   .count = 7050,
+                   .per_s = 7050,
+                   .coverage = {.share = 0, .scaled_to = "Udp.RcvbufErrors"},
+                   .unseen_by_sample = true}};
+  second.probes = {{.hook = "sockfill", .mode = "slotted", .coverage = 1}};
+  SocketPlacement reopened;
+  const tuner::Observation obs =
+      BuildObservation(second, agent::Topology{}, tuner::HostKnobs{}, options, &reopened);
+  ASSERT_EQ(obs.queues.size(), 1u);
+  EXPECT_EQ(obs.queues[0].device, "emu0");
+  ASSERT_EQ(obs.queues[0].sockets.size(), 1u);
+  EXPECT_EQ(obs.queues[0].sockets[0].name, "udp port 9000 cookie 10");
+  EXPECT_EQ(obs.queues[0].sockets[0].drops, 7000u);
+  // The device's socket drops are at least its sockets': the guard judges a change by them.
+  EXPECT_EQ(obs.queues[0].drops.socket, 7000u);
+  EXPECT_THAT(reopened.unplaced, ElementsAre("udp port 9000 cookie 11"));
+}
+
 }  // namespace
 }  // namespace nictune::observe

@@ -3,6 +3,8 @@
 // socket-fill slots could have missed it, as last seen with its arrivals not counted, and is let
 // go by a watch long enough to have seen its packets, or by the carry limit.
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -30,7 +32,7 @@ model::Window WindowAt(int windows, double coverage) {
 // The socket as a window that counted its packets placed it on emu0.
 PlacedSocket Measured(uint64_t cookie) {
   return PlacedSocket{.device = "emu0",
-                      .cookie = cookie,
+                      .key = {.cookie = cookie, .family = 2, .protocol = 17, .local_port = 9000},
                       .socket = {.name = "udp port 9000 cookie 7",
                                  .packets = static_cast<uint64_t>(kRatePps * kWindowSeconds),
                                  .arrivals_measured = true,
@@ -60,7 +62,7 @@ TEST(RememberedSocketsTest, AWindowWhoseSlotsMissedTheSocketGetsItAsLastSeen) {
   const PlacedSocket& p = carried.front();
   EXPECT_TRUE(p.carried);
   EXPECT_EQ(p.device, "emu0");
-  EXPECT_EQ(p.cookie, 7u);
+  EXPECT_EQ(p.key.cookie, 7u);
   // This window's figures are unknown: the plan takes the queue's rate for its arrivals.
   EXPECT_FALSE(p.socket.arrivals_measured);
   EXPECT_EQ(p.socket.packets, 0u);
@@ -75,6 +77,22 @@ TEST(RememberedSocketsTest, AWindowWhoseSlotsMissedTheSocketGetsItAsLastSeen) {
   EXPECT_EQ(p.socket.drain_gap_s, 0.0004);
   EXPECT_EQ(p.socket.drain_gap_seen_below_s, 0.05);
   EXPECT_EQ(p.socket.peak_rate_pps, 10400);
+}
+
+TEST(RememberedSocketsTest, AnAddressIsPlacedAsTheLatestSocketSeenThere) {
+  // Cookie 7 on udp port 9000, last seen in window 1 on emu0; cookie 6 at the same address, seen
+  // in window 2 on emu1 (the application reopened it, and its traffic moved).
+  RememberedSockets remembered = AfterOneWindow();
+  PlacedSocket reopened = Measured(6);
+  reopened.device = "emu1";
+  remembered[6] = {.placed = reopened,
+                   .arrivals_per_s = kRatePps,
+                   .seen_at = kStart + absl::Seconds(2 * kWindowSeconds)};
+  const RememberedPlaces places = RememberedDevices(remembered);
+  EXPECT_EQ(places.by_cookie, (std::map<uint64_t, std::string>{{6, "emu1"}, {7, "emu0"}}));
+  EXPECT_EQ(places.by_address,
+            (std::map<SocketAddress, std::string>{
+                {{.netns_inode = 0, .protocol = 17, .local_port = 9000}, "emu1"}}));
 }
 
 TEST(RememberedSocketsTest, AWatchThatWouldHaveSeenItsPacketsAndListedNoneLetsItGo) {

@@ -81,8 +81,8 @@ TEST(PlaceSocketsTest, ASocketWithoutDropsKeepsTheDeviceAnEarlierWindowPlacedItO
   model::Window window{.seconds = 1};
   window.sockets = {Socket(1, 9000), Socket(2, 9001), Socket(3, 9002), Socket(4, 9003)};
   window.drops = {Drop("SOCKET_RCVBUFF", "eth1", 9001, 2, 7)};
-  const std::map<uint64_t, std::string> remembered = {
-      {1, "emu0@netns 4"}, {2, "emu0@netns 4"}, {99, "eth9"}};
+  const RememberedPlaces remembered{
+      .by_cookie = {{1, "emu0@netns 4"}, {2, "emu0@netns 4"}, {99, "eth9"}}, .by_address = {}};
   const SocketPlacement placement =
       PlaceSockets(window, tuner::HostKnobs{}, {{9000, "eth5"}, {9002, "eth6"}}, remembered);
   EXPECT_EQ(DeviceByName(placement),
@@ -93,9 +93,31 @@ TEST(PlaceSocketsTest, ASocketWithoutDropsKeepsTheDeviceAnEarlierWindowPlacedItO
   ASSERT_EQ(placement.placed.size(), 3u);
   for (const PlacedSocket& placed : placement.placed) {
     EXPECT_EQ(placed.socket.name,
-              absl::StrCat("udp port ", 8999 + placed.cookie, " cookie ", placed.cookie));
+              absl::StrCat("udp port ", 8999 + placed.key.cookie, " cookie ", placed.key.cookie));
   }
   EXPECT_EQ(placement.placed[0].socket.drops + placement.placed[2].socket.drops, 0u);
+}
+
+TEST(PlaceSocketsTest, ASocketReopenedWhereARememberedOneWasTakesItsDevice) {
+  // An application closed its socket on udp port 9000 of namespace 4 and opened another: a new
+  // cookie at the same address. Another namespace's, or another protocol's, port 9000 is not it,
+  // and this window's own records still rank first.
+  model::Window window{.seconds = 1};
+  window.sockets = {Socket(5, 9000), Socket(6, 9000), Socket(7, 9000, kTcp), Socket(8, 9001)};
+  window.sockets[0].key.netns_inode = 4;
+  window.sockets[1].key.netns_inode = 5;
+  window.sockets[2].key.netns_inode = 4;
+  window.sockets[3].key.netns_inode = 4;
+  window.drops = {Drop("SOCKET_RCVBUFF", "eth1", 9001, 8, 7)};
+  const RememberedPlaces remembered{
+      .by_cookie = {{1, "emu0@netns 4"}, {2, "eth2"}},
+      .by_address = {{{.netns_inode = 4, .protocol = kUdp, .local_port = 9000}, "emu0@netns 4"},
+                     {{.netns_inode = 4, .protocol = kUdp, .local_port = 9001}, "eth2"}}};
+  const SocketPlacement placement = PlaceSockets(window, tuner::HostKnobs{}, {}, remembered);
+  EXPECT_EQ(DeviceByName(placement),
+            (std::map<std::string, std::string>{{"udp port 9000 cookie 5", "emu0@netns 4"},
+                                                {"udp port 9001 cookie 8", "eth1"}}));
+  EXPECT_THAT(placement.unplaced, ElementsAre("udp port 9000 cookie 6", "tcp port 9000 cookie 7"));
 }
 
 TEST(PlaceSocketsTest, DropsAreTheLargerOfItsRcvbuffRecordsAndItsOwnFullQueueCounts) {
