@@ -16,6 +16,7 @@ MetricsExporter::MetricsExporter(SeriesOptions options)
       maps_(*registry_),
       sockets_(*registry_, options.max_sockets),
       emulated_nics_(*registry_),
+      napi_pollers_(*registry_),
       agent_(*registry_) {}
 
 void MetricsExporter::Update(const model::Snapshot& latest, const model::Window& window,
@@ -27,6 +28,7 @@ void MetricsExporter::Update(const model::Snapshot& latest, const model::Window&
   maps_.Update(latest);
   sockets_.Update(latest);
   emulated_nics_.Update(latest);
+  napi_pollers_.Update(window);
   agent_.Update(cost, latest.sources);
 }
 

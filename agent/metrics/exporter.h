@@ -13,6 +13,7 @@
 #include "agent/metrics/bpf_series.h"
 #include "agent/metrics/emulated_nic_series.h"
 #include "agent/metrics/map_pressure_series.h"
+#include "agent/metrics/napi_poller_series.h"
 #include "agent/metrics/probe_series.h"
 #include "agent/metrics/procfs_series.h"
 #include "agent/metrics/series_options.h"
@@ -46,6 +47,7 @@ class MetricsExporter {
   MapPressureSeries maps_;
   SocketSeries sockets_;
   EmulatedNicSeries emulated_nics_;
+  NapiPollerSeries napi_pollers_;
   AgentSeries agent_;
 };
 

@@ -42,6 +42,7 @@ inline constexpr char kMissedIntervalsTotal[] = "nictune_missed_intervals_total"
 inline constexpr char kNapiBudgetExhaustedTotal[] = "nictune_napi_budget_exhausted_total";
 inline constexpr char kNapiBudgetPackets[] = "nictune_napi_budget_packets";
 inline constexpr char kNapiPacketsTotal[] = "nictune_napi_packets_total";
+inline constexpr char kNapiPollerCpuSecondsTotal[] = "nictune_napi_poller_cpu_seconds_total";
 inline constexpr char kNapiPollWorkPackets[] = "nictune_napi_poll_work_packets";
 inline constexpr char kNapiPollsTotal[] = "nictune_napi_polls_total";
 inline constexpr char kNapiTxCompletionsTotal[] = "nictune_napi_tx_completions_total";

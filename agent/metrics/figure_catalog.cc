@@ -186,6 +186,17 @@ std::vector<Figure> NamedFigures() {
        {},
        SeriesCap::kNone,
        "/napis/*/work_per_s"},
+      {family::kNapiPollerCpuSecondsTotal,
+       FigureKind::kCounter,
+       "seconds",
+       "CPU time of each threaded NAPI poller, the napi/DEV-ID kernel thread that polls its "
+       "instance while the device's sysfs threaded is on (procfs /proc/PID/schedstat): its rate is "
+       "the share of a CPU the polls took, which /proc/stat counts as system time, not softirq. An "
+       "--emulated_nic's pollers are one series per NIC.",
+       {{"napi_id", LabelBound::kNapiPollers}, {"device", LabelBound::kFollows}},
+       {},
+       SeriesCap::kNone,
+       "/napi_pollers/*/cpu_share"},
       {family::kNapiPollWorkPackets,
        FigureKind::kHistogram,
        "packets",

@@ -27,23 +27,25 @@ std::string_view KindName(FigureKind kind);
 // What bounds the values a label takes: a term of the host's shape (series_budget.h HostShape),
 // an option, or a set the code fixes. A family's series are the product over its labels.
 enum class LabelBound {
-  kFixedSet,                 // `fixed_values` values the code fixes (vectors, modes, hooks)
-  kFollows,                  // one value per value of an earlier label (an irq's handlers)
-  kCpusIfPerCpu,             // each CPU with --metrics_per_cpu, else absent
-  kCpusIfInterruptsPerCpu,   // each CPU with --metrics_interrupts_per_cpu, else absent
-  kIrqs,                     // numbered irq lines that fired
-  kDevices,                  // the agent's own namespace's devices
+  kFixedSet,                   // `fixed_values` values the code fixes (vectors, modes, hooks)
+  kFollows,                    // one value per value of an earlier label (an irq's handlers)
+  kCpusIfPerCpu,               // each CPU with --metrics_per_cpu, else absent
+  kCpusIfInterruptsPerCpu,     // each CPU with --metrics_interrupts_per_cpu, else absent
+  kIrqs,                       // numbered irq lines that fired
+  kDevices,                    // the agent's own namespace's devices
   kDevicesAndOtherNamespaces,  // those, and every other namespace's devices as one
-  kNapis,                    // own namespace's NAPI instances that polled, the others' as one
-  kTopSockets,               // --metrics_top_sockets
-  kDropReasons,              // drop reasons seen: at most the kernel's enum skb_drop_reason
+  kNapis,                      // own namespace's NAPI instances that polled, the others' as one
+  // Threaded NAPI pollers: one per own NAPI instance at most, each --emulated_nic's as one.
+  kNapiPollers,
+  kTopSockets,   // --metrics_top_sockets
+  kDropReasons,  // drop reasons seen: at most the kernel's enum skb_drop_reason
   // With the reason: a protocol on an own device, none or other_namespaces, the map-full drops
   // and those only the kernel counted (label_values.h DropLabels).
   kDropAttributions,
   // A device knob on a device or NAPI instance, or a host knob; of FigureLabel::knob_unit's
   // knobs alone when it is set.
   kKnobTargets,
-  kEmulatedNics,             // --emulated_nic
+  kEmulatedNics,  // --emulated_nic
 };
 
 // A bound on a family's series beside its labels' product: the family has at most the product,

@@ -84,6 +84,11 @@ prometheus::Labels NapiLabels(const model::NapiWindow& napi) {
   return {{"napi_id", std::to_string(napi.napi_id)}, {"device", napi.device}};
 }
 
+prometheus::Labels NapiPollerLabels(const model::NapiPoller& poller) {
+  if (!poller.napi_id) return {{"device", poller.device}};
+  return {{"napi_id", std::to_string(*poller.napi_id)}, {"device", poller.device}};
+}
+
 std::vector<const model::SocketWindow*> TopSockets(const std::vector<model::SocketWindow>& sockets,
                                                    size_t max_sockets) {
   const auto drops = [](const model::SocketWindow* s) {

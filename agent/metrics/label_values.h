@@ -45,6 +45,10 @@ prometheus::Labels DropLabels(const model::DropWindow& drop);
 // kOtherNamespacesDevice, no napi_id), so that containers do not multiply them.
 prometheus::Labels NapiLabels(const model::NapiWindow& napi);
 
+// A threaded NAPI poller's: its instance's, as NapiLabels; an --emulated_nic's TAP, whose
+// instances the kernel gives no id, its device's alone (its pollers summed).
+prometheus::Labels NapiPollerLabels(const model::NapiPoller& poller);
+
 // `labels` and the CPU's, or `labels` alone when per-CPU series are off (the caller sums the
 // CPUs' values under them).
 prometheus::Labels WithCpu(prometheus::Labels labels, int cpu, bool per_cpu);

@@ -44,6 +44,8 @@ size_t ValuesOf(const FigureLabel& label, const HostShape& shape, const SeriesOp
       return shape.devices + 1;
     case LabelBound::kNapis:
       return shape.napis + 1;  // and every other namespace's as one
+    case LabelBound::kNapiPollers:
+      return shape.napis + shape.emulated_nics;
     case LabelBound::kTopSockets:
       return options.max_sockets;
     case LabelBound::kDropReasons:

@@ -136,6 +136,19 @@ void AddNapis(const model::Window& window, SeriesBuilder& out) {
   }
 }
 
+// Each threaded poller's share of a CPU, the rate of its /metrics counter; an emulated NIC's
+// pollers add up to one, as there.
+void AddNapiPollers(const model::Window& window, SeriesBuilder& out) {
+  std::map<prometheus::Labels, double> shares;
+  for (const model::NapiPollerWindow& p : window.napi_pollers) {
+    shares[metrics::NapiPollerLabels(p.poller)] += p.cpu_share;
+  }
+  for (const auto& [labels, share] : shares) {
+    out.Add(metrics::family::kNapiPollerCpuSecondsTotal, Labels(labels.begin(), labels.end()),
+            share);
+  }
+}
+
 void AddDevices(const model::Window& window, SeriesBuilder& out) {
   for (const model::DeviceWindow& d : window.devices) {
     for (const auto& [statistic, rate] : d.per_s) {
@@ -221,6 +234,7 @@ std::vector<SeriesSample> WindowSeries(const model::Window& window,
   AddCpus(window, options, out);
   AddIrqs(window, options, out);
   AddNapis(window, out);
+  AddNapiPollers(window, out);
   AddDevices(window, out);
   AddDrops(window, out);
   AddSockets(window, options, out);

@@ -87,6 +87,7 @@ TEST(DashboardsExposition, MetricsListMatchesTheLiveExporter) {
       {"nictune_emulated_nic_interrupts_total", "an emulated NIC (--emulated_nic)"},
       {"nictune_emulated_nic_delivered_packets_total", "an emulated NIC"},
       {"nictune_emulated_nic_missed_packets_total", "an emulated NIC"},
+      {"nictune_napi_poller_cpu_seconds_total", "a threaded NAPI poller (sysfs threaded on)"},
   };
   MetricFamilies expected;
   for (const auto& [name, type] : *listed) {

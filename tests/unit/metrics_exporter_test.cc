@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -454,6 +455,28 @@ TEST(MetricsExporterTest, OtherNamespacesNapisAreOneSeries) {
               testing::UnorderedElementsAre(
                   "nictune_napi_polls_total{device=\"eth9\",napi_id=\"8193\"} 10",
                   "nictune_napi_polls_total{device=\"other_namespaces\"} 30"));
+}
+
+TEST(MetricsExporterTest, ThreadedNapiPollersCpuTimeAddsUpTheWindowsShares) {
+  MetricsExporter exporter;
+  const auto poller = [](uint32_t pid, std::string device, std::optional<uint32_t> napi_id,
+                         double share) {
+    return model::NapiPollerWindow{
+        .poller = {.pid = pid, .device = std::move(device), .queue = 0, .napi_id = napi_id},
+        .cpu_share = share};
+  };
+  model::Window w{.seconds = 2};
+  // eth1's instance 8193, and an emulated NIC's two queues, whose TAP instances have no id.
+  w.napi_pollers = {poller(700, "eth1", 8193, 0.25), poller(801, "emu0", std::nullopt, 0.125),
+                    poller(802, "emu0", std::nullopt, 0.25)};
+  exporter.Update({}, w, {});
+  // The instance's poller exited and another took its instance.
+  w.napi_pollers = {poller(900, "eth1", 8193, 0.5)};
+  exporter.Update({}, w, {});
+  EXPECT_THAT(Samples(exporter.Text(), "nictune_napi_poller_cpu_seconds_total{"),
+              testing::UnorderedElementsAre(
+                  "nictune_napi_poller_cpu_seconds_total{device=\"eth1\",napi_id=\"8193\"} 1.5",
+                  "nictune_napi_poller_cpu_seconds_total{device=\"emu0\"} 0.75"));
 }
 
 TEST(MetricsExporterTest, AgentCostAndProbeRunTimes) {

@@ -3,6 +3,7 @@
 // names them, with the window's rates as values; sockets are capped to the top ones.
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -11,8 +12,8 @@
 #include "agent/metrics/figure_catalog.h"
 #include "agent/model/window.h"
 #include "agent/procfs/interrupts.h"
-#include "agent/procfs/softirqs.h"
 #include "agent/procfs/snmp.h"
+#include "agent/procfs/softirqs.h"
 #include "agent/procfs/softnet_stat.h"
 #include "agent/procfs/stat.h"
 #include "agent/store/series_labels.h"
@@ -191,6 +192,21 @@ TEST_F(StoreWindowSeriesTest, EmulatedNicInterruptsAreKeptPerSecondPerDevice) {
               Optional(DoubleEq(20000.0)));
   EXPECT_THAT(Value(series, "nictune_emulated_nic_missed_packets_total", {{"device", "emu0"}}),
               Optional(DoubleEq(0.0)));
+}
+
+TEST(StoreWindowSeriesPollersTest, ThreadedPollersAreTheirShareOfACpuAsOnMetrics) {
+  model::Window window{.seconds = 2};
+  window.napi_pollers = {
+      {.poller = {.pid = 700, .device = "eth1", .queue = 0, .napi_id = 8193}, .cpu_share = 0.25},
+      {.poller = {.pid = 801, .device = "emu0", .queue = 0}, .cpu_share = 0.1},
+      {.poller = {.pid = 802, .device = "emu0", .queue = 1}, .cpu_share = 0.2}};
+  std::map<Labels, double> shares;
+  for (const SeriesSample& s : WindowSeries(window, {})) {
+    if (s.name == metrics::family::kNapiPollerCpuSecondsTotal) shares[s.labels] = s.value;
+  }
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_DOUBLE_EQ((shares[{{"device", "eth1"}, {"napi_id", "8193"}}]), 0.25);
+  EXPECT_NEAR((shares[{{"device", "emu0"}}]), 0.3, 1e-12);
 }
 
 TEST_F(StoreWindowSeriesTest, CpuTicksBecomeSharesPerMode) {
