@@ -5,10 +5,10 @@
 
 namespace nictune::agent {
 
-std::vector<model::NapiPoller> NapiPollersOf(const std::vector<collect::QueueBinding>& bindings,
+std::vector<model::NapiPoller> NapiPollersOf(const collect::QueueMap& map,
                                              const model::Snapshot& snapshot) {
   std::map<uint32_t, model::NapiPoller> by_pid;
-  for (const collect::QueueBinding& b : bindings) {
+  for (const collect::QueueBinding& b : map.bindings) {
     if (!b.napi_thread || *b.napi_thread == 0) continue;
     const bool receives = b.kind != collect::QueueKind::kTx;
     auto [it, added] =
@@ -17,6 +17,11 @@ std::vector<model::NapiPoller> NapiPollersOf(const std::vector<collect::QueueBin
                                                              .queue = receives ? b.queue : -1,
                                                              .napi_id = b.napi_id});
     if (!added && receives && it->second.queue < 0) it->second.queue = b.queue;
+  }
+  for (const collect::NapiThread& t : map.napi_threads) {
+    by_pid.try_emplace(
+        t.pid,
+        model::NapiPoller{.pid = t.pid, .device = t.device, .queue = -1, .napi_id = t.napi_id});
   }
   for (const model::EmulatedNicReading& nic : snapshot.emulated_nics) {
     for (size_t queue = 0; queue < nic.queues.size(); ++queue) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which threaded NAPI pollers the snapshots read: the kernel threads that poll a device's NAPI
 // instances when its sysfs `threaded` is on, whose polls /proc/stat counts as system time, not
-// softirq. Their pids come from netdev netlink's napi-get (Linux 6.8+) through the queue map, and
-// from an emulated NIC's own counters for its TAP's queues.
+// softirq. Their pids come from netdev netlink's napi-get (Linux 6.8+) through the queue map
+// (its bindings, and the instances no queue is linked to: veth's), and from an emulated NIC's own
+// counters for its TAP's queues.
 #pragma once
 
 #include <vector>
@@ -13,8 +14,8 @@
 namespace nictune::agent {
 
 // One poller per pid, with the rx queue it polls where a binding or the NIC says (an rx or
-// combined queue's before a tx queue's), sorted by pid.
-std::vector<model::NapiPoller> NapiPollersOf(const std::vector<collect::QueueBinding>& bindings,
+// combined queue's before a tx queue's; -1 for an instance no queue is linked to), sorted by pid.
+std::vector<model::NapiPoller> NapiPollersOf(const collect::QueueMap& map,
                                              const model::Snapshot& snapshot);
 
 }  // namespace nictune::agent

@@ -348,7 +348,7 @@ int RunOnce(const sigset_t& signals) {
     for (const procfs::NetDevice& d : first.devices.value_or(std::vector<procfs::NetDevice>{})) {
       names.push_back(d.name);
     }
-    collector.WatchNapiPollers(NapiPollersOf(topology.Read(names).queue_map.bindings, first));
+    collector.WatchNapiPollers(NapiPollersOf(topology.Read(names).queue_map, first));
   }
   const timespec deadline = service::AddDuration(service::MonotonicNow(), interval);
   const model::Snapshot before = collector.Collect();

@@ -472,6 +472,22 @@ std::optional<std::vector<int>> ReadCpuListFile(const std::string& path, std::st
 
 }  // namespace
 
+std::vector<NapiThread> NapiThreadsOf(const QueueMapInputs& inputs) {
+  std::vector<NapiThread> threads;
+  if (!inputs.napis) return threads;
+  for (const NapiInfo& napi : *inputs.napis) {
+    if (!napi.pid || *napi.pid == 0) continue;
+    const auto device =
+        std::find_if(inputs.devices.begin(), inputs.devices.end(),
+                     [&](const QueueMapDevice& d) { return d.ifindex == napi.ifindex; });
+    if (device == inputs.devices.end()) continue;
+    threads.push_back({.device = device->name, .napi_id = napi.id, .pid = *napi.pid});
+  }
+  std::sort(threads.begin(), threads.end(),
+            [](const NapiThread& a, const NapiThread& b) { return a.pid < b.pid; });
+  return threads;
+}
+
 absl::StatusOr<QueueMap> ReadQueueMap(const CollectorPaths& paths,
                                       driver::netlink::NetdevTopology* netlink) {
   QueueMap map;
@@ -524,6 +540,7 @@ absl::StatusOr<QueueMap> ReadQueueMap(const CollectorPaths& paths,
     map.notes.push_back(absl::StrCat("irq affinity: ", affinity_problem));
   }
   map.bindings = BuildQueueMap(inputs);
+  map.napi_threads = NapiThreadsOf(inputs);
   return map;
 }
 

@@ -81,8 +81,21 @@ struct QueueMapInputs {
 // Queues with neither an irq nor a NAPI are left out: nothing there to measure or tune.
 std::vector<QueueBinding> BuildQueueMap(const QueueMapInputs& inputs);
 
+// A NAPI instance that netdev netlink lists with a threaded poller, whatever queue it serves: a
+// driver that does not link its queues to its instances (veth on 6.18) still names their pollers.
+struct NapiThread {
+  std::string device;
+  uint32_t napi_id = 0;
+  uint32_t pid = 0;
+};
+
+// Pure: the instances of `inputs.napis` with a poller, on the devices `inputs.devices` names,
+// sorted by pid.
+std::vector<NapiThread> NapiThreadsOf(const QueueMapInputs& inputs);
+
 struct QueueMap {
   std::vector<QueueBinding> bindings;
+  std::vector<NapiThread> napi_threads;
   std::vector<std::string> notes;  // sources that could not be used and why, for `status`
 };
 

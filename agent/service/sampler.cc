@@ -144,7 +144,7 @@ StepOutcome Sampler::Step(absl::Time now) {
     aggregator_.AddInterval(*window);
   }
   const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
-  ports_.snapshots->WatchNapiPollers(agent::NapiPollersOf(topology.queue_map.bindings, current));
+  ports_.snapshots->WatchNapiPollers(agent::NapiPollersOf(topology.queue_map, current));
   state_.PublishInterval(
       std::make_shared<const IntervalReading>(IntervalReading{*std::move(window), topology}),
       sampling_);

@@ -17,10 +17,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// netlink's pollers, one per pid (a combined queue's rx side before its tx queue's), and an
-// emulated NIC's per-queue pollers from its counters; a binding polled in softirq has none.
+// netlink's pollers, one per pid (a combined queue's rx side before its tx queue's; an instance
+// no queue is linked to, as veth's, with none), and an emulated NIC's per-queue pollers from its
+// counters; a binding polled in softirq has none.
 TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
-  std::vector<collect::QueueBinding> bindings = {
+  collect::QueueMap map;
+  map.bindings = {
       {.device = "eth0",
        .queue = 3,
        .kind = collect::QueueKind::kTx,
@@ -39,16 +41,23 @@ TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
   nic.queues[0].napi_thread = 900;
   nic.queues[1].napi_thread = 0;  // not known
   snapshot.emulated_nics = {nic};
-  const std::vector<model::NapiPoller> pollers = NapiPollersOf(bindings, snapshot);
-  ASSERT_EQ(pollers.size(), 2u);
+  // The binding's instance listed again (it keeps its queue), and veth's, which no queue names.
+  map.napi_threads = {{.device = "eth0", .napi_id = 9001, .pid = 812},
+                      {.device = "veth1", .napi_id = 9100, .pid = 850}};
+  const std::vector<model::NapiPoller> pollers = NapiPollersOf(map, snapshot);
+  ASSERT_EQ(pollers.size(), 3u);
   EXPECT_EQ(pollers[0].pid, 812u);
   EXPECT_EQ(pollers[0].device, "eth0");
   EXPECT_EQ(pollers[0].queue, 0);
   EXPECT_EQ(pollers[0].napi_id, 9001u);
-  EXPECT_EQ(pollers[1].pid, 900u);
-  EXPECT_EQ(pollers[1].device, "emu0");
-  EXPECT_EQ(pollers[1].queue, 0);
-  EXPECT_EQ(pollers[1].napi_id, std::nullopt);
+  EXPECT_EQ(pollers[1].pid, 850u);
+  EXPECT_EQ(pollers[1].device, "veth1");
+  EXPECT_EQ(pollers[1].queue, -1);
+  EXPECT_EQ(pollers[1].napi_id, 9100u);
+  EXPECT_EQ(pollers[2].pid, 900u);
+  EXPECT_EQ(pollers[2].device, "emu0");
+  EXPECT_EQ(pollers[2].queue, 0);
+  EXPECT_EQ(pollers[2].napi_id, std::nullopt);
 }
 
 void WriteFile(const std::string& path, const std::string& text) {

@@ -356,6 +356,25 @@ TEST(BuildQueueMapTest, NetlinkNamesEachQueuesPollerThreadWhenThreaded) {
   EXPECT_EQ(bindings[1].napi_thread, std::nullopt);  // polled in softirq
 }
 
+TEST(NapiThreadsOfTest, EveryThreadedInstanceOfAKnownDeviceWhateverItsQueues) {
+  // veth on 6.18 links no queue to its instances; netlink still names their pollers. An instance
+  // polled in softirq has none, and one of a device /sys/class/net does not list is left out.
+  QueueMapInputs in;
+  in.devices = {{.name = "veth1", .ifindex = 7}, {.name = "eth0", .ifindex = 2}};
+  in.napis = std::vector<NapiInfo>{{.id = 9101, .ifindex = 7, .pid = 860},
+                                   {.id = 9100, .ifindex = 7, .pid = 850},
+                                   {.id = 9002, .ifindex = 2},
+                                   {.id = 9300, .ifindex = 40, .pid = 870}};
+  const std::vector<NapiThread> threads = NapiThreadsOf(in);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].device, "veth1");
+  EXPECT_EQ(threads[0].napi_id, 9100u);
+  EXPECT_EQ(threads[0].pid, 850u);
+  EXPECT_EQ(threads[1].napi_id, 9101u);
+  EXPECT_EQ(threads[1].pid, 860u);
+  EXPECT_TRUE(NapiThreadsOf(QueueMapInputs{}).empty());  // netdev netlink unavailable
+}
+
 TEST(BuildQueueMapTest, SharedIrqLinesAreSplitIntoTheirActions) {
   QueueMapInputs in;
   in.devices = {Pci("eth0", 2, "0000:03:00.0", {})};
