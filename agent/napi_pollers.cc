@@ -33,6 +33,9 @@ std::vector<model::NapiPoller> NapiPollersOf(const collect::QueueMap& map,
                                            .queue = static_cast<int>(queue)});
     }
   }
+  for (const uint32_t pid : map.other_napi_threads) {
+    by_pid.try_emplace(pid, model::NapiPoller{.pid = pid, .other_namespace = true});
+  }
   std::vector<model::NapiPoller> out;
   out.reserve(by_pid.size());
   for (auto& [pid, poller] : by_pid) out.push_back(std::move(poller));

@@ -2,8 +2,9 @@
 // Which threaded NAPI pollers the snapshots read: the kernel threads that poll a device's NAPI
 // instances when its sysfs `threaded` is on, whose polls /proc/stat counts as system time, not
 // softirq. Their pids come from netdev netlink's napi-get (Linux 6.8+) through the queue map
-// (its bindings, and the instances no queue is linked to: veth's), and from an emulated NIC's own
-// counters for its TAP's queues.
+// (its bindings, and the instances no queue is linked to: veth's), from an emulated NIC's own
+// counters for its TAP's queues, and, for every other namespace's, from their kernel threads'
+// names.
 #pragma once
 
 #include <vector>

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/procfs/cpu_list.h"
+#include "agent/procfs/napi_threads.h"
 #include "agent/procfs/net_devices.h"
 #include "agent/procfs/read_file.h"
 #include "driver/kernel_name.h"
@@ -472,6 +473,28 @@ std::optional<std::vector<int>> ReadCpuListFile(const std::string& path, std::st
 
 }  // namespace
 
+namespace {
+
+// The host's napi/... kernel threads but those of this namespace's instances.
+void AddOtherNapiThreads(const std::string& proc_root, const std::vector<NapiInfo>& napis,
+                         QueueMap& map) {
+  absl::StatusOr<std::vector<uint32_t>> threads = procfs::ReadNapiThreadPids(proc_root);
+  if (!threads.ok()) {
+    map.notes.push_back(
+        absl::StrCat("other namespaces' NAPI pollers: ", threads.status().message()));
+    return;
+  }
+  std::set<uint32_t> ours;
+  for (const NapiInfo& napi : napis) {
+    if (napi.pid) ours.insert(*napi.pid);
+  }
+  for (const uint32_t pid : *threads) {
+    if (!ours.contains(pid)) map.other_napi_threads.push_back(pid);
+  }
+}
+
+}  // namespace
+
 std::vector<NapiThread> NapiThreadsOf(const QueueMapInputs& inputs) {
   std::vector<NapiThread> threads;
   if (!inputs.napis) return threads;
@@ -541,6 +564,7 @@ absl::StatusOr<QueueMap> ReadQueueMap(const CollectorPaths& paths,
   }
   map.bindings = BuildQueueMap(inputs);
   map.napi_threads = NapiThreadsOf(inputs);
+  if (inputs.napis) AddOtherNapiThreads(paths.proc, *inputs.napis, map);
   return map;
 }
 

@@ -96,11 +96,16 @@ std::vector<NapiThread> NapiThreadsOf(const QueueMapInputs& inputs);
 struct QueueMap {
   std::vector<QueueBinding> bindings;
   std::vector<NapiThread> napi_threads;
+  // The host's other threaded NAPI pollers (procfs/napi_threads.h), sorted: kernel threads named
+  // napi/... that this namespace's netdev netlink does not name, so another namespace's. Empty
+  // where netlink could not be used (it names no poller then, and nothing tells them apart).
+  std::vector<uint32_t> other_napi_threads;
   std::vector<std::string> notes;  // sources that could not be used and why, for `status`
 };
 
 // Reads <proc>/interrupts, <proc>/irq/N/*affinity_list, <sys>/class/net and, when netlink is not
-// null, its napi and queue dumps (netlink must look at the same network namespace as <sys>).
+// null, its napi and queue dumps (netlink must look at the same network namespace as <sys>) and
+// the kernel threads of <proc>.
 // Only an unreadable /proc/interrupts or /sys/class/net fails; the rest becomes notes.
 absl::StatusOr<QueueMap> ReadQueueMap(const CollectorPaths& paths,
                                       driver::netlink::NetdevTopology* netlink);

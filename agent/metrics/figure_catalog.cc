@@ -192,7 +192,8 @@ std::vector<Figure> NamedFigures() {
        "CPU time of each threaded NAPI poller, the napi/DEV-ID kernel thread that polls its "
        "instance while the device's sysfs threaded is on (procfs /proc/PID/schedstat): its rate is "
        "the share of a CPU the polls took, which /proc/stat counts as system time, not softirq. An "
-       "--emulated_nic's pollers are one series per NIC.",
+       "--emulated_nic's pollers are one series per NIC, every other network namespace's one "
+       "series, device=\"other_namespaces\".",
        {{"napi_id", LabelBound::kNapiPollers}, {"device", LabelBound::kFollows}},
        {},
        SeriesCap::kNone,

@@ -35,7 +35,8 @@ enum class LabelBound {
   kDevices,                    // the agent's own namespace's devices
   kDevicesAndOtherNamespaces,  // those, and every other namespace's devices as one
   kNapis,                      // own namespace's NAPI instances that polled, the others' as one
-  // Threaded NAPI pollers: one per own NAPI instance at most, each --emulated_nic's as one.
+  // Threaded NAPI pollers: one per own NAPI instance at most, each --emulated_nic's as one, and
+  // every other namespace's as one.
   kNapiPollers,
   kTopSockets,   // --metrics_top_sockets
   kDropReasons,  // drop reasons seen: at most the kernel's enum skb_drop_reason

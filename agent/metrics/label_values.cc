@@ -85,6 +85,7 @@ prometheus::Labels NapiLabels(const model::NapiWindow& napi) {
 }
 
 prometheus::Labels NapiPollerLabels(const model::NapiPoller& poller) {
+  if (poller.other_namespace) return {{"device", kOtherNamespacesDevice}};
   if (!poller.napi_id) return {{"device", poller.device}};
   return {{"napi_id", std::to_string(*poller.napi_id)}, {"device", poller.device}};
 }

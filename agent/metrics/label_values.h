@@ -46,7 +46,8 @@ prometheus::Labels DropLabels(const model::DropWindow& drop);
 prometheus::Labels NapiLabels(const model::NapiWindow& napi);
 
 // A threaded NAPI poller's: its instance's, as NapiLabels; an --emulated_nic's TAP, whose
-// instances the kernel gives no id, its device's alone (its pollers summed).
+// instances the kernel gives no id, its device's alone (its pollers summed); every other
+// namespace's, kOtherNamespacesDevice alone.
 prometheus::Labels NapiPollerLabels(const model::NapiPoller& poller);
 
 // `labels` and the CPU's, or `labels` alone when per-CPU series are off (the caller sums the

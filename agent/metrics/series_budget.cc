@@ -45,7 +45,7 @@ size_t ValuesOf(const FigureLabel& label, const HostShape& shape, const SeriesOp
     case LabelBound::kNapis:
       return shape.napis + 1;  // and every other namespace's as one
     case LabelBound::kNapiPollers:
-      return shape.napis + shape.emulated_nics;
+      return shape.napis + shape.emulated_nics + 1;
     case LabelBound::kTopSockets:
       return options.max_sockets;
     case LabelBound::kDropReasons:

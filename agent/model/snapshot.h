@@ -36,9 +36,12 @@ struct EmulatedNicReading {
 // system time, where /proc/stat's softirq split does not see them.
 struct NapiPoller {
   uint32_t pid = 0;
-  std::string device;
+  std::string device;               // empty for another namespace's
   int queue = -1;                   // the rx queue it polls; -1 = not known
   std::optional<uint32_t> napi_id;  // absent where the kernel gave the instance none (a TAP's)
+  // A poller of a device in a network namespace other than the agent's, found by its name alone
+  // (agent/procfs/napi_threads.h): neither its device nor its instance is known.
+  bool other_namespace = false;
 };
 
 // A poller's time on a CPU since it started (/proc/PID/schedstat), when the snapshot was taken.

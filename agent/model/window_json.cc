@@ -205,6 +205,7 @@ json NapiPollerToJson(const NapiPollerWindow& p) {
             {"cpu_share", p.cpu_share}};
   if (p.poller.queue >= 0) j["queue"] = p.poller.queue;
   if (p.poller.napi_id) j["napi_id"] = *p.poller.napi_id;
+  if (p.poller.other_namespace) j["other_namespace"] = true;
   return j;
 }
 

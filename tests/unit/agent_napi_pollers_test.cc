@@ -18,8 +18,8 @@ namespace {
 using ::testing::HasSubstr;
 
 // netlink's pollers, one per pid (a combined queue's rx side before its tx queue's; an instance
-// no queue is linked to, as veth's, with none), and an emulated NIC's per-queue pollers from its
-// counters; a binding polled in softirq has none.
+// no queue is linked to, as veth's, with none), an emulated NIC's per-queue pollers from its
+// counters, and every other namespace's by name; a binding polled in softirq has none.
 TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
   collect::QueueMap map;
   map.bindings = {
@@ -44,8 +44,11 @@ TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
   // The binding's instance listed again (it keeps its queue), and veth's, which no queue names.
   map.napi_threads = {{.device = "eth0", .napi_id = 9001, .pid = 812},
                       {.device = "veth1", .napi_id = 9100, .pid = 850}};
+  // The emulated NIC's TAP lives in another namespace: its poller is found by name too, and the
+  // NIC's counters say more of it. A container's veth's poller is known by its name alone.
+  map.other_napi_threads = {900, 950};
   const std::vector<model::NapiPoller> pollers = NapiPollersOf(map, snapshot);
-  ASSERT_EQ(pollers.size(), 3u);
+  ASSERT_EQ(pollers.size(), 4u);
   EXPECT_EQ(pollers[0].pid, 812u);
   EXPECT_EQ(pollers[0].device, "eth0");
   EXPECT_EQ(pollers[0].queue, 0);
@@ -58,6 +61,11 @@ TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
   EXPECT_EQ(pollers[2].device, "emu0");
   EXPECT_EQ(pollers[2].queue, 0);
   EXPECT_EQ(pollers[2].napi_id, std::nullopt);
+  EXPECT_FALSE(pollers[2].other_namespace);
+  EXPECT_EQ(pollers[3].pid, 950u);
+  EXPECT_TRUE(pollers[3].other_namespace);
+  EXPECT_EQ(pollers[3].device, "");
+  EXPECT_EQ(pollers[3].napi_id, std::nullopt);
 }
 
 void WriteFile(const std::string& path, const std::string& text) {

@@ -469,6 +469,10 @@ TEST(MetricsExporterTest, ThreadedNapiPollersCpuTimeAddsUpTheWindowsShares) {
   // eth1's instance 8193, and an emulated NIC's two queues, whose TAP instances have no id.
   w.napi_pollers = {poller(700, "eth1", 8193, 0.25), poller(801, "emu0", std::nullopt, 0.125),
                     poller(802, "emu0", std::nullopt, 0.25)};
+  // Two containers' veths, whose pollers are known by their names alone.
+  for (const uint32_t pid : {950u, 951u}) {
+    w.napi_pollers.push_back({.poller = {.pid = pid, .other_namespace = true}, .cpu_share = 0.5});
+  }
   exporter.Update({}, w, {});
   // The instance's poller exited and another took its instance.
   w.napi_pollers = {poller(900, "eth1", 8193, 0.5)};
@@ -476,7 +480,8 @@ TEST(MetricsExporterTest, ThreadedNapiPollersCpuTimeAddsUpTheWindowsShares) {
   EXPECT_THAT(Samples(exporter.Text(), "nictune_napi_poller_cpu_seconds_total{"),
               testing::UnorderedElementsAre(
                   "nictune_napi_poller_cpu_seconds_total{device=\"eth1\",napi_id=\"8193\"} 1.5",
-                  "nictune_napi_poller_cpu_seconds_total{device=\"emu0\"} 0.75"));
+                  "nictune_napi_poller_cpu_seconds_total{device=\"emu0\"} 0.75",
+                  "nictune_napi_poller_cpu_seconds_total{device=\"other_namespaces\"} 2"));
 }
 
 TEST(MetricsExporterTest, AgentCostAndProbeRunTimes) {

@@ -284,9 +284,9 @@ size_t WrittenFormula(const HostShape& s, const SeriesOptions& o) {
   const size_t irq_series = o.interrupts_per_cpu ? s.irqs * s.cpus : s.irqs;
   const size_t drops =
       std::min(s.drop_reasons * (10 * (s.devices + 2) + 2), o.max_drop_series + 1);
-  return 45 * c + 3 * irq_series + 24 * s.devices + 17 * (s.napis + 1) + s.napis + drops +
-         9 * o.max_sockets + 16 * (s.devices + 1) + 21 * (s.devices + s.emulated_nics) +
-         6 * s.napis + 88 + 4 * s.emulated_nics + 192;
+  return 45 * c + 3 * irq_series + 24 * s.devices + 18 * (s.napis + 1) + drops + 9 * o.max_sockets +
+         16 * (s.devices + 1) + 21 * (s.devices + s.emulated_nics) + 6 * s.napis + 88 +
+         4 * s.emulated_nics + 192;
 }
 
 TEST(FigureCatalogTest, TheBudgetIsTheWrittenFormula) {
@@ -313,12 +313,12 @@ TEST(FigureCatalogTest, TheBudgetIsTheWrittenFormula) {
       BudgetFor(two_cpus, SeriesOptions{.max_drop_series = 1000}).Of("nictune_skb_drops_total"),
       4u * 52);
   // Whatever the drops, docs/benchmarks.md's 2-CPU host (one device, 4 queues, 16 other irqs)
-  // stays within 820 series: 742 with one drop reason, 775 with all 130 of the kernel's.
+  // stays within 820 series: 743 with one drop reason, 776 with all 130 of the kernel's.
   const HostShape one_reason{.cpus = 2, .irqs = 20, .devices = 1, .napis = 4, .drop_reasons = 1};
   HostShape every_reason = one_reason;
   every_reason.drop_reasons = 130;
-  EXPECT_EQ(BudgetFor(one_reason, SeriesOptions{}).total, 742u);
-  EXPECT_EQ(BudgetFor(every_reason, SeriesOptions{}).total, 742u - 32 + 65);
+  EXPECT_EQ(BudgetFor(one_reason, SeriesOptions{}).total, 743u);
+  EXPECT_EQ(BudgetFor(every_reason, SeriesOptions{}).total, 743u - 32 + 65);
   EXPECT_LE(BudgetFor(every_reason, SeriesOptions{}).total, 820u);
   EXPECT_EQ(budget.Of("nictune_no_such_family"), 0u);
 }

@@ -81,6 +81,16 @@ class FakeHost {
 
   void Interrupts(const std::string& text) { Write("proc/interrupts", text); }
 
+  // kthreadd's children, each with its comm.
+  void KernelThreads(const std::map<uint32_t, std::string>& comms) {
+    std::string children;
+    for (const auto& [pid, comm] : comms) {
+      absl::StrAppend(&children, pid, " ");
+      Write(absl::StrCat("proc/", pid, "/comm"), comm + "\n");
+    }
+    Write("proc/2/task/2/children", children);
+  }
+
   void Affinity(uint32_t irq, const std::string& smp, std::optional<std::string> effective) {
     Write(absl::StrCat("proc/irq/", irq, "/smp_affinity_list"), smp + "\n");
     if (effective)
@@ -190,6 +200,9 @@ TEST(QueueMapReaderTest, NetlinkMapsTheDeviceAndNamesFillAnIrqItLacks) {
       {.id = 0, .type = NetdevQueueType::kRx, .ifindex = 1},  // lo: no NAPI, left out
       {.id = 0, .type = NetdevQueueType::kRx, .ifindex = 4, .napi_id = 257},
       {.id = 0, .type = NetdevQueueType::kTx, .ifindex = 4}};
+  // A container's threaded veth polls in napi/eth0-1316, which this namespace's netlink does not
+  // name; the other kernel threads are no pollers.
+  host.KernelThreads({{30, "kworker/0:1"}, {41, "napi/eth0-1316"}, {52, "ksoftirqd/1"}});
 
   absl::StatusOr<QueueMap> map = ReadQueueMap(host.Paths(), &netlink);
   ASSERT_TRUE(map.ok()) << map.status();
@@ -197,6 +210,18 @@ TEST(QueueMapReaderTest, NetlinkMapsTheDeviceAndNamesFillAnIrqItLacks) {
               ElementsAre("eth0 rx 0 irq 38 napi 257 cpus 1 procfs-irq-name",
                           "eth0 tx 0 irq 39 napi - cpus 0 procfs-irq-name"));
   EXPECT_THAT(map->notes, IsEmpty());
+  EXPECT_THAT(map->other_napi_threads, ElementsAre(41u));
+  EXPECT_THAT(map->napi_threads, IsEmpty());
+
+  // Once this namespace's eth0 polls in napi/eth0-1316 too (the same pid: netlink names it),
+  // it is ours.
+  netlink.napis = std::vector<NapiInfo>{{.id = 257, .ifindex = 4, .pid = 41}};
+  map = ReadQueueMap(host.Paths(), &netlink);
+  ASSERT_TRUE(map.ok()) << map.status();
+  EXPECT_THAT(map->other_napi_threads, IsEmpty());
+  ASSERT_EQ(map->napi_threads.size(), 1u);
+  EXPECT_EQ(map->napi_threads[0].pid, 41u);
+  netlink.napis = std::vector<NapiInfo>{{.id = 257, .ifindex = 4}};
 
   // A driver that links its NAPIs to irqs makes netlink the source of the irq too.
   netlink.napis = std::vector<NapiInfo>{{.id = 257, .ifindex = 4, .irq = 38}};
