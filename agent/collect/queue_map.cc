@@ -475,7 +475,12 @@ std::optional<std::vector<int>> ReadCpuListFile(const std::string& path, std::st
 
 namespace {
 
-// The host's napi/... kernel threads but those of this namespace's instances.
+// Each watched poller is one /proc/PID/schedstat read per interval: a host of a thousand
+// containers with threaded veths would read a thousand files each time for one series.
+constexpr size_t kMaxOtherNapiThreads = 256;
+
+// The host's napi/... kernel threads but those of this namespace's instances, the first
+// kMaxOtherNapiThreads by pid; a note says how many more there were.
 void AddOtherNapiThreads(const std::string& proc_root, const std::vector<NapiInfo>& napis,
                          QueueMap& map) {
   absl::StatusOr<std::vector<uint32_t>> threads = procfs::ReadNapiThreadPids(proc_root);
@@ -490,6 +495,12 @@ void AddOtherNapiThreads(const std::string& proc_root, const std::vector<NapiInf
   }
   for (const uint32_t pid : *threads) {
     if (!ours.contains(pid)) map.other_napi_threads.push_back(pid);
+  }
+  if (map.other_napi_threads.size() > kMaxOtherNapiThreads) {
+    map.notes.push_back(
+        absl::StrCat("other namespaces' NAPI pollers: ", map.other_napi_threads.size(),
+                     " found, the first ", kMaxOtherNapiThreads, " by pid watched"));
+    map.other_napi_threads.resize(kMaxOtherNapiThreads);
   }
 }
 

@@ -97,8 +97,9 @@ struct QueueMap {
   std::vector<QueueBinding> bindings;
   std::vector<NapiThread> napi_threads;
   // The host's other threaded NAPI pollers (procfs/napi_threads.h), sorted: kernel threads named
-  // napi/... that this namespace's netdev netlink does not name, so another namespace's. Empty
-  // where netlink could not be used (it names no poller then, and nothing tells them apart).
+  // napi/... that this namespace's netdev netlink does not name, so another namespace's; at most
+  // 256, and a note says how many were left out. Empty where netlink could not be used (it names
+  // no poller then, and nothing tells them apart).
   std::vector<uint32_t> other_napi_threads;
   std::vector<std::string> notes;  // sources that could not be used and why, for `status`
 };

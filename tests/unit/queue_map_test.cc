@@ -223,6 +223,18 @@ TEST(QueueMapReaderTest, NetlinkMapsTheDeviceAndNamesFillAnIrqItLacks) {
   EXPECT_EQ(map->napi_threads[0].pid, 41u);
   netlink.napis = std::vector<NapiInfo>{{.id = 257, .ifindex = 4}};
 
+  // A host of many containers: the first 256 by pid are watched, and a note says so.
+  std::map<uint32_t, std::string> many;
+  for (uint32_t pid = 1000; pid < 1300; ++pid) many[pid] = absl::StrCat("napi/eth0-", pid);
+  host.KernelThreads(many);
+  map = ReadQueueMap(host.Paths(), &netlink);
+  ASSERT_TRUE(map.ok()) << map.status();
+  ASSERT_EQ(map->other_napi_threads.size(), 256u);
+  EXPECT_EQ(map->other_napi_threads.front(), 1000u);
+  EXPECT_EQ(map->other_napi_threads.back(), 1255u);
+  EXPECT_THAT(map->notes, ElementsAre("other namespaces' NAPI pollers: 300 found, the first 256 "
+                                      "by pid watched"));
+
   // A driver that links its NAPIs to irqs makes netlink the source of the irq too.
   netlink.napis = std::vector<NapiInfo>{{.id = 257, .ifindex = 4, .irq = 38}};
   map = ReadQueueMap(host.Paths(), &netlink);
