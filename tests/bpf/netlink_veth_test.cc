@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ethtool and netdev netlink on a veth pair in a namespace this test creates and deletes: veth
 // has no interrupt coalescing (COALESCE_GET must say so cleanly), and it polls through NAPI only
-// while GRO is on, so napi-get must list one NAPI per rx queue exactly then, none before or after.
+// while GRO is on, so napi-get must list one NAPI per rx queue exactly then, none before or after,
+// each with its poller's pid while the device is threaded.
 #include <linux/ethtool.h>
 #include <net/if.h>
 #include <unistd.h>
@@ -9,12 +10,14 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "agent/procfs/read_file.h"
 #include "driver/netlink/ethtool_reader.h"
 #include "driver/netlink/netdev_netlink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/netns_host.h"
 #include "tests/support/privileges.h"
+#include "tests/support/subprocess.h"
 
 namespace nictune::driver::netlink {
 namespace {
@@ -107,6 +110,30 @@ TEST(NetlinkVethTest, CoalesceIsUnsupportedAndNapisFollowGro) {
       EXPECT_EQ(napi_ids.count(*queue.napi_id), 1u) << "rx queue " << queue.id;
     }
   }
+
+  // Threaded (test setup on the test's own device; `ip netns exec` mounts the namespace's
+  // sysfs): each instance names its poller, a napi/... kernel thread, although no queue is linked
+  // to it; the agent watches these by the instances alone (agent/collect/queue_map.h).
+  const auto set_threaded = [&](int on) {
+    return testing_support::RunChecked(
+        {"ip", "netns", "exec", (*netns)->name(), "sh", "-c",
+         absl::StrCat("echo ", on, " > /sys/class/net/", kVeth, "/threaded")});
+  };
+  ASSERT_TRUE(set_threaded(1).ok());
+  NetlinkView threaded = LookInside(**netns);
+  ASSERT_TRUE(threaded.status.ok()) << threaded.status;
+  ASSERT_EQ(threaded.napis.size(), static_cast<size_t>(kRxQueues));
+  for (const NapiInfo& napi : threaded.napis) {
+    ASSERT_TRUE(napi.pid.has_value()) << "napi " << napi.id;
+    absl::StatusOr<std::string> comm =
+        procfs::ReadFile(absl::StrCat("/proc/", *napi.pid, "/comm"), 64);
+    ASSERT_TRUE(comm.ok()) << comm.status();
+    EXPECT_THAT(*comm, ::testing::StartsWith("napi/")) << "napi " << napi.id;
+  }
+  ASSERT_TRUE(set_threaded(0).ok());
+  NetlinkView softirq_again = LookInside(**netns);
+  ASSERT_TRUE(softirq_again.status.ok()) << softirq_again.status;
+  for (const NapiInfo& napi : softirq_again.napis) EXPECT_FALSE(napi.pid.has_value());
 
   ASSERT_TRUE((*netns)->SetEthtoolFlag(kVeth, ETHTOOL_SGRO, false).ok());
   NetlinkView off_again = LookInside(**netns);
