@@ -5,8 +5,8 @@
 
 namespace nictune::agent {
 
-std::vector<model::NapiPoller> NapiPollersOf(const collect::QueueMap& map,
-                                             const model::Snapshot& snapshot) {
+std::vector<model::NapiPoller> NapiPollersOf(
+    const collect::QueueMap& map, const std::vector<model::EmulatedNicReading>& emulated_nics) {
   std::map<uint32_t, model::NapiPoller> by_pid;
   for (const collect::QueueBinding& b : map.bindings) {
     if (!b.napi_thread || *b.napi_thread == 0) continue;
@@ -23,7 +23,7 @@ std::vector<model::NapiPoller> NapiPollersOf(const collect::QueueMap& map,
         t.pid,
         model::NapiPoller{.pid = t.pid, .device = t.device, .queue = -1, .napi_id = t.napi_id});
   }
-  for (const model::EmulatedNicReading& nic : snapshot.emulated_nics) {
+  for (const model::EmulatedNicReading& nic : emulated_nics) {
     for (size_t queue = 0; queue < nic.queues.size(); ++queue) {
       const int64_t pid = nic.queues[queue].napi_thread;
       if (pid <= 0 || pid > static_cast<int64_t>(UINT32_MAX)) continue;

@@ -16,7 +16,7 @@ namespace nictune::agent {
 
 // One poller per pid, with the rx queue it polls where a binding or the NIC says (an rx or
 // combined queue's before a tx queue's; -1 for an instance no queue is linked to), sorted by pid.
-std::vector<model::NapiPoller> NapiPollersOf(const collect::QueueMap& map,
-                                             const model::Snapshot& snapshot);
+std::vector<model::NapiPoller> NapiPollersOf(
+    const collect::QueueMap& map, const std::vector<model::EmulatedNicReading>& emulated_nics);
 
 }  // namespace nictune::agent

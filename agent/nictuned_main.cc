@@ -55,6 +55,7 @@
 #include "agent/model/window.h"
 #include "agent/napi_pollers.h"
 #include "agent/observe/other_tuners.h"
+#include "agent/procfs/net_devices.h"
 #include "agent/rate_limited_log.h"
 #include "agent/service/apply_self_test.h"
 #include "agent/service/deadline_wait.h"
@@ -319,6 +320,18 @@ std::optional<int> CheckProbeBudgetFlag() {
   return std::nullopt;
 }
 
+// The names of /sys/class/net's devices, for a topology read before any snapshot; none where
+// sysfs cannot be read (the window's sources say why).
+std::vector<std::string> SysfsDeviceNames(const collect::CollectorPaths& paths) {
+  absl::StatusOr<std::vector<procfs::NetDevice>> devices =
+      procfs::ReadNetDevices(paths.sys + "/class/net", {.statistics = false});
+  std::vector<std::string> names;
+  for (const procfs::NetDevice& d : devices.value_or(std::vector<procfs::NetDevice>{})) {
+    names.push_back(d.name);
+  }
+  return names;
+}
+
 int RunOnce(const sigset_t& signals) {
   const absl::Duration interval = absl::GetFlag(FLAGS_interval);
   if (interval < absl::Milliseconds(10) || interval > absl::Hours(1)) {
@@ -341,15 +354,9 @@ int RunOnce(const sigset_t& signals) {
   collect::SnapshotCollector collector(paths, probes.source.get(), probes.why_not, sockets.get(),
                                        links.get());
   TopologyReader topology(paths, refresh);
-  {
-    // The NAPI pollers the topology names are read at both ends of the window.
-    const model::Snapshot first = collector.Collect();
-    std::vector<std::string> names;
-    for (const procfs::NetDevice& d : first.devices.value_or(std::vector<procfs::NetDevice>{})) {
-      names.push_back(d.name);
-    }
-    collector.WatchNapiPollers(NapiPollersOf(topology.Read(names).queue_map, first));
-  }
+  // The NAPI pollers the topology names are read at both ends of the window; this process runs
+  // no emulated NIC.
+  collector.WatchNapiPollers(NapiPollersOf(topology.Read(SysfsDeviceNames(paths)).queue_map, {}));
   const timespec deadline = service::AddDuration(service::MonotonicNow(), interval);
   const model::Snapshot before = collector.Collect();
   if (service::WaitUntil(signals, deadline)) return 1;

@@ -8,9 +8,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agent/procfs/napi_threads.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/schedstat.h"
 #include "agent/procfs/snmp.h"
@@ -93,7 +93,7 @@ void SnapshotCollector::CollectNapiPollers(model::Snapshot& s) {
         errors.emplace_back(name.status().message());
         continue;
       }
-      comm = napi_poller_comm_.emplace(poller.pid, absl::StartsWith(*name, "napi/")).first;
+      comm = napi_poller_comm_.emplace(poller.pid, procfs::IsNapiThreadName(*name)).first;
     }
     if (!comm->second) {
       not_pollers.push_back(absl::StrCat(poller.pid));

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/procfs/read_file.h"
 #include "agent/procfs/text_scan.h"
@@ -17,6 +16,8 @@ constexpr uint32_t kKthreadd = 2;
 constexpr size_t kChildrenMaxBytes = 1 << 20;
 
 }  // namespace
+
+bool IsNapiThreadName(std::string_view comm) { return comm.starts_with("napi/"); }
 
 absl::StatusOr<std::vector<uint32_t>> ParseChildPids(std::string_view text, std::string_view path) {
   std::vector<uint32_t> pids;
@@ -46,7 +47,7 @@ absl::StatusOr<std::vector<uint32_t>> ReadNapiThreadPids(const std::string& proc
   std::vector<uint32_t> pollers;
   for (const uint32_t pid : *children) {
     absl::StatusOr<std::string> comm = ReadFile(absl::StrCat(proc_root, "/", pid, "/comm"), 64);
-    if (comm.ok() && absl::StartsWith(*comm, "napi/")) pollers.push_back(pid);
+    if (comm.ok() && IsNapiThreadName(*comm)) pollers.push_back(pid);
   }
   std::sort(pollers.begin(), pollers.end());
   return pollers;

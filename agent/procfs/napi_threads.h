@@ -15,6 +15,9 @@
 
 namespace nictune::procfs {
 
+// Whether a task's comm is a threaded NAPI poller's: "napi/DEV-ID", cut at 15 bytes.
+bool IsNapiThreadName(std::string_view comm);
+
 // The pids of /proc/2/task/2/children: "12 34 56 " (a space after each).
 absl::StatusOr<std::vector<uint32_t>> ParseChildPids(std::string_view text, std::string_view path);
 

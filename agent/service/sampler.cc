@@ -144,7 +144,8 @@ StepOutcome Sampler::Step(absl::Time now) {
     aggregator_.AddInterval(*window);
   }
   const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
-  ports_.snapshots->WatchNapiPollers(agent::NapiPollersOf(topology.queue_map, current));
+  ports_.snapshots->WatchNapiPollers(
+      agent::NapiPollersOf(topology.queue_map, current.emulated_nics));
   state_.PublishInterval(
       std::make_shared<const IntervalReading>(IntervalReading{*std::move(window), topology}),
       sampling_);

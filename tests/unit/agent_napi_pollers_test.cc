@@ -35,19 +35,17 @@ TEST(NapiPollersOfTest, OnePerPidWithTheRxQueueItPolls) {
        .napi_thread = 812},
       {.device = "eth0", .queue = 1, .kind = collect::QueueKind::kCombined, .napi_id = 9002},
   };
-  model::Snapshot snapshot;
   model::EmulatedNicReading nic{.device = "emu0"};
   nic.queues.resize(2);
   nic.queues[0].napi_thread = 900;
   nic.queues[1].napi_thread = 0;  // not known
-  snapshot.emulated_nics = {nic};
   // The binding's instance listed again (it keeps its queue), and veth's, which no queue names.
   map.napi_threads = {{.device = "eth0", .napi_id = 9001, .pid = 812},
                       {.device = "veth1", .napi_id = 9100, .pid = 850}};
   // The emulated NIC's TAP lives in another namespace: its poller is found by name too, and the
   // NIC's counters say more of it. A container's veth's poller is known by its name alone.
   map.other_napi_threads = {900, 950};
-  const std::vector<model::NapiPoller> pollers = NapiPollersOf(map, snapshot);
+  const std::vector<model::NapiPoller> pollers = NapiPollersOf(map, {nic});
   ASSERT_EQ(pollers.size(), 4u);
   EXPECT_EQ(pollers[0].pid, 812u);
   EXPECT_EQ(pollers[0].device, "eth0");

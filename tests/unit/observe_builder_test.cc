@@ -581,20 +581,31 @@ TEST(BuildObservationTest, ADeviceOfAnotherNamespaceIsObservedWhenItsSocketOverf
   EXPECT_TRUE(obs.queues[1].sockets.empty());
 }
 
-TEST(BuildObservationTest, ASocketTheProbesSlotsMissedStaysOnItsDeviceAsLastSeen) {
-  // Window 1: the socket overflows on emu0, which its drop records name.
-  const model::Snapshot start = At(0, true);
+// Window 1 of the remembered-socket tests: udp port 9000 (cookie 9) overflows on emu0, which
+// its drop records name. The snapshot it ends at, and the options that remember the socket.
+struct OverflowedOnEmu0 {
   model::Snapshot seen = At(1, true);
-  seen.bpf->sockets = {Socket(9, 9000, 5000, 24000, 0.99, 768)};
-  seen.bpf->drops = {RcvbuffDrop(9, "emu0", 9000, 9, 6000)};
-  absl::StatusOr<model::Window> first = model::ComputeWindow(start, seen);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ObservationOptions options;
+};
+
+OverflowedOnEmu0 OverflowOnEmu0() {
+  OverflowedOnEmu0 out;
+  out.seen.bpf->sockets = {Socket(9, 9000, 5000, 24000, 0.99, 768)};
+  out.seen.bpf->drops = {RcvbuffDrop(9, "emu0", 9000, 9, 6000)};
+  absl::StatusOr<model::Window> first = model::ComputeWindow(At(0, true), out.seen);
+  EXPECT_TRUE(first.ok()) << first.status();
+  if (!first.ok()) return out;
   SocketPlacement placement;
   BuildObservation(*first, agent::Topology{}, tuner::HostKnobs{}, ObservationOptions{}, &placement);
-  ObservationOptions options;
-  options.remembered_sockets = RememberSockets({}, placement, *first);
+  out.options.remembered_sockets = RememberSockets({}, placement, *first);
+  return out;
+}
+
+TEST(BuildObservationTest, ASocketTheProbesSlotsMissedStaysOnItsDeviceAsLastSeen) {
+  const OverflowedOnEmu0 earlier = OverflowOnEmu0();
+  const ObservationOptions& options = earlier.options;
   // Window 2: the socket-fill hook was not attached, and nothing lists the socket.
-  absl::StatusOr<model::Window> second = model::ComputeWindow(seen, At(2, true));
+  absl::StatusOr<model::Window> second = model::ComputeWindow(earlier.seen, At(2, true));
   ASSERT_TRUE(second.ok()) << second.status();
   second->probes = {{.hook = "sockfill", .mode = "slotted", .coverage = 0}};
   const tuner::Observation obs =
@@ -615,17 +626,7 @@ TEST(BuildObservationTest, ASocketTheProbesSlotsMissedStaysOnItsDeviceAsLastSeen
 }
 
 TEST(BuildObservationTest, ASocketReopenedWhereAnotherWasIsOnItsDeviceWithItsDrops) {
-  // Window 1: the socket on port 9000 overflows on emu0, which its drop records name.
-  const model::Snapshot start = At(0, true);
-  model::Snapshot seen = At(1, true);
-  seen.bpf->sockets = {Socket(9, 9000, 5000, 24000, 0.99, 768)};
-  seen.bpf->drops = {RcvbuffDrop(9, "emu0", 9000, 9, 6000)};
-  absl::StatusOr<model::Window> first = model::ComputeWindow(start, seen);
-  ASSERT_TRUE(first.ok()) << first.status();
-  SocketPlacement placement;
-  BuildObservation(*first, agent::Topology{}, tuner::HostKnobs{}, ObservationOptions{}, &placement);
-  ObservationOptions options;
-  options.remembered_sockets = RememberSockets({}, placement, *first);
+  const ObservationOptions options = OverflowOnEmu0().options;
   // Window 2: the application reopened its socket on port 9000 with a smaller buffer. The drop
   // probe's slots saw none of its drops (the namespace's count is one record without a device);
   // only the socket census lists it. Another namespace's socket on port 9000 is no successor.
