@@ -54,6 +54,7 @@
 #include "agent/model/json_text.h"
 #include "agent/model/window.h"
 #include "agent/napi_pollers.h"
+#include "agent/observe/interval_socket_places.h"
 #include "agent/observe/other_tuners.h"
 #include "agent/procfs/net_devices.h"
 #include "agent/rate_limited_log.h"
@@ -366,7 +367,10 @@ int RunOnce(const sigset_t& signals) {
     return 1;
   }
   if (absl::GetFlag(FLAGS_json)) {
-    std::cout << model::JsonText(WindowReport(*window, topology.Read(DeviceNames(*window))), 2)
+    // One window: its sockets are placed by its own drop records alone.
+    const observe::SocketPlacement placed = observe::IntervalSocketPlaces().Place(*window);
+    std::cout << model::JsonText(WindowReport(*window, topology.Read(DeviceNames(*window)), placed),
+                                 2)
               << std::endl;
   } else {
     std::cout << SummarizeWindow(*window) << std::endl;

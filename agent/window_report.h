@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The whole measurement of one window as JSON: the Window's figures, the per-queue view, the
-// devices' settings and every source with its state. Printed by `nictuned --once --json`.
+// devices' settings, every source with its state, and each device's drops with its sockets placed
+// on it (`sockets`: the interval's placement). Printed by `nictuned --once --json` and served as
+// /api/v1/snapshot.
 #pragma once
 
 #include "agent/model/window.h"
+#include "agent/observe/socket_placement.h"
 #include "agent/topology.h"
 #include "nlohmann/json_fwd.hpp"
 
 namespace nictune::agent {
 
-nlohmann::json WindowReport(const model::Window& window, const Topology& topology);
+nlohmann::json WindowReport(const model::Window& window, const Topology& topology,
+                            const observe::SocketPlacement& sockets);
 
 // The devices a Window saw, for reading their settings.
 std::vector<std::string> DeviceNames(const model::Window& window);

@@ -70,6 +70,15 @@ std::string Inputs(const Json& r) {
   return parts.empty() ? "-" : absl::StrJoin(parts, ", ");
 }
 
+// A recommendation's arithmetic: its formula, the inputs substituted, and its confidence's reason.
+std::string Why(const Json& r) {
+  const Json confidence = r.contains("confidence") ? r["confidence"] : Json();
+  return absl::StrCat("\n", TextAt(r, "knob"), " on ", TextAt(r, "target"), ": ", ChangeText(r),
+                      "\n  formula:    ", TextAt(r, "formula"), "\n  inputs:     ", Inputs(r),
+                      "\n  confidence: ", NumberOrDash(NumberAt(confidence, "value"), 2), " (",
+                      TextAt(confidence, "reason"), ")\n");
+}
+
 }  // namespace
 
 std::string RenderRecommendations(const Json& set, bool why, size_t width) {
@@ -106,12 +115,11 @@ std::string RenderRecommendations(const Json& set, bool why, size_t width) {
                                           : table.Render(width),
                   KeptLine(recommendations));
   if (!why) return out;
-  for (const Json& r : recommendations) {
-    const Json confidence = r.contains("confidence") ? r["confidence"] : Json();
-    absl::StrAppend(&out, "\n", TextAt(r, "knob"), " on ", TextAt(r, "target"), ": ", ChangeText(r),
-                    "\n  formula:    ", TextAt(r, "formula"), "\n  inputs:     ", Inputs(r),
-                    "\n  confidence: ", NumberOrDash(NumberAt(confidence, "value"), 2), " (",
-                    TextAt(confidence, "reason"), ")\n");
+  // The changes first, in the table's order, then the knobs kept as they are.
+  for (const bool kept : {false, true}) {
+    for (const Json& r : recommendations) {
+      if (Keeps(r) == kept) absl::StrAppend(&out, Why(r));
+    }
   }
   return out;
 }

@@ -34,11 +34,12 @@ bool DropsHookSawTheInterval(const Json& snapshot) {
   return false;
 }
 
-// Drops per second per device: the BPF drop records when the agent has them, else the device's
-// own rx_dropped counter (sysfs); an emulated NIC's missed frames (its ring overran) besides.
+// Drops per second per device: the agent's (the BPF drop records, and the kernel's count of the
+// drops of the sockets it placed on the device) when it has them, else the device's own
+// rx_dropped counter (sysfs); an emulated NIC's missed frames (its ring overran) besides.
 std::map<std::string, double> DropsPerDevice(const Json& snapshot) {
   std::map<std::string, double> drops;
-  for (const Json& d : ArrayAt(snapshot, "drops")) {
+  for (const Json& d : ArrayAt(snapshot, "device_drops")) {
     if (const std::optional<double> per_s = NumberAt(d, "per_s")) {
       drops[TextAt(d, "device")] += *per_s;
     }
@@ -60,6 +61,20 @@ std::map<std::string, double> DropsPerDevice(const Json& snapshot) {
     for (const Json& q : ArrayAt(snapshot, "queues")) drops.try_emplace(TextAt(q, "device"), 0);
   }
   return drops;
+}
+
+// Whether the probes counted any of the socket's interval: where their slots saw none of it, a
+// count of 0 (enqueues, full-queue events, a peak fill) says nothing, and shows as "-".
+bool ProbesSawSocket(const Json& socket) {
+  const auto coverage = socket.find("coverage");
+  return coverage == socket.end() || NumberAt(*coverage, "share").value_or(1) > 0;
+}
+
+// A socket's drops by the kernel's own count (sock_diag), whatever the probes saw.
+std::string KernelDropsPerS(const Json& socket, std::optional<double> seconds) {
+  const std::optional<double> drops = NumberAt(socket, "kernel_drops");
+  if (!drops || !seconds || *seconds <= 0) return "-";
+  return FormatNumber(*drops / *seconds, 3);
 }
 
 struct CpuSplit {
@@ -115,8 +130,8 @@ std::string Header(const Json& snapshot) {
 }
 
 // The probes' cost and reach, so that the figures above can be weighed: what the probe budget's
-// plan costs of one CPU against the budget, and each hook that saw only part of the interval
-// (slotted or gated: the share it saw) or none of it (detached).
+// plan costs of one CPU against the budget, then the hooks that saw the whole interval, part of it
+// (slotted or gated: the share it saw) and none of it (with the mode that kept it out).
 std::string ProbesLine(const Json& snapshot) {
   const Json& probes = ArrayAt(snapshot, "probes");
   if (probes.empty()) return "";
@@ -126,19 +141,22 @@ std::string ProbesLine(const Json& snapshot) {
   };
   // By the share each saw, whatever its mode at the end: a per-packet hook switched on or off
   // during the interval saw part of it.
-  std::vector<std::string> sampled;
+  std::vector<std::string> whole;
+  std::vector<std::string> part;
   std::vector<std::string> none;
   for (const Json& p : probes) {
     const double coverage = NumberAt(p, "coverage").value_or(0);
-    if (coverage >= 1) continue;
-    if (coverage <= 0) {
-      none.push_back(TextAt(p, "hook"));
-      continue;
-    }
     const std::string mode = TextAt(p, "mode");
-    sampled.push_back(absl::StrCat(
-        TextAt(p, "hook"), " ", percent(coverage),
-        mode == "slotted" || mode == "gated" ? absl::StrCat(" (", mode, ")") : std::string()));
+    const std::string why = mode == "slotted" || mode == "gated" || mode == "detached"
+                                ? absl::StrCat(" (", mode, ")")
+                                : std::string();
+    if (coverage >= 1) {
+      whole.push_back(TextAt(p, "hook"));
+    } else if (coverage <= 0) {
+      none.push_back(absl::StrCat(TextAt(p, "hook"), why));
+    } else {
+      part.push_back(absl::StrCat(TextAt(p, "hook"), " ", percent(coverage), why));
+    }
   }
   std::string out = "probes: ";
   const auto budget = snapshot.find("probe_budget");
@@ -150,11 +168,11 @@ std::string ProbesLine(const Json& snapshot) {
         budget->value("over_budget", false) ? " (over it: even the shortest slots cost more)" : "",
         "; ");
   }
-  absl::StrAppend(&out, sampled.empty()
-                            ? "every attached hook saw the whole interval"
-                            : absl::StrCat("part of the interval: ", absl::StrJoin(sampled, ", ")));
-  if (!none.empty()) absl::StrAppend(&out, "; none of it: ", absl::StrJoin(none, ", "));
-  return out + "\n";
+  std::vector<std::string> reach;
+  if (!whole.empty()) reach.push_back(absl::StrCat("whole interval: ", absl::StrJoin(whole, ", ")));
+  if (!part.empty()) reach.push_back(absl::StrCat("part of it: ", absl::StrJoin(part, ", ")));
+  if (!none.empty()) reach.push_back(absl::StrCat("none of it: ", absl::StrJoin(none, ", ")));
+  return absl::StrCat(out, absl::StrJoin(reach, "; "), "\n");
 }
 
 }  // namespace
@@ -204,21 +222,30 @@ std::string RenderTop(const Json& snapshot, size_t width) {
   TextTable sockets({{"SOCKET"},
                      {"PORT", Align::kRight},
                      {"PROTO", Align::kRight},
+                     {"DEVICE"},
                      {"RCVBUF", Align::kRight},
                      {"FILL%", Align::kRight},
                      {"ENQ/S", Align::kRight},
+                     {"DROPS/S", Align::kRight},
                      {"TRUESIZE", Align::kRight},
                      {"QUEUE_FULL", Align::kRight},
                      {"UDP_FAIL", Align::kRight}});
+  const std::optional<double> seconds = NumberAt(snapshot, "seconds");
   for (const Json& s : ArrayAt(snapshot, "sockets")) {
+    const bool counted = ProbesSawSocket(s);
+    const auto probed = [counted](std::string cell) { return counted ? cell : "-"; };
     sockets.AddRow({TextAt(s, "cookie"), TextAt(s, "local_port"), TextAt(s, "protocol"),
-                    TextAt(s, "rcvbuf"), Percent(NumberAt(s, "peak_fill")),
-                    NumberOrDash(NumberAt(s, "enqueues_per_s"), 3),
-                    NumberOrDash(NumberAt(s, "mean_truesize"), 4), TextAt(s, "rcvqueue_full"),
-                    TextAt(s, "udp_queue_failures")});
+                    s.contains("device") ? TextAt(s, "device") : "-", TextAt(s, "rcvbuf"),
+                    probed(Percent(NumberAt(s, "peak_fill"))),
+                    probed(NumberOrDash(NumberAt(s, "enqueues_per_s"), 3)),
+                    KernelDropsPerS(s, seconds), NumberOrDash(NumberAt(s, "mean_truesize"), 4),
+                    probed(TextAt(s, "rcvqueue_full")), probed(TextAt(s, "udp_queue_failures"))});
   }
   if (sockets.rows() > 0) {
-    absl::StrAppend(&out, "\nsockets (peak fill of the receive buffer this interval)\n",
+    absl::StrAppend(&out,
+                    "\nsockets this interval (DROPS/S: the kernel's count; FILL%, the peak fill "
+                    "of the receive buffer, and the counts: the probes', \"-\" where they saw "
+                    "none of it)\n",
                     sockets.Render(width));
   } else {
     absl::StrAppend(&out, "\nno socket above the fill threshold this interval\n");

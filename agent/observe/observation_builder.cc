@@ -2,6 +2,7 @@
 #include "agent/observe/observation_builder.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -287,6 +288,7 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
     sockets.placed.push_back(std::move(carried));
   }
 
+  const std::map<std::string, uint64_t> placed_drops = PlacedDropsByDevice(sockets);
   for (const std::string& name : DevicesToObserve(window, topology, sockets, options)) {
     const model::DeviceWindow* device = FindDevice(window, name);
     const std::vector<QueueGroup> groups =
@@ -298,12 +300,11 @@ tuner::Observation BuildObservation(const model::Window& window, const agent::To
     const auto defer = options.defer.find(name);
 
     std::vector<tuner::SocketObservation> device_sockets;
-    uint64_t placed_socket_drops = 0;
     for (const PlacedSocket& p : sockets.placed) {
-      if (p.device != name) continue;
-      device_sockets.push_back(p.socket);
-      placed_socket_drops += p.socket.drops;
+      if (p.device == name) device_sockets.push_back(p.socket);
     }
+    const auto placed = placed_drops.find(name);
+    const uint64_t placed_socket_drops = placed == placed_drops.end() ? 0 : placed->second;
     std::sort(device_sockets.begin(), device_sockets.end(), WorseSocket);
     if (device_sockets.size() > options.max_sockets_per_queue) {
       device_sockets.resize(options.max_sockets_per_queue);

@@ -142,4 +142,19 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
   return out;
 }
 
+RememberedPlaces PlacesOf(const SocketPlacement& placement) {
+  RememberedPlaces places;
+  for (const PlacedSocket& p : placement.placed) {
+    places.by_cookie[p.key.cookie] = p.device;
+    places.by_address[AddressOf(p.key)] = p.device;
+  }
+  return places;
+}
+
+std::map<std::string, uint64_t> PlacedDropsByDevice(const SocketPlacement& placement) {
+  std::map<std::string, uint64_t> drops;
+  for (const PlacedSocket& p : placement.placed) drops[p.device] += p.socket.drops;
+  return drops;
+}
+
 }  // namespace nictune::observe

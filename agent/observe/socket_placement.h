@@ -67,4 +67,12 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
                              const std::map<uint16_t, std::string>& port_devices,
                              const RememberedPlaces& remembered);
 
+// Where `placement` put its sockets, for the next window to place them (and a socket reopened at
+// one's address) by.
+RememberedPlaces PlacesOf(const SocketPlacement& placement);
+
+// The drops of the sockets placed on each device, by device (the kernel's own count where it
+// listed a socket): a floor for the device's socket drops, whatever the drop probe's slots saw.
+std::map<std::string, uint64_t> PlacedDropsByDevice(const SocketPlacement& placement);
+
 }  // namespace nictune::observe

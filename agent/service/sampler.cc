@@ -123,6 +123,7 @@ StepOutcome Sampler::Step(absl::Time now) {
   }
 
   problems_.Clear("sampling");
+  observe::SocketPlacement sockets = socket_places_.Place(*window);
   CapDropSeries(*window, now);
   metrics::AgentCost cost{.sampling_seconds = sampling_.last_sampling_seconds};
   if (auto usage = metrics::ReadProcessUsage(); usage.ok()) cost.process = *usage;
@@ -146,9 +147,9 @@ StepOutcome Sampler::Step(absl::Time now) {
   const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
   ports_.snapshots->WatchNapiPollers(
       agent::NapiPollersOf(topology.queue_map, current.emulated_nics));
-  state_.PublishInterval(
-      std::make_shared<const IntervalReading>(IntervalReading{*std::move(window), topology}),
-      sampling_);
+  state_.PublishInterval(std::make_shared<const IntervalReading>(
+                             IntervalReading{*std::move(window), topology, std::move(sockets)}),
+                         sampling_);
   if (aggregator_.intervals() >= IntervalsPerWindow(settings_)) {
     CloseTunerWindow(current, now);
     outcome.window_closed = true;

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "agent/metrics/drop_series_cap.h"
 #include "agent/metrics/exporter.h"
+#include "agent/observe/interval_socket_places.h"
 #include "agent/rate_limited_log.h"
 #include "agent/service/health_metrics.h"
 #include "agent/service/knob_change_watch.h"
@@ -114,6 +115,7 @@ class Sampler {
   // The drops' label sets on /metrics and in history alike (--metrics_drop_series, fixed at
   // start: a lower cap could not take back the series already exported).
   metrics::DropSeriesCap drop_series_;
+  observe::IntervalSocketPlaces socket_places_;  // for the interval's report
 };
 
 }  // namespace nictune::service

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/model/window.h"
+#include "agent/observe/socket_placement.h"
 #include "agent/service/service_status.h"
 #include "agent/topology.h"
 #include "nlohmann/json.hpp"
@@ -20,6 +21,7 @@ namespace nictune::service {
 struct IntervalReading {
   model::Window window;
   agent::Topology topology;
+  observe::SocketPlacement sockets;  // the window's sockets on their devices
 };
 
 class ServiceState {

@@ -339,21 +339,37 @@ TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
   rx["packets_per_poll"] = 17.25;
   rx["budget_exhausted_fraction"] = 0.125;
   rx["rx_share"] = 0.7;
-  snapshot["drops"].push_back({{"device", "eth0"}, {"per_s", 40.0}});
-  snapshot["drops"].push_back({{"device", "eth0"}, {"per_s", 2.5}});
+  snapshot["device_drops"] = Json::array({{{"device", "eth0"}, {"per_s", 42.5}}});
+  snapshot["seconds"] = 2.0;
   snapshot["sockets"] = Json::array({{{"cookie", 4097},
                                       {"local_port", 9000},
                                       {"protocol", 17},
+                                      {"device", "eth0"},
                                       {"rcvbuf", 212992},
                                       {"peak_fill", 0.9734},
                                       {"enqueues_per_s", 812744.0},
+                                      {"kernel_drops", 85},
+                                      {"coverage", {{"share", 0.5}}},
                                       {"mean_truesize", 2994.0},
                                       {"rcvqueue_full", 5},
                                       {"udp_queue_failures", 12}}});
-  const std::string out = RenderTop(snapshot, kNoWidthLimit);
+  std::string out = RenderTop(snapshot, kNoWidthLimit);
   EXPECT_THAT(LineStartingWith(out, "eth0"),
               ContainsRegex("^eth0 +0 +rx +38 +1 +12000 +17.2 +12.5 +70/30 +42.5 "));
-  EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +212992 +97.3 +812744 +2994 +5 +12\n"));
+  EXPECT_THAT(out, HasSubstr("\nSOCKET  PORT  PROTO  DEVICE  RCVBUF  FILL%   ENQ/S  DROPS/S  "));
+  EXPECT_THAT(out,
+              ContainsRegex("\n4097 +9000 +17 +eth0 +212992 +97.3 +812744 +42.5 +2994 +5 +12\n"));
+
+  // The fill probe's slots saw none of the interval: its peak and counts are no figures, while
+  // the kernel's drop count still is; a socket no device was found for has none.
+  snapshot["sockets"][0]["enqueues_per_s"] = 0.0;
+  snapshot["sockets"][0]["coverage"]["share"] = 0.0;
+  snapshot["sockets"][0].erase("device");
+  out = RenderTop(snapshot, kNoWidthLimit);
+  EXPECT_THAT(out, ContainsRegex("\n4097 +9000 +17 +- +212992 +- +- +42.5 +2994 +- +-\n"));
+  snapshot["sockets"][0].erase("kernel_drops");
+  EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
+              ContainsRegex("\n4097 +9000 +17 +- +212992 +- +- +- +2994 +- +-\n"));
 }
 
 // A queue that polls in a thread (threaded NAPI): its poller's share of a CPU, which the softirq
@@ -392,14 +408,19 @@ TEST(CliViewsTest, TopCountsAnEmulatedNicsDropsWhileTheDropsHookMeasures) {
   EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
               ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +0 "));
   snapshot["emulated_nics"][0]["missed_per_s"] = 7.0;
-  snapshot["drops"].push_back({{"device", "emu0"}, {"per_s", 3.0}});
+  snapshot["device_drops"] = Json::array({{{"device", "emu0"}, {"per_s", 3.0}}});
   EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
               ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +10 "));
-  // A hook that measured nothing this interval says nothing of a device.
+  // A hook that measured nothing this interval says nothing of a device...
   snapshot["probes"][0]["coverage"] = 0;
-  snapshot["drops"] = Json::array();
+  snapshot["device_drops"] = Json::array();
   EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
               ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +- "));
+  // ... while the kernel's count of the drops of the sockets the agent placed on it still does.
+  snapshot["device_drops"] =
+      Json::array({{{"device", "emu0"}, {"per_s", 8000.0}, {"placed_sockets_per_s", 8000.0}}});
+  EXPECT_THAT(LineStartingWith(RenderTop(snapshot, kNoWidthLimit), "emu0"),
+              ContainsRegex("^emu0 +0 +rx +- +1 +0 +- +- +- +8007 "));
 }
 
 // What the probes cost and what they saw, under the interval's line: the plan against the budget,
@@ -419,18 +440,22 @@ TEST(CliViewsTest, TopSaysWhatTheProbesCostAndWhichSawPartOfTheInterval) {
                               {"planned_cpu_share", 0.0093},
                               {"over_budget", false}};
   EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
-              HasSubstr(" UTC\nprobes: 0.93% of a CPU planned, budget 1%; part of the interval: "
-                        "sockfill 2.4% (slotted), truesize 50% (gated), napi 40%; none of it: "
-                        "txshare\n"));
+              HasSubstr(" UTC\nprobes: 0.93% of a CPU planned, budget 1%; whole interval: irq; "
+                        "part of it: sockfill 2.4% (slotted), truesize 50% (gated), napi 40%; "
+                        "none of it: txshare (detached)\n"));
   snapshot["probes"] = Json::array({snapshot["probes"][0]});
   snapshot["probe_budget"]["planned_cpu_share"] = 0.0123;
   snapshot["probe_budget"]["over_budget"] = true;
   EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
               HasSubstr("probes: 1.2% of a CPU planned, budget 1% (over it: even the shortest "
-                        "slots cost more); every attached hook saw the whole interval\n"));
+                        "slots cost more); whole interval: irq\n"));
+  // A hook whose slots or gate missed the interval says which kept it out.
+  snapshot["probes"].push_back({{"hook", "drops"}, {"mode", "slotted"}, {"coverage", 0.0}});
+  snapshot["probes"].push_back({{"hook", "napi"}, {"mode", "gated"}, {"coverage", 0.0}});
   snapshot["probe_budget"] = {{"cpu_share", 0}, {"planned_cpu_share", 0.0003}};
   EXPECT_THAT(RenderTop(snapshot, kNoWidthLimit),
-              HasSubstr("probes: 0.03% of a CPU planned, budget unlimited; every attached hook"));
+              HasSubstr("probes: 0.03% of a CPU planned, budget unlimited; whole interval: irq; "
+                        "none of it: drops (slotted), napi (gated)\n"));
 }
 
 TEST(CliViewsTest, RecommendFromARecordedAgent) {
@@ -468,6 +493,10 @@ TEST(CliViewsTest, RecommendTabulatesOnlyTheChanges) {
                                  "EFFECT\n" + knob + " +[^\n]+ 0 -> 84 [^\n]+\nkeep as they are: "));
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);
   EXPECT_THAT(LineStartingWith(out, "keep as they are"), Not(HasSubstr(knob + ",")));
+  // --why explains the change first, then the knobs kept.
+  const std::string why = RenderRecommendations(set, true, kNoWidthLimit);
+  const std::string first_kept = set["recommendations"][0]["knob"];
+  EXPECT_LT(why.find("\n" + knob + " on "), why.find("\n" + first_kept + " on ")) << why;
   // With the knob's unit, as the agent sends it; an on/off knob's values stand alone.
   set["recommendations"][1]["unit"] = "us";
   EXPECT_THAT(RenderRecommendations(set, false, kNoWidthLimit), HasSubstr(" 0 -> 84 us "));
