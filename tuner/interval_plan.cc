@@ -260,8 +260,9 @@ Sample SampleOf(const Planning& p, const SocketObservation& s, double own_rate,
   const double seen = enqueued * std::max(s.arrivals_share, 0.0);
   return Sample{
       .spread = SampleSpread(seen, clump),
-      .text = seen <= 0 ? absl::StrFormat("the probe's slots over %.1f%% of the window saw none "
-                                          "of the socket's packets",
+      // Two significant digits: slots are often a few hundredths of a percent of the window.
+      .text = seen <= 0 ? absl::StrFormat("none of the socket's packets fell in the probe's "
+                                          "slots, %.2g%% of the window",
                                           100 * s.arrivals_share)
                         : absl::StrFormat("the socket's sampled %.0f pps, %.0f packets seen over "
                                           "%.1f%% of the window in clumps of %.0f",
@@ -290,7 +291,8 @@ PlannedRate SampledRate(const Planning& p, const SocketObservation& s, double ow
   if (!std::isfinite(high) && s.drops == 0) return r;
   if (!std::isfinite(high)) {
     TakeTheQueue(p, r);
-    r.note = absl::StrFormat(" (the queue's rx rate: %s)", sample.text);
+    r.note =
+        absl::StrFormat(" (the queue's rx rate, the most that can have arrived: %s)", sample.text);
   } else if (high >= (1 - kWholeQueueTolerance) * queue_rate) {
     TakeTheQueue(p, r);
     r.note =
@@ -811,12 +813,12 @@ Confidence WithDrainGapCoverage(Confidence confidence, const IntervalPlan& plan)
   const std::string why =
       seen_below_s <= 0
           ? absl::StrFormat(
-                "drain gap of %s not measured (planned as %.0f us; gaps up to %.0f us "
-                "would move the plan)",
+                "the reader's pauses (drain gaps) of %s were not timed (planned as %.0f us; "
+                "a pause up to %.0f us would change the plan)",
                 plan.worst_socket, Us(plan.worst_inputs.drain_gap_s), Us(reach_s))
           : absl::StrFormat(
-                "drain gaps of %s over %.0f us not seen (the probe's slots; gaps up "
-                "to %.0f us would move the plan)",
+                "the reader's pauses (drain gaps) of %s were timed only up to %.0f us, the "
+                "probe's slots; a pause up to %.0f us would change the plan",
                 plan.worst_socket, Us(seen_below_s), Us(reach_s));
   return Discount(confidence, kUnseenDrainGapConfidence, why.c_str());
 }

@@ -106,7 +106,7 @@ absl::StatusOr<IntervalPlan> PlanQueueInterval(const QueueObservation& queue,
 // Lowers the confidence of a recommendation made from `plan` when the worst socket's drain gap
 // was not measured up to the waits that would move the plan: those up to its usable fill time,
 // (1 - margin) * T_fill, beyond which no interval holds the socket anyway. The reason names the
-// limit ("drain gaps over 4.2 ms not seen ...").
+// limit ("... timed only up to 4200 us, the probe's slots ...").
 Confidence WithDrainGapCoverage(Confidence confidence, const IntervalPlan& plan);
 
 // A drain gap longer than the probe's slots saw calls for a shorter interval, an earlier frame

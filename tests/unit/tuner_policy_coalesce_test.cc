@@ -138,17 +138,19 @@ TEST(CoalescePolicyTest, AnUnmeasuredDrainGapLowersTheConfidenceAndSaysWhy) {
   EXPECT_EQ(in_slots.recommended, seen.recommended);
   EXPECT_NEAR(in_slots.confidence.value, 0.7 * seen.confidence.value, 1e-9);
   EXPECT_THAT(in_slots.confidence.reason,
-              HasSubstr("drain gaps of udp 0.0.0.0:12865 (netserver) over 20 us not seen (the "
-                        "probe's slots; gaps up to 83 us would move the plan)"));
+              HasSubstr("the reader's pauses (drain gaps) of udp 0.0.0.0:12865 (netserver) "
+                        "were timed only up to 20 us, the probe's slots; a pause up to 83 us "
+                        "would change the plan"));
   // The buffers the plan sizes rest on the same gap.
   EXPECT_THAT(RecommendationFor(slotted, PolicyConfig{}, Knob::kRmemDefault).confidence.reason,
-              HasSubstr("over 20 us not seen"));
+              HasSubstr("timed only up to 20 us"));
 
   Observation untimed = Seed001();
   untimed.queues[0].sockets[0].drain_gap_seen_below_s = 0;
   EXPECT_THAT(RecommendationFor(untimed, PolicyConfig{}, Knob::kRxUsecs).confidence.reason,
-              HasSubstr("drain gap of udp 0.0.0.0:12865 (netserver) not measured (planned as 0 "
-                        "us; gaps up to 83 us would move the plan)"));
+              HasSubstr("the reader's pauses (drain gaps) of udp 0.0.0.0:12865 (netserver) "
+                        "were not timed (planned as 0 us; a pause up to 83 us would change the "
+                        "plan)"));
 
   // Slots longer than any gap that moves the plan hide nothing it needs.
   Observation long_slots = Seed001();
@@ -931,8 +933,9 @@ TEST(CoalescePolicyTest, ASampleThatSawNoneOfTheSocketsPacketsTakesTheQueuesRate
   const Recommendation usecs =
       RecommendationFor(UnseenSampleWindow(0), PolicyConfig{}, Knob::kRxUsecs);
   EXPECT_THAT(usecs.formula,
-              HasSubstr("T_fill = 31.25 / 10000 pps (the queue's rx rate: the probe's slots over "
-                        "5.0% of the window saw none of the socket's packets)"));
+              HasSubstr("T_fill = 31.25 / 10000 pps (the queue's rx rate, the most that can "
+                        "have arrived: none of the socket's packets fell in the probe's slots, 5% "
+                        "of the window)"));
   // (1 - 0.05) * 31.25 / 10000 pps = 2968.75 us
   EXPECT_LE(usecs.recommended, 2969) << usecs.formula;
 }
