@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 
 namespace nictune::tuner {
 
@@ -23,8 +24,9 @@ Confidence ConfidenceFrom(const Observation& obs, uint64_t packets, const Policy
                               static_cast<double>(config.full_confidence_packets));
   Confidence c;
   c.value = by_samples * by_packets;
-  c.reason = absl::StrFormat("%u samples over %s, %u packets", obs.samples,
-                             absl::FormatDuration(obs.window), packets);
+  // Tenths of a second: a window's clock reads a few microseconds off its nominal length.
+  c.reason = absl::StrFormat("%u samples over %.1f s, %u packets", obs.samples,
+                             absl::ToDoubleSeconds(obs.window), packets);
   return c;
 }
 

@@ -608,7 +608,8 @@ void WorstSocketFormula(Planning& p) {
   absl::StrAppend(
       &f, absl::StrFormat("C = %.0f B / %.0f B = %.2f packets; T_fill = %.2f / %.0f "
                           "pps%s = %.2f us; fill bound u_max = (1 - %.2f) * %.2f us - %.2f us "
-                          "= %.2f us",
+                          "= %.2f us (for an even flow; counted below in the whole packets each "
+                          "delivery brings)",
                           in.rcvbuf_bytes, in.truesize_bytes, r.capacity_packets,
                           r.capacity_packets, in.rate_pps, p.worst->rate_note, Us(r.fill_time_s),
                           in.margin, Us(r.fill_time_s), Us(in.drain_gap_s), Us(r.max_interval_s)));

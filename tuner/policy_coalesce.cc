@@ -158,11 +158,16 @@ std::vector<Recommendation> RecommendCoalesce(const Observation& obs, const Queu
       usecs.expected_gain =
           std::clamp((interrupt_rate - plan.predicted_interrupt_rate) / interrupt_rate, 0.0, 1.0);
     }
+    // What the change is for, where it is drops: the table shows the effect, not the formula.
+    const std::string now_dropping =
+        drop_rate + ring_drop_rate > 0
+            ? absl::StrFormat(" (now %.0f drops/s)", drop_rate + ring_drop_rate)
+            : std::string();
     usecs.expected_effect = absl::StrFormat(
         "about %.0f interrupts/s (now %.0f/s); %s", plan.predicted_interrupt_rate, interrupt_rate,
-        plan.drop_free            ? "no socket or ring overflow predicted"
-        : plan.unresolved.empty() ? "overflow still predicted at this interval: the receive "
-                                    "buffer must grow"
+        plan.drop_free ? absl::StrCat("no socket or ring overflow predicted", now_dropping)
+        : plan.unresolved.empty() ? absl::StrCat("overflow still predicted at this interval",
+                                                 now_dropping, ": the receive buffer must grow")
                                   : plan.unresolved);
   }
   usecs.unresolved = plan.unresolved;

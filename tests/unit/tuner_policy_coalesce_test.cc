@@ -119,7 +119,9 @@ TEST(CoalescePolicyTest, Seed001FormulaShowsTheArithmeticWithTheDefaultMargin) {
   EXPECT_EQ(usecs.recommended, 82);
   EXPECT_THAT(usecs.formula,
               HasSubstr("C = 212992 B / 2994 B = 71.14 packets; T_fill = 71.14 / 812744 pps = "
-                        "87.53 us; fill bound u_max = (1 - 0.05) * 87.53 us - 0.00 us = 83.15 us"));
+                        "87.53 us; fill bound u_max = (1 - 0.05) * 87.53 us - 0.00 us = 83.15 us "
+                        "(for an even flow; counted below in the whole packets each delivery "
+                        "brings)"));
   EXPECT_THAT(usecs.formula, HasSubstr("usable = (1 - 0.05) * 71.14 = 67.58 packets"));
   EXPECT_THAT(usecs.formula, HasSubstr("cost floor = 2.00 us / 0.1 = 20.00 us (ceiling 50000"));
   EXPECT_THAT(usecs.formula, HasSubstr("-> rx-usecs 82"));
@@ -775,8 +777,22 @@ TEST(CoalescePolicyTest, AThreadedDevicesPollersTimeIsItsPacketCost) {
     } else {
       EXPECT_EQ(usecs.unresolved, "") << usecs.formula;
       EXPECT_THAT(usecs.expected_effect, HasSubstr("no socket or ring overflow predicted"));
+      EXPECT_THAT(usecs.expected_effect, Not(HasSubstr("drops/s")));
     }
   }
+}
+
+// The table shows a change's effect, not its formula: where the change is for drops, the effect
+// says how many there are now.
+TEST(CoalescePolicyTest, TheEffectOfAChangeForDropsSaysHowManyThereAreNow) {
+  // 8000 drops over the 2 s window at rx-usecs 8192, each burst larger than the socket.
+  const Recommendation usecs =
+      RecommendationFor(EmulatedNicWindow(8192, 8000, 0), PolicyConfig{}, Knob::kRxUsecs);
+  EXPECT_LT(usecs.recommended, 8192) << usecs.formula;
+  EXPECT_THAT(usecs.expected_effect,
+              HasSubstr("no socket or ring overflow predicted (now 4000 drops/s)"));
+  // The window's length in tenths of a second, as a person reads it.
+  EXPECT_THAT(usecs.confidence.reason, HasSubstr("4 samples over 2.0 s, "));
 }
 
 // EmulatedNicWindow's queue without socket drops, its 256-descriptor ring having missed 50 of the

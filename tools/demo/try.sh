@@ -9,8 +9,12 @@
 # emu0, this prints the commands to run in another terminal: the recommendation, its by-hand
 # line (for the emulated NIC a request to its control socket, where a NIC's is `ethtool -C`),
 # and how to read the setting back. It stays up SECONDS, or until Ctrl-C; everything it started
-# is stopped and deleted on exit.
+# is stopped and deleted on exit. A kill ends it as Ctrl-C does.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then  # the comment above, without its '#'s
+  sed -n '3,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+  exit 0
+fi
 
 BUILD=${1:-}
 SECONDS_UP=${2:-600}
