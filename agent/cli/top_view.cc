@@ -248,7 +248,8 @@ std::string RenderTop(const Json& snapshot, size_t width) {
                     "none of it)\n",
                     sockets.Render(width));
   } else {
-    absl::StrAppend(&out, "\nno socket above the fill threshold this interval\n");
+    // The agent lists a socket that dropped, or that the census or the probes saw half full.
+    absl::StrAppend(&out, "\nno socket dropped or filled half its receive buffer this interval\n");
   }
   return out;
 }

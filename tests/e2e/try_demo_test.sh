@@ -3,7 +3,7 @@
 # tools/demo/try.sh as the README has a newcomer use it: once it prints its commands, they are run
 # as printed: the recommendation names emu0's rx_usecs, the by-hand line for emu0 sets it, reading
 # it back gives the value set, the agent's status names it as another hand's change, and top
-# answers. Stopped, it leaves no namespace or socket behind.
+# answers; before the change, top shows emu0's drops in every frame; --help prints the usage. Stopped, it leaves no namespace or socket behind.
 # As root:  try_demo_test.sh TRY_SH BUILD_DIR
 set -euo pipefail
 
@@ -22,6 +22,9 @@ fail() {
   cat "$out/try.out" >&2
   exit 1
 }
+
+# --help is the usage in the script's comment, and starts nothing.
+"$try" --help | grep -q 'tools/demo/try.sh \[BUILD_DIR\] \[SECONDS\]' || fail "try.sh --help: $("$try" --help 2>&1)"
 
 # A port of this run's own; the demo runs 60 s at most.
 HTTP_PORT=$((20000 + $$ % 20000)) "$try" "$build" 60 >"$out/try.out" 2>&1 &
@@ -53,6 +56,16 @@ mapfile -t commands < <(sed -n 's/^  \(.*\)$/\1/p' "$out/try.out")
 bash -c "${commands[0]}" >"$out/recommend.out" || fail "'${commands[0]}' failed"
 grep -Eq '^rx_usecs +emu0 +8000 -> [0-9]+ us' "$out/recommend.out" ||
   fail "no rx_usecs change for emu0 in: $(cat "$out/recommend.out")"
+
+# Before the change, every frame of top shows emu0's drops as a count (the socket overflows at
+# about 8000/s), also in intervals whose drop-probe slots saw none of them.
+bash -c "${commands[3]}" >"$out/top_before.out" || fail "'${commands[3]}' failed"
+mapfile -t dropping < <(awk '$1 == "emu0" && $3 == "rx" && NF == 10 { print $10 }' "$out/top_before.out")
+[[ ${#dropping[@]} -eq 3 ]] || fail "expected 3 frames with emu0's rx row: $(cat "$out/top_before.out")"
+for drops in "${dropping[@]}"; do
+  [[ $drops =~ ^[0-9.]+$ ]] && (( ${drops%.*} > 1000 )) ||
+    fail "emu0's drops/s read '$drops' in a frame of: $(cat "$out/top_before.out")"
+done
 
 bash -c "${commands[1]}" >"$out/by_hand.sh" || fail "'${commands[1]}' failed"
 line=$(grep -F "UNIX-CONNECT:$control" "$out/by_hand.sh" | grep "SET rx_usecs " || true)

@@ -327,7 +327,7 @@ TEST(CliViewsTest, TopFromARecordedSnapshot) {
   EXPECT_THAT(LineStartingWith(out, "eth0"),
               ContainsRegex("^eth0 +0 +rx +38 +1 +0 +- +- +- +0" + split + "$"));
   EXPECT_THAT(out, ContainsRegex("^interval of [0-9.]+ s ending [0-9]{2}:[0-9]{2}:[0-9]{2} UTC\n"));
-  EXPECT_THAT(out, HasSubstr("no socket above the fill threshold this interval"));
+  EXPECT_THAT(out, HasSubstr("no socket dropped or filled half its receive buffer this interval"));
 }
 
 TEST(CliViewsTest, TopShowsPollFiguresBpfDropsAndSocketFill) {
