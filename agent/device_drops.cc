@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 
+#include "agent/model/socket_arrivals.h"
+
 namespace nictune::agent {
 namespace {
 
@@ -17,7 +19,9 @@ struct Counts {
 }  // namespace
 
 std::vector<DeviceDrops> DropsPerDevice(const model::Window& window,
-                                        const observe::SocketPlacement& sockets) {
+                                        const observe::SocketDevices& socket_devices) {
+  std::vector<DeviceDrops> out;
+  if (window.seconds <= 0) return out;
   std::map<std::string, Counts> by_device;
   for (const model::DropWindow& d : window.drops) {
     if (d.device.empty()) continue;
@@ -25,11 +29,13 @@ std::vector<DeviceDrops> DropsPerDevice(const model::Window& window,
     c.recorded += d.count;
     if (d.reason_name == model::kSocketRcvbuffReason) c.recorded_socket += d.count;
   }
-  for (const auto& [device, drops] : observe::PlacedDropsByDevice(sockets)) {
-    by_device[device].placed_sockets = drops;
+  const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(window.drops);
+  for (const model::SocketWindow& s : window.sockets) {
+    const auto placed = socket_devices.find(s.key.cookie);
+    if (placed != socket_devices.end()) {
+      by_device[placed->second].placed_sockets += model::SocketDrops(s, rcvbuff);
+    }
   }
-  std::vector<DeviceDrops> out;
-  if (window.seconds <= 0) return out;
   for (const auto& [device, c] : by_device) {
     const uint64_t missed = c.placed_sockets - std::min(c.placed_sockets, c.recorded_socket);
     out.push_back({.device = device,

@@ -23,7 +23,7 @@ struct DeviceDrops {
 
 // A device appears when a record names it or a socket is placed on it; by name.
 std::vector<DeviceDrops> DropsPerDevice(const model::Window& window,
-                                        const observe::SocketPlacement& sockets);
+                                        const observe::SocketDevices& socket_devices);
 
 nlohmann::json DeviceDropsToJson(const std::vector<DeviceDrops>& drops);
 

@@ -368,7 +368,7 @@ int RunOnce(const sigset_t& signals) {
   }
   if (absl::GetFlag(FLAGS_json)) {
     // One window: its sockets are placed by its own drop records alone.
-    const observe::SocketPlacement placed = observe::IntervalSocketPlaces().Place(*window);
+    const observe::SocketDevices placed = observe::IntervalSocketPlaces().Place(*window);
     std::cout << model::JsonText(WindowReport(*window, topology.Read(DeviceNames(*window)), placed),
                                  2)
               << std::endl;

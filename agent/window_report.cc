@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agent/window_report.h"
 
-#include <map>
-
 #include "agent/device_drops.h"
 #include "agent/model/window_json.h"
 #include "agent/queue_view.h"
@@ -14,22 +12,20 @@ namespace nictune::agent {
 namespace {
 
 // Each socket's device where the placement found one.
-void AddSocketDevices(const observe::SocketPlacement& sockets, nlohmann::json& report) {
-  std::map<uint64_t, std::string> device_by_cookie;
-  for (const observe::PlacedSocket& p : sockets.placed) device_by_cookie[p.key.cookie] = p.device;
+void AddSocketDevices(const observe::SocketDevices& devices, nlohmann::json& report) {
   for (nlohmann::json& s : report["sockets"]) {
-    const auto placed = device_by_cookie.find(s.value("cookie", uint64_t{0}));
-    if (placed != device_by_cookie.end()) s["device"] = placed->second;
+    const auto placed = devices.find(s.value("cookie", uint64_t{0}));
+    if (placed != devices.end()) s["device"] = placed->second;
   }
 }
 
 }  // namespace
 
 nlohmann::json WindowReport(const model::Window& window, const Topology& topology,
-                            const observe::SocketPlacement& sockets) {
+                            const observe::SocketDevices& socket_devices) {
   nlohmann::json report = model::WindowToJson(window);
-  AddSocketDevices(sockets, report);
-  report["device_drops"] = DeviceDropsToJson(DropsPerDevice(window, sockets));
+  AddSocketDevices(socket_devices, report);
+  report["device_drops"] = DeviceDropsToJson(DropsPerDevice(window, socket_devices));
   for (const auto& s : topology.sources) {
     report["sources"].push_back({{"name", s.name},
                                  {"kind", model::SourceName(s.source)},

@@ -3,11 +3,10 @@
 
 namespace nictune::observe {
 
-SocketPlacement IntervalSocketPlaces::Place(const model::Window& interval) {
-  // No host knobs and no port map: the report takes the sockets' devices and drops alone.
-  SocketPlacement placement = PlaceSockets(interval, tuner::HostKnobs{}, {}, last_);
-  last_ = PlacesOf(placement);
-  return placement;
+SocketDevices IntervalSocketPlaces::Place(const model::Window& interval) {
+  SocketDevices devices = DevicesOfSockets(interval, /*port_devices=*/{}, last_);
+  last_ = PlacesOf(interval, devices);
+  return devices;
 }
 
 }  // namespace nictune::observe

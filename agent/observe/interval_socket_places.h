@@ -14,9 +14,10 @@ namespace nictune::observe {
 
 class IntervalSocketPlaces {
  public:
-  // Places the interval's sockets (by its drop records, then by the places of the interval
-  // before) and remembers where: only those, so that a closed socket is let go an interval later.
-  SocketPlacement Place(const model::Window& interval);
+  // The devices of the interval's sockets (by its drop records, then by the places of the
+  // interval before), remembered: only those, so that a closed socket is let go an interval later.
+  // Devices alone: the interval's report, which few intervals are asked for, takes the rest.
+  SocketDevices Place(const model::Window& interval);
 
  private:
   RememberedPlaces last_;

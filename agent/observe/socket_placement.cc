@@ -96,19 +96,32 @@ SocketAddress AddressOf(const driver::SocketKey& key) {
   return {.netns_inode = key.netns_inode, .protocol = key.protocol, .local_port = key.local_port};
 }
 
+SocketDevices DevicesOfSockets(const model::Window& window,
+                               const std::map<uint16_t, std::string>& port_devices,
+                               const RememberedPlaces& remembered) {
+  SocketDevices devices;
+  const DropIndex drops = IndexDrops(window.drops);
+  for (const model::SocketWindow& s : window.sockets) {
+    std::string device = DeviceOf(s, drops, port_devices, remembered);
+    if (!device.empty()) devices[s.key.cookie] = std::move(device);
+  }
+  return devices;
+}
+
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
                              const std::map<uint16_t, std::string>& port_devices,
                              const RememberedPlaces& remembered) {
   SocketPlacement out;
-  const DropIndex drops = IndexDrops(window.drops);
+  const SocketDevices devices = DevicesOfSockets(window, port_devices, remembered);
   const model::RcvbuffDropsByCookie rcvbuff = model::IndexRcvbuffDrops(window.drops);
   for (const model::SocketWindow& s : window.sockets) {
     tuner::SocketObservation o{.name = SocketName(s.key)};
-    const std::string device = DeviceOf(s, drops, port_devices, remembered);
-    if (device.empty()) {
+    const auto placed = devices.find(s.key.cookie);
+    if (placed == devices.end()) {
       out.unplaced.push_back(o.name);
       continue;
     }
+    const std::string& device = placed->second;
     o.drops = model::SocketDrops(s, rcvbuff);
     // What arrived for the socket (agent/model/socket_arrivals.h).
     const uint64_t enqueued = CountOver(s.enqueues_per_s, window.seconds);
@@ -142,11 +155,13 @@ SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs
   return out;
 }
 
-RememberedPlaces PlacesOf(const SocketPlacement& placement) {
+RememberedPlaces PlacesOf(const model::Window& window, const SocketDevices& devices) {
   RememberedPlaces places;
-  for (const PlacedSocket& p : placement.placed) {
-    places.by_cookie[p.key.cookie] = p.device;
-    places.by_address[AddressOf(p.key)] = p.device;
+  for (const model::SocketWindow& s : window.sockets) {
+    const auto placed = devices.find(s.key.cookie);
+    if (placed == devices.end()) continue;
+    places.by_cookie[s.key.cookie] = placed->second;
+    places.by_address[AddressOf(s.key)] = placed->second;
   }
   return places;
 }

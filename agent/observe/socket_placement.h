@@ -61,15 +61,22 @@ struct RememberedPlaces {
   std::map<SocketAddress, std::string> by_address;
 };
 
-// `remembered` ranks after this window's drop records (its cookie first, then its address) and
+// The device of each of the window's sockets that one was found for, by cookie: the rules above,
+// `remembered` ranking after this window's drop records (its cookie first, then its address) and
 // before `port_devices`.
+using SocketDevices = std::map<uint64_t, std::string>;
+SocketDevices DevicesOfSockets(const model::Window& window,
+                               const std::map<uint16_t, std::string>& port_devices,
+                               const RememberedPlaces& remembered);
+
+// Each socket as the tuner observes it, on its device (DevicesOfSockets).
 SocketPlacement PlaceSockets(const model::Window& window, const tuner::HostKnobs& host,
                              const std::map<uint16_t, std::string>& port_devices,
                              const RememberedPlaces& remembered);
 
-// Where `placement` put its sockets, for the next window to place them (and a socket reopened at
-// one's address) by.
-RememberedPlaces PlacesOf(const SocketPlacement& placement);
+// Where the window's sockets were found to receive, for the next window to place them (and a
+// socket reopened at one's address) by.
+RememberedPlaces PlacesOf(const model::Window& window, const SocketDevices& devices);
 
 // The drops of the sockets placed on each device, by device (the kernel's own count where it
 // listed a socket): a floor for the device's socket drops, whatever the drop probe's slots saw.

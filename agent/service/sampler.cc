@@ -123,7 +123,7 @@ StepOutcome Sampler::Step(absl::Time now) {
   }
 
   problems_.Clear("sampling");
-  observe::SocketPlacement sockets = socket_places_.Place(*window);
+  observe::SocketDevices socket_devices = socket_places_.Place(*window);
   CapDropSeries(*window, now);
   metrics::AgentCost cost{.sampling_seconds = sampling_.last_sampling_seconds};
   if (auto usage = metrics::ReadProcessUsage(); usage.ok()) cost.process = *usage;
@@ -147,8 +147,8 @@ StepOutcome Sampler::Step(absl::Time now) {
   const agent::Topology& topology = ports_.topology->Read(agent::DeviceNames(*window));
   ports_.snapshots->WatchNapiPollers(
       agent::NapiPollersOf(topology.queue_map, current.emulated_nics));
-  state_.PublishInterval(std::make_shared<const IntervalReading>(
-                             IntervalReading{*std::move(window), topology, std::move(sockets)}),
+  state_.PublishInterval(std::make_shared<const IntervalReading>(IntervalReading{
+                             *std::move(window), topology, std::move(socket_devices)}),
                          sampling_);
   if (aggregator_.intervals() >= IntervalsPerWindow(settings_)) {
     CloseTunerWindow(current, now);

@@ -40,7 +40,7 @@ std::shared_ptr<const nlohmann::json> ServiceState::LatestReport() const {
   }
   // Two readers racing may both build it; either result is the same report.
   auto report = std::make_shared<const nlohmann::json>(
-      agent::WindowReport(interval->window, interval->topology, interval->sockets));
+      agent::WindowReport(interval->window, interval->topology, interval->socket_devices));
   std::lock_guard lock(mutex_);
   if (interval_ == interval) report_ = report;
   return report;

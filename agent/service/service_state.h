@@ -21,7 +21,7 @@ namespace nictune::service {
 struct IntervalReading {
   model::Window window;
   agent::Topology topology;
-  observe::SocketPlacement sockets;  // the window's sockets on their devices
+  observe::SocketDevices socket_devices;  // of the window's sockets, by cookie
 };
 
 class ServiceState {
