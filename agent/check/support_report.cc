@@ -77,7 +77,7 @@ void AddTracepoints(const SupportFacts& facts, std::vector<SupportItem>& out) {
 
 std::string ProbeDetail(const driver::ProbeStatus& probe) {
   return absl::StrCat("attached (", probe.attach_type, ")",
-                      probe.per_packet ? ", runs while sockets are under pressure" : "");
+                      probe.per_packet ? ", on demand: runs while a socket is under pressure" : "");
 }
 
 void AddProbes(const SupportFacts& facts, std::vector<SupportItem>& out) {
@@ -91,8 +91,17 @@ void AddProbes(const SupportFacts& facts, std::vector<SupportItem>& out) {
   const size_t attached =
       static_cast<size_t>(std::count_if(facts.probes.begin(), facts.probes.end(),
                                         [](const driver::ProbeStatus& p) { return p.attached; }));
+  // --check attaches every program to prove it can; the running agent keeps the per-packet ones
+  // detached until a socket is under pressure, so status lists those as on demand.
+  const size_t per_packet =
+      static_cast<size_t>(std::count_if(facts.probes.begin(), facts.probes.end(),
+                                        [](const driver::ProbeStatus& p) { return p.per_packet; }));
+  std::string detail = absl::StrCat(attached, " of ", facts.probes.size(), " programs attached");
+  if (per_packet > 0) {
+    absl::StrAppend(&detail, " (", per_packet, " on demand)");
+  }
   out.push_back({attached == facts.probes.size() ? Support::kOk : Support::kLimited, "BPF probes",
-                 absl::StrCat(attached, " of ", facts.probes.size(), " programs attached")});
+                 std::move(detail)});
   for (const driver::ProbeStatus& probe : facts.probes) {
     out.push_back({probe.attached ? Support::kOk : Support::kLimited,
                    absl::StrCat("BPF ", probe.name),

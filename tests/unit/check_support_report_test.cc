@@ -58,6 +58,16 @@ TEST(SupportReportTest, EverythingWorkingSaysSoAndExitsZero) {
   EXPECT_THAT(text, Not(HasSubstr("apply:"))) << "apply mode's self-tests only when asked";
 }
 
+TEST(SupportReportTest, PerPacketProgramsAreSaidToBeOnDemandAsStatusListsThem) {
+  SupportFacts facts = EverythingWorks();
+  facts.probes.push_back(
+      {.name = "sockfill", .attach_type = "tp_btf", .attached = true, .per_packet = true});
+  const std::vector<SupportItem> items = SupportReport(facts);
+  EXPECT_EQ(Item(items, "BPF probes").detail, "3 of 3 programs attached (1 on demand)");
+  EXPECT_THAT(Item(items, "BPF sockfill").detail,
+              HasSubstr("on demand: runs while a socket is under"));
+}
+
 TEST(SupportReportTest, AMissingCapabilityOrTracefsLimitsWhatNeedsItAndSaysHowToFixIt) {
   SupportFacts facts = EverythingWorks();
   const std::vector<SupportItem> working = SupportReport(facts);
