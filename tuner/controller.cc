@@ -48,6 +48,24 @@ double UnexplainedDrops(const Health& health) {
   return std::max(0.0, health.drops_per_s - health.stall_drops_per_s);
 }
 
+// The kept reason's tail for a step that left the drops as they were.
+std::string IneffectiveText(const IneffectiveStep& step, absl::Duration cooldown) {
+  return absl::StrFormat(
+      "; the drops beyond stalls it was taken at did not fall (%.2f/s, now %.2f/s): no further "
+      "step this way until %s",
+      step.drops_before_per_s, step.drops_after_per_s,
+      absl::FormatTime(step.kept_at + cooldown, absl::UTCTimeZone()));
+}
+
+std::string IneffectiveHoldText(const IneffectiveStep& step, absl::Duration cooldown) {
+  return absl::StrFormat(
+      "the last step this way, %d -> %d, did not lower the drops beyond stalls (%.2f/s before, "
+      "%.2f/s after): they are not this knob's doing (a reader's pauses, say), and another step "
+      "this way waits until %s",
+      step.from, step.to, step.drops_before_per_s, step.drops_after_per_s,
+      absl::FormatTime(step.kept_at + cooldown, absl::UTCTimeZone()));
+}
+
 }  // namespace
 
 const Health& ScopedHealth::For(Knob knob, const std::string& target) const {
@@ -69,12 +87,30 @@ bool Controller::Regressed(const Health& now, const Health& baseline, bool judge
   const double baseline_drops = UnexplainedDrops(baseline);
   const double drop_limit =
       baseline_drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
-  const bool fewer_drops =
-      drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s < baseline_drops;
-  const double cpu_limit =
-      baseline.cpu_share + config_.cpu_tolerance + (fewer_drops ? config_.cpu_for_fewer_drops : 0);
+  const double cpu_limit = baseline.cpu_share + config_.cpu_tolerance +
+                           (FewerDrops(now, baseline) ? config_.cpu_for_fewer_drops : 0);
   const bool comparable_cpu = now.napi_pollers == baseline.napi_pollers;
   return drops > drop_limit || (judge_cpu && comparable_cpu && now.cpu_share > cpu_limit);
+}
+
+bool Controller::FewerDrops(const Health& now, const Health& baseline) const {
+  return UnexplainedDrops(now) * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s <
+         UnexplainedDrops(baseline);
+}
+
+std::optional<IneffectiveStep> Controller::IneffectiveIfSo(Knob knob, const KnobState& st,
+                                                           int64_t value, const Health& now,
+                                                           absl::Time at) const {
+  const bool against_drops = UnexplainedDrops(st.baseline) > config_.drop_tolerance_per_s;
+  if (!ActsOnLiveTraffic(knob) || !against_drops || FewerDrops(now, st.baseline)) {
+    return std::nullopt;
+  }
+  return IneffectiveStep{.direction = st.direction,
+                         .kept_at = at,
+                         .from = st.before_change,
+                         .to = value,
+                         .drops_before_per_s = UnexplainedDrops(st.baseline),
+                         .drops_after_per_s = UnexplainedDrops(now)};
 }
 
 // A value that dropped beyond its stalls before the change is no safe place to wait a cooldown
@@ -141,13 +177,17 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
       }
       if (!Passed(st.changed_at, config_.guard, now)) continue;
       st.mode = KnobMode::kIdle;  // kept
+      st.ineffective = IneffectiveIfSo(reading.knob, st, reading.value, health, now);
       kept_.push_back(KeptChange{
           .knob = reading.knob,
           .target = reading.target,
-          .reason = absl::StrFormat(
-              "guard window passed: kept (drops %.2f/s vs baseline %.2f/s%s, CPU %.3f vs %.3f)",
-              health.drops_per_s, st.baseline.drops_per_s, StallText(health, st.baseline),
-              health.cpu_share, st.baseline.cpu_share)});
+          .reason = absl::StrCat(
+              absl::StrFormat(
+                  "guard window passed: kept (drops %.2f/s vs baseline %.2f/s%s, CPU %.3f vs "
+                  "%.3f)",
+                  health.drops_per_s, st.baseline.drops_per_s, StallText(health, st.baseline),
+                  health.cpu_share, st.baseline.cpu_share),
+              st.ineffective ? IneffectiveText(*st.ineffective, config_.cooldown) : "")});
       st.rollbacks_in_a_row = 0;
     }
     if (st.mode == KnobMode::kParked) {
@@ -186,6 +226,11 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
            absl::StrCat(
                "it reverses the last change's direction, which waits until ",
                absl::FormatTime(st.last_reversal_at + config_.cooldown, absl::UTCTimeZone())));
+      continue;
+    }
+    if (st.ineffective && direction == st.ineffective->direction &&
+        now - st.ineffective->kept_at < config_.cooldown) {
+      hold(HeldFor::kIneffective, IneffectiveHoldText(*st.ineffective, config_.cooldown));
       continue;
     }
     before_apply_[Key(reading.knob, reading.target)] = st;

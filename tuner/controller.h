@@ -4,7 +4,8 @@
 // predicted gain and a confidence above thresholds; after each change a guard window compares drops
 // (less what a delivery stall explains) and CPU with the baseline, and on a regression rolls back
 // and parks the knob for a cooldown (shorter and backing off when the value it went back to drops
-// too); direction reversals at most one per cooldown; a value someone else wrote releases the knob
+// too); direction reversals at most one per cooldown, as steps the way of one that left the drops
+// as they were; a value someone else wrote releases the knob
 // for good. Time is passed in.
 #pragma once
 
@@ -79,6 +80,16 @@ struct ScopedHealth {
 
 enum class KnobMode { kIdle, kGuarding, kParked, kReleased };
 
+// A kept step that did not lower the drops it was taken against.
+struct IneffectiveStep {
+  int direction = 0;
+  absl::Time kept_at;
+  int64_t from = 0;
+  int64_t to = 0;
+  double drops_before_per_s = 0;  // beyond stalls, in the baseline window
+  double drops_after_per_s = 0;   // beyond stalls, in the window that kept it
+};
+
 class Controller {
  public:
   explicit Controller(ControllerConfig config);
@@ -141,10 +152,20 @@ class Controller {
     absl::Time last_reversal_at = absl::InfinitePast();
     int rollbacks_in_a_row = 0;  // since a change was last kept
     bool cpu_judged = true;      // false for a change that can only cut interrupts
+    // The last kept step, taken against drops, that left them as they were: the knob is not
+    // what drops them (a reader's pauses, a burst no interval holds), so another step that way
+    // would cost interrupts or CPU for nothing; it waits a cooldown from then.
+    std::optional<IneffectiveStep> ineffective;
   };
 
   bool Passed(absl::Time since, absl::Duration span, absl::Time now) const;
   bool Regressed(const Health& now, const Health& baseline, bool judge_cpu) const;
+  // Drops beyond stalls below the baseline's by more than the drop tolerance.
+  bool FewerDrops(const Health& now, const Health& baseline) const;
+  // What a change passing its guard window learned: whether it was a step against drops that
+  // left them as they were.
+  std::optional<IneffectiveStep> IneffectiveIfSo(Knob knob, const KnobState& st, int64_t value,
+                                                 const Health& now, absl::Time at) const;
   // How long a rolled-back knob stays parked: the cooldown, unless the value it went back to
   // dropped itself, when waiting out a cooldown would hold a setting known to drop.
   absl::Duration ParkAfterRollback(const KnobState& st) const;

@@ -50,9 +50,11 @@ enum class HeldFor {
   kGain,        // its expected gain is below the hysteresis threshold
   kConfidence,  // its confidence is below ControllerConfig::min_confidence
   kReversal,    // it reverses the last change's direction inside the cooldown
+  // the last step this way, taken against drops, left them as they were, inside the cooldown
+  kIneffective,
 };
 
-// "gain", "confidence" or "reversal".
+// "gain", "confidence", "reversal" or "ineffective".
 inline const char* HeldForName(HeldFor why) {
   switch (why) {
     case HeldFor::kGain:
@@ -61,6 +63,8 @@ inline const char* HeldForName(HeldFor why) {
       return "confidence";
     case HeldFor::kReversal:
       return "reversal";
+    case HeldFor::kIneffective:
+      return "ineffective";
   }
   return "unknown";
 }

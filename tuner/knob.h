@@ -62,6 +62,13 @@ constexpr bool OnlyCutsInterrupts(Knob knob, int64_t from, int64_t to) {
   return knob == Knob::kRxUsecs && to > from;
 }
 
+// A change that acts on the traffic flowing now, so that its guard window shows what it did.
+// rmem_default and rmem_max do not: they reach only sockets created, or SO_RCVBUF asked for,
+// after the change.
+constexpr bool ActsOnLiveTraffic(Knob knob) {
+  return knob != Knob::kRmemDefault && knob != Knob::kRmemMax;
+}
+
 // Recommended to people and never written by the controller: SO_RCVBUF belongs to an
 // application's socket; an rx ring is re-allocated by a change, which most drivers do by
 // restarting the device (a moment without traffic that a person picks); and threaded NAPI moves

@@ -57,8 +57,8 @@ std::string KnobChangesLines(const nlohmann::json& changes) {
   return out;
 }
 
-// Apply mode's changes the controller holds back (too little gain or confidence, or a reversal
-// inside the cooldown): each with its reason and since when.
+// Apply mode's changes the controller holds back (too little gain or confidence, a reversal or
+// an ineffective step's direction inside the cooldown): each with its reason and since when.
 std::string HeldLines(const nlohmann::json& held) {
   if (!held.is_array() || held.empty()) return "";
   std::string out = absl::StrCat("changes held back: ", held.size(), "\n");

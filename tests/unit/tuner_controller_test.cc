@@ -305,6 +305,98 @@ TEST(ControllerTest, AKeptChangeSaysWhatItWasJudgedOn) {
   EXPECT_THAT(controller.LastKept(), IsEmpty());
 }
 
+// Steps down against drops that no interval stops (a reader that pauses longer than its socket
+// fills): the tuner asks for a tenth less at each window that drops, but a step that left the
+// drops as they were says the knob is not their cause, and the next one that way waits a
+// cooldown instead of ratcheting the interrupt rate up for nothing.
+struct Ratchet {
+  std::vector<int64_t> written;
+  std::vector<Held> held;
+  std::vector<KeptChange> kept;
+};
+Ratchet StepDownWhileDropping(Knob knob, const std::vector<double>& drops_per_window,
+                              const ControllerConfig& config) {
+  Controller controller(config);
+  FakeClock clock;
+  FakeKnob fake{knob, "eth0", 2500};
+  Ratchet ratchet;
+  for (double drops : drops_per_window) {
+    const int64_t wanted = fake.value * 9 / 10;
+    const std::vector<Action> actions = controller.Step(
+        clock.Now(), {fake.Read()}, Health{drops, 0.1}, {Rec(knob, "eth0", fake.value, wanted, 1)});
+    for (const Action& a : actions) {
+      if (const auto* apply = std::get_if<Apply>(&a)) ratchet.written.push_back(apply->value);
+      EXPECT_FALSE(std::holds_alternative<Rollback>(a));
+    }
+    for (const Held& h : controller.LastHeld()) ratchet.held.push_back(h);
+    for (const KeptChange& k : controller.LastKept()) ratchet.kept.push_back(k);
+    fake.Carry(actions);
+    clock.Advance(config.window);
+  }
+  return ratchet;
+}
+
+TEST(ControllerTest, AStepAgainstDropsThatLeftThemAsTheyWereIsNotFollowedByAnotherThatWay) {
+  ControllerConfig config;
+  config.window = absl::Seconds(2);
+  config.guard = absl::Seconds(2);
+  const Ratchet ratchet =
+      StepDownWhileDropping(Knob::kRxUsecs, std::vector<double>(12, 300.0), config);
+  // 2500 -> 2250, kept a window later with the drops where they were; in that window and each
+  // after it, nothing more for the cooldown.
+  EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250}));
+  ASSERT_THAT(ratchet.kept, SizeIs(1));
+  EXPECT_THAT(ratchet.kept[0].reason,
+              HasSubstr("the drops beyond stalls it was taken at did not fall (300.00/s, now "
+                        "300.00/s): no further step this way until"));
+  ASSERT_THAT(ratchet.held, SizeIs(11));
+  EXPECT_EQ(ratchet.held[0].why, HeldFor::kIneffective);
+  EXPECT_EQ(ratchet.held[0].recommended, 2025);
+  EXPECT_THAT(ratchet.held[0].reason,
+              HasSubstr("the last step this way, 2500 -> 2250, did not lower the drops beyond "
+                        "stalls (300.00/s before, 300.00/s after)"));
+  EXPECT_STREQ(HeldForName(ratchet.held[0].why), "ineffective");
+}
+
+TEST(ControllerTest, StepsThatLowerTheDropsGoOnAndOneThatDoesNotStopsThem) {
+  ControllerConfig config;
+  config.window = absl::Seconds(2);
+  config.guard = absl::Seconds(2);
+  // Each window's drops are those of the value the window before set: each step down halves
+  // them, as an interval that overflows a socket does, down to 1822 us, below which they stay
+  // at 40/s.
+  const Ratchet ratchet =
+      StepDownWhileDropping(Knob::kRxUsecs, {300, 150, 75, 40, 40, 40, 40, 40}, config);
+  EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250, 2025, 1822, 1639}));
+  EXPECT_EQ(ratchet.kept.size(), 4u);
+  ASSERT_THAT(ratchet.held, SizeIs(4));
+  EXPECT_EQ(ratchet.held.front().why, HeldFor::kIneffective);
+}
+
+TEST(ControllerTest, AfterTheCooldownAnIneffectiveStepsDirectionIsTriedAgain) {
+  ControllerConfig config;
+  config.window = absl::Seconds(2);
+  config.guard = absl::Seconds(2);
+  config.cooldown = absl::Seconds(10);
+  const Ratchet ratchet =
+      StepDownWhileDropping(Knob::kRxFrames, std::vector<double>(10, 300.0), config);
+  // A step; kept at 2 s and held then and in the four windows after, to 10 s from the keep; the
+  // next step at 12 s, kept at 14 s, and held again.
+  EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250, 2025}));
+}
+
+// rmem_default reaches only sockets created after it: live sockets' drops say nothing of a step,
+// and growing it again is not held for them.
+TEST(ControllerTest, AKnobThatReachesOnlyNewSocketsIsNotJudgedIneffective) {
+  ControllerConfig config;
+  config.window = absl::Seconds(2);
+  config.guard = absl::Seconds(2);
+  const Ratchet ratchet =
+      StepDownWhileDropping(Knob::kRmemDefault, std::vector<double>(6, 300.0), config);
+  EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250, 2025, 1822, 1639, 1475, 1327}));
+  EXPECT_THAT(ratchet.held, IsEmpty());
+}
+
 TEST(ControllerTest, CpuRegressionAlsoRollsBack) {
   ControllerConfig config;
   Controller controller(config);
