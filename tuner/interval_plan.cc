@@ -685,10 +685,21 @@ void QueueFormula(Planning& p) {
     plan.inputs.push_back({"rx_ring_size", static_cast<double>(c.rx_ring_size), "descriptors"});
   }
   if (p.DroppedAtCurrent()) {
-    absl::StrAppend(&f, absl::StrFormat("; %s at the current %u us: the interval stays below "
-                                        "(1 - %.2f) * %u us = %.2f us",
-                                        WhatDropped(p), c.rx_usecs, p.config.dropped_backoff,
-                                        c.rx_usecs, Us(p.observed_cap_s)));
+    // Drops at an interval the model holds: what a person carrying the plan out by hand should
+    // watch for, as the controller does (an ineffective step).
+    const bool model_holds_current =
+        p.sockets_dropped_at_current && AllFit(p, static_cast<double>(c.rx_usecs) * 1e-6);
+    absl::StrAppend(
+        &f, absl::StrFormat("; %s at the current %u us%s: the interval stays below "
+                            "(1 - %.2f) * %u us = %.2f us",
+                            WhatDropped(p), c.rx_usecs,
+                            model_holds_current
+                                ? ", which the model holds (random arrivals beyond an even flow, "
+                                  "or a reader's pauses the probes did not time: if a shorter "
+                                  "interval leaves the drops as they are, they are not the "
+                                  "interval's)"
+                                : "",
+                            p.config.dropped_backoff, c.rx_usecs, Us(p.observed_cap_s)));
   } else if (plan.drops_within_stalls) {
     absl::StrAppend(&f, absl::StrFormat("; drops at the current %u us no more than arrived in "
                                         "%.2f ms of stalled delivery: not the interval's doing",

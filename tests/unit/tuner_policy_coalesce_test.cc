@@ -675,7 +675,11 @@ TEST(CoalescePolicyTest, DropsNoMoreThanAStallBroughtDoNotCapTheInterval) {
       EXPECT_THAT(usecs.formula, HasSubstr("no more than arrived in 5.00 ms of stalled delivery"));
     } else {
       EXPECT_LE(usecs.recommended, 1899) << usecs.formula;
-      EXPECT_THAT(usecs.formula, HasSubstr("sockets dropped at the current 2111 us"));
+      EXPECT_THAT(usecs.formula,
+                  HasSubstr("sockets dropped at the current 2111 us, which the model holds "
+                            "(random arrivals beyond an even flow, or a reader's pauses the "
+                            "probes did not time: if a shorter interval leaves the drops as they "
+                            "are, they are not the interval's)"));
     }
   }
 }
