@@ -179,10 +179,11 @@ void Tuning::NoteHeldLocked(const actuate::ControlStepSummary& summary, absl::Ti
     const std::string key = actuate::KnobKey({h.knob, h.target});
     const auto before = held_.find(key);
     const bool new_hold = before == held_.end();
-    if (new_hold || before->second.held.why != h.why) {
-      agent::LogInfo(absl::StrCat("apply mode: ", h.reason));
-    }
-    held[key] = HeldChange{.held = h, .since = new_hold ? now : before->second.since};
+    const uint32_t cause = uint32_t{1} << static_cast<uint32_t>(h.why);
+    const uint32_t logged = new_hold ? 0 : before->second.causes_logged;
+    if ((logged & cause) == 0) agent::LogInfo(absl::StrCat("apply mode: ", h.reason));
+    held[key] = HeldChange{
+        .held = h, .since = new_hold ? now : before->second.since, .causes_logged = logged | cause};
   }
   held_ = std::move(held);
 }

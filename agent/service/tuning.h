@@ -78,8 +78,8 @@ class Tuning : public TuningControl, public TunerWindowSink {
   // A journal that cannot record originals (a full disk) pauses every change: said once a minute
   // while it lasts, and once when a change is journaled again.
   void NoteJournalLocked(const actuate::ControlStepSummary& summary, absl::Time now);
-  // A change the controller holds back is logged when the hold begins or its cause changes, not
-  // every window it lasts: a calm host may hold one for hours, and would otherwise be silent. The
+  // A change the controller holds back is logged when the hold begins and when it is first held
+  // for another cause, not every window it lasts: a calm host may hold one for hours. The
   // status shows each with the time its hold began.
   void NoteHeldLocked(const actuate::ControlStepSummary& summary, absl::Time now);
 

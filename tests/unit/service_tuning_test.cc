@@ -287,6 +287,30 @@ TEST_F(TuningTest, AHoldThatChangesCauseIsLoggedAgainAndKeepsItsBeginning) {
   EXPECT_TRUE(knobs_->writes().empty());
 }
 
+// A hold whose cause alternates window by window (a reversal one window, an ineffective step the
+// next, as the tuner's wish swings) says each cause once, not a line every window.
+TEST_F(TuningTest, AHoldWhoseCauseAlternatesSaysEachCauseOnce) {
+  Tuning& tuning = Make(Mode::kApply);
+  ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
+  tuner::Recommendation unsure = RxUsecsTo(8, 64);
+  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
+  tuner::Recommendation small = RxUsecsTo(8, 64);
+  small.expected_gain = 0.01;
+  ::testing::internal::CaptureStderr();
+  for (int i = 1; i <= 8; ++i) {
+    tuning.OnTunerWindow(QuietWindow(), {i % 2 == 0 ? small : unsure}, kT0 + i * kWindow);
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << log;
+  EXPECT_THAT(lines[0], HasSubstr("held: confidence 0.10 < 0.25"));
+  EXPECT_THAT(lines[1], HasSubstr("held: expected gain 0.01 < 0.05"));
+  const std::vector<HeldChange> held = tuning.HeldChanges();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].held.why, tuner::HeldFor::kGain) << "the status shows the latest cause";
+  EXPECT_EQ(held[0].since, kT0 + kWindow);
+}
+
 // Outside apply mode nothing is held, since nothing would be written: a hold does not outlive the
 // mode it was made in.
 TEST_F(TuningTest, LeavingApplyModeEndsEveryHold) {
