@@ -290,7 +290,13 @@ TEST(SoftirqSampling, WhileThePerPacketProbesRunTheTxShareIsSlottedWithThePairAn
   // began in it (only one begun before it): `covered` above, not the count, says it was slotted.
   EXPECT_LE(std::abs(slots("txshare") - slots("softirq")), 1);
   EXPECT_LE(std::abs(slots("txshare") - slots("napi")), 1);
-  EXPECT_LE(covered("txshare"), covered("napi"));
+  // A gated hook's stretch begins as its gate opens, just before the slotted hooks open theirs,
+  // and ends as they detach in reverse: the gated tx share may outlast napi by microseconds a
+  // slot (1.2 us over a 3 s flood on this VM).
+  const double window_ns = static_cast<double>(after.bpf.monotonic_ns - before.bpf.monotonic_ns);
+  const double open_order_slack =
+      static_cast<double>(std::max<int64_t>(1, slots("napi") + 1)) * 20e3 / window_ns;
+  EXPECT_LE(covered("txshare"), covered("napi") + open_order_slack);
   EXPECT_LE(covered("napi"), covered("softirq"));
   // The pair measures from its attach, the two with gates from their opening, link_settle later.
   const double settle_share = static_cast<double>(std::max<int64_t>(0, slots("softirq"))) *
