@@ -51,8 +51,8 @@ double UnexplainedDrops(const Health& health) {
 // The kept reason's tail for a step that left the drops as they were.
 std::string IneffectiveText(const IneffectiveStep& step, absl::Duration cooldown) {
   return absl::StrFormat(
-      "; the drops beyond stalls it was taken at did not fall (%.2f/s, now %.2f/s): no further "
-      "step this way until %s",
+      "; the drops beyond stalls it was taken at did not fall (%.2f/s, %.2f/s over the guard "
+      "window): no further step this way until %s",
       step.drops_before_per_s, step.drops_after_per_s,
       absl::FormatTime(step.kept_at + cooldown, absl::UTCTimeZone()));
 }
@@ -87,30 +87,30 @@ bool Controller::Regressed(const Health& now, const Health& baseline, bool judge
   const double baseline_drops = UnexplainedDrops(baseline);
   const double drop_limit =
       baseline_drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
-  const double cpu_limit = baseline.cpu_share + config_.cpu_tolerance +
-                           (FewerDrops(now, baseline) ? config_.cpu_for_fewer_drops : 0);
+  const double cpu_limit =
+      baseline.cpu_share + config_.cpu_tolerance +
+      (FewerDrops(drops, baseline_drops) ? config_.cpu_for_fewer_drops : 0);
   const bool comparable_cpu = now.napi_pollers == baseline.napi_pollers;
   return drops > drop_limit || (judge_cpu && comparable_cpu && now.cpu_share > cpu_limit);
 }
 
-bool Controller::FewerDrops(const Health& now, const Health& baseline) const {
-  return UnexplainedDrops(now) * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s <
-         UnexplainedDrops(baseline);
+bool Controller::FewerDrops(double drops_per_s, double baseline_drops_per_s) const {
+  return drops_per_s * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s <
+         baseline_drops_per_s;
 }
 
 std::optional<IneffectiveStep> Controller::IneffectiveIfSo(Knob knob, const KnobState& st,
-                                                           int64_t value, const Health& now,
-                                                           absl::Time at) const {
-  const bool against_drops = UnexplainedDrops(st.baseline) > config_.drop_tolerance_per_s;
-  if (!ActsOnLiveTraffic(knob) || !against_drops || FewerDrops(now, st.baseline)) {
-    return std::nullopt;
-  }
+                                                           int64_t value, absl::Time at) const {
+  const double before = UnexplainedDrops(st.baseline);
+  const double after = st.guard_unexplained_drops / std::max(1, st.guard_windows);
+  const bool against_drops = before > config_.drop_tolerance_per_s;
+  if (!ActsOnLiveTraffic(knob) || !against_drops || FewerDrops(after, before)) return std::nullopt;
   return IneffectiveStep{.direction = st.direction,
                          .kept_at = at,
                          .from = st.before_change,
                          .to = value,
-                         .drops_before_per_s = UnexplainedDrops(st.baseline),
-                         .drops_after_per_s = UnexplainedDrops(now)};
+                         .drops_before_per_s = before,
+                         .drops_after_per_s = after};
 }
 
 // A value that dropped beyond its stalls before the change is no safe place to wait a cooldown
@@ -175,9 +175,11 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
         actions.push_back(std::move(rollback));
         continue;
       }
+      st.guard_unexplained_drops += UnexplainedDrops(health);
+      ++st.guard_windows;
       if (!Passed(st.changed_at, config_.guard, now)) continue;
       st.mode = KnobMode::kIdle;  // kept
-      st.ineffective = IneffectiveIfSo(reading.knob, st, reading.value, health, now);
+      st.ineffective = IneffectiveIfSo(reading.knob, st, reading.value, now);
       kept_.push_back(KeptChange{
           .knob = reading.knob,
           .target = reading.target,
@@ -252,6 +254,8 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     st.before_change = reading.value;
     st.last_written = value;
     st.baseline = health;
+    st.guard_unexplained_drops = 0;
+    st.guard_windows = 0;
     st.changed_at = now;
     st.direction = direction;
     st.cpu_judged = !OnlyCutsInterrupts(reading.knob, reading.value, value);

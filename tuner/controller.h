@@ -87,7 +87,7 @@ struct IneffectiveStep {
   int64_t from = 0;
   int64_t to = 0;
   double drops_before_per_s = 0;  // beyond stalls, in the baseline window
-  double drops_after_per_s = 0;   // beyond stalls, in the window that kept it
+  double drops_after_per_s = 0;   // beyond stalls, the mean of the guard window's windows
 };
 
 class Controller {
@@ -156,16 +156,20 @@ class Controller {
     // what drops them (a reader's pauses, a burst no interval holds), so another step that way
     // would cost interrupts or CPU for nothing; it waits a cooldown from then.
     std::optional<IneffectiveStep> ineffective;
+    // The guard window's drops beyond stalls, summed over its windows: an ineffective step is
+    // judged on their mean, where one window's count of a reader's pauses varies by a pause.
+    double guard_unexplained_drops = 0;
+    int guard_windows = 0;
   };
 
   bool Passed(absl::Time since, absl::Duration span, absl::Time now) const;
   bool Regressed(const Health& now, const Health& baseline, bool judge_cpu) const;
   // Drops beyond stalls below the baseline's by more than the drop tolerance.
-  bool FewerDrops(const Health& now, const Health& baseline) const;
+  bool FewerDrops(double drops_per_s, double baseline_drops_per_s) const;
   // What a change passing its guard window learned: whether it was a step against drops that
-  // left them as they were.
+  // left them as they were, over the guard window's windows.
   std::optional<IneffectiveStep> IneffectiveIfSo(Knob knob, const KnobState& st, int64_t value,
-                                                 const Health& now, absl::Time at) const;
+                                                 absl::Time at) const;
   // How long a rolled-back knob stays parked: the cooldown, unless the value it went back to
   // dropped itself, when waiting out a cooldown would hold a setting known to drop.
   absl::Duration ParkAfterRollback(const KnobState& st) const;

@@ -347,8 +347,8 @@ TEST(ControllerTest, AStepAgainstDropsThatLeftThemAsTheyWereIsNotFollowedByAnoth
   EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250}));
   ASSERT_THAT(ratchet.kept, SizeIs(1));
   EXPECT_THAT(ratchet.kept[0].reason,
-              HasSubstr("the drops beyond stalls it was taken at did not fall (300.00/s, now "
-                        "300.00/s): no further step this way until"));
+              HasSubstr("the drops beyond stalls it was taken at did not fall (300.00/s, "
+                        "300.00/s over the guard window): no further step this way until"));
   ASSERT_THAT(ratchet.held, SizeIs(11));
   EXPECT_EQ(ratchet.held[0].why, HeldFor::kIneffective);
   EXPECT_EQ(ratchet.held[0].recommended, 2025);
@@ -371,6 +371,22 @@ TEST(ControllerTest, StepsThatLowerTheDropsGoOnAndOneThatDoesNotStopsThem) {
   EXPECT_EQ(ratchet.kept.size(), 4u);
   ASSERT_THAT(ratchet.held, SizeIs(4));
   EXPECT_EQ(ratchet.held.front().why, HeldFor::kIneffective);
+}
+
+// A reader's pauses counted per window vary by a pause: a guard window of three windows judges
+// the step on their mean. Here the last window alone (400/s against 650/s before) would call the
+// step effective; the three (700, 700, 400: 600/s) say it was not.
+TEST(ControllerTest, AnIneffectiveStepIsJudgedOverTheWholeGuardWindow) {
+  ControllerConfig config;
+  config.window = absl::Seconds(10);
+  config.guard = absl::Seconds(30);
+  const Ratchet ratchet =
+      StepDownWhileDropping(Knob::kRxUsecs, {650, 700, 700, 400, 650, 650}, config);
+  EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250}));
+  ASSERT_THAT(ratchet.kept, SizeIs(1));
+  EXPECT_THAT(ratchet.kept[0].reason, HasSubstr("did not fall (650.00/s, 600.00/s over the guard"));
+  ASSERT_FALSE(ratchet.held.empty());
+  EXPECT_EQ(ratchet.held[0].why, HeldFor::kIneffective);
 }
 
 TEST(ControllerTest, AfterTheCooldownAnIneffectiveStepsDirectionIsTriedAgain) {
