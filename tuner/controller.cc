@@ -48,6 +48,9 @@ double UnexplainedDrops(const Health& health) {
   return std::max(0.0, health.drops_per_s - health.stall_drops_per_s);
 }
 
+// +1 for a step up, -1 for one down.
+int Direction(int64_t from, int64_t to) { return to > from ? 1 : -1; }
+
 // The kept reason's tail for a step that left the drops as they were.
 std::string IneffectiveText(const IneffectiveStep& step, absl::Duration cooldown) {
   return absl::StrFormat(
@@ -87,9 +90,8 @@ bool Controller::Regressed(const Health& now, const Health& baseline, bool judge
   const double baseline_drops = UnexplainedDrops(baseline);
   const double drop_limit =
       baseline_drops * (1 + config_.drop_tolerance_ratio) + config_.drop_tolerance_per_s;
-  const double cpu_limit =
-      baseline.cpu_share + config_.cpu_tolerance +
-      (FewerDrops(drops, baseline_drops) ? config_.cpu_for_fewer_drops : 0);
+  const double cpu_limit = baseline.cpu_share + config_.cpu_tolerance +
+                           (FewerDrops(drops, baseline_drops) ? config_.cpu_for_fewer_drops : 0);
   const bool comparable_cpu = now.napi_pollers == baseline.napi_pollers;
   return drops > drop_limit || (judge_cpu && comparable_cpu && now.cpu_share > cpu_limit);
 }
@@ -105,8 +107,7 @@ std::optional<IneffectiveStep> Controller::IneffectiveIfSo(Knob knob, const Knob
   const double after = st.guard_unexplained_drops / std::max(1, st.guard_windows);
   const bool against_drops = before > config_.drop_tolerance_per_s;
   if (!ActsOnLiveTraffic(knob) || !against_drops || FewerDrops(after, before)) return std::nullopt;
-  return IneffectiveStep{.direction = st.direction,
-                         .kept_at = at,
+  return IneffectiveStep{.kept_at = at,
                          .from = st.before_change,
                          .to = value,
                          .drops_before_per_s = before,
@@ -221,7 +222,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
     }
     const int64_t value = BoundedStep(reading.knob, reading.value, rec->recommended, rec->step);
     if (value == reading.value) continue;
-    const int direction = value > reading.value ? 1 : -1;
+    const int direction = Direction(reading.value, value);
     const bool reversal = st.direction != 0 && direction != st.direction;
     if (reversal && now - st.last_reversal_at < config_.cooldown) {
       hold(HeldFor::kReversal,
@@ -230,7 +231,7 @@ std::vector<Action> Controller::Step(absl::Time now, const std::vector<KnobReadi
                absl::FormatTime(st.last_reversal_at + config_.cooldown, absl::UTCTimeZone())));
       continue;
     }
-    if (st.ineffective && direction == st.ineffective->direction &&
+    if (st.ineffective && direction == Direction(st.ineffective->from, st.ineffective->to) &&
         now - st.ineffective->kept_at < config_.cooldown) {
       hold(HeldFor::kIneffective, IneffectiveHoldText(*st.ineffective, config_.cooldown));
       continue;

@@ -82,7 +82,6 @@ enum class KnobMode { kIdle, kGuarding, kParked, kReleased };
 
 // A kept step that did not lower the drops it was taken against.
 struct IneffectiveStep {
-  int direction = 0;
   absl::Time kept_at;
   int64_t from = 0;
   int64_t to = 0;

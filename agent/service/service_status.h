@@ -76,9 +76,6 @@ struct RecommendationSet {
 struct HeldChange {
   tuner::Held held;
   absl::Time since;
-  // The causes this hold has said in the log, a bit per HeldFor: a hold whose cause alternates
-  // (a reversal one window, an ineffective step the next) says each once, not every window.
-  uint32_t causes_logged = 0;
 };
 
 struct ServiceStatus {

@@ -169,12 +169,12 @@ std::vector<HeldChange> Tuning::HeldChanges() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<HeldChange> held;
   held.reserve(held_.size());
-  for (const auto& [key, change] : held_) held.push_back(change);
+  for (const auto& [key, hold] : held_) held.push_back(hold.change);
   return held;
 }
 
 void Tuning::NoteHeldLocked(const actuate::ControlStepSummary& summary, absl::Time now) {
-  std::map<std::string, HeldChange> held;
+  std::map<std::string, Hold> held;
   for (const tuner::Held& h : summary.held) {
     const std::string key = actuate::KnobKey({h.knob, h.target});
     const auto before = held_.find(key);
@@ -182,8 +182,8 @@ void Tuning::NoteHeldLocked(const actuate::ControlStepSummary& summary, absl::Ti
     const uint32_t cause = uint32_t{1} << static_cast<uint32_t>(h.why);
     const uint32_t logged = new_hold ? 0 : before->second.causes_logged;
     if ((logged & cause) == 0) agent::LogInfo(absl::StrCat("apply mode: ", h.reason));
-    held[key] = HeldChange{
-        .held = h, .since = new_hold ? now : before->second.since, .causes_logged = logged | cause};
+    held[key] = Hold{.change = {.held = h, .since = new_hold ? now : before->second.change.since},
+                     .causes_logged = logged | cause};
   }
   held_ = std::move(held);
 }

@@ -95,7 +95,13 @@ class Tuning : public TuningControl, public TunerWindowSink {
   std::optional<std::vector<tuner::Recommendation>> recommendations_;
   tuner::ScopedHealth health_;
   agent::RateLimitedLog problems_;
-  std::map<std::string, HeldChange> held_;  // by knob key: the last window's holds
+  struct Hold {
+    HeldChange change;
+    // The causes this hold has said in the log, a bit per HeldFor: a hold whose cause alternates
+    // (a reversal one window, an ineffective step the next) says each once, not every window.
+    uint32_t causes_logged = 0;
+  };
+  std::map<std::string, Hold> held_;  // by knob key: the last window's holds
   bool paused_ = false;  // the last change asked for could not be journaled
 };
 

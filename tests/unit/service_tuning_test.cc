@@ -263,15 +263,25 @@ TEST_F(TuningTest, ApplyNowRefusesAByHandKnob) {
   EXPECT_THAT(applied.status().message(), HasSubstr("nictune recommend --as=ethtool"));
 }
 
+// rx_usecs 8 -> 64, held for its confidence (0.1) and for its expected gain (0.01).
+tuner::Recommendation UnsureRxUsecs() {
+  tuner::Recommendation unsure = RxUsecsTo(8, 64);
+  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
+  return unsure;
+}
+tuner::Recommendation SmallGainRxUsecs() {
+  tuner::Recommendation small = RxUsecsTo(8, 64);
+  small.expected_gain = 0.01;
+  return small;
+}
+
 // A hold that changes cause is said again, and its time is still the hold's beginning: the knob
 // has been held since then.
 TEST_F(TuningTest, AHoldThatChangesCauseIsLoggedAgainAndKeepsItsBeginning) {
   Tuning& tuning = Make(Mode::kApply);
   ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
-  tuner::Recommendation unsure = RxUsecsTo(8, 64);
-  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
-  tuner::Recommendation small = RxUsecsTo(8, 64);
-  small.expected_gain = 0.01;
+  const tuner::Recommendation unsure = UnsureRxUsecs();
+  const tuner::Recommendation small = SmallGainRxUsecs();
   ::testing::internal::CaptureStderr();
   tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + kWindow);
   tuning.OnTunerWindow(QuietWindow(), {small}, kT0 + 2 * kWindow);
@@ -292,10 +302,8 @@ TEST_F(TuningTest, AHoldThatChangesCauseIsLoggedAgainAndKeepsItsBeginning) {
 TEST_F(TuningTest, AHoldWhoseCauseAlternatesSaysEachCauseOnce) {
   Tuning& tuning = Make(Mode::kApply);
   ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
-  tuner::Recommendation unsure = RxUsecsTo(8, 64);
-  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
-  tuner::Recommendation small = RxUsecsTo(8, 64);
-  small.expected_gain = 0.01;
+  const tuner::Recommendation unsure = UnsureRxUsecs();
+  const tuner::Recommendation small = SmallGainRxUsecs();
   ::testing::internal::CaptureStderr();
   for (int i = 1; i <= 8; ++i) {
     tuning.OnTunerWindow(QuietWindow(), {i % 2 == 0 ? small : unsure}, kT0 + i * kWindow);
@@ -316,13 +324,11 @@ TEST_F(TuningTest, AHoldWhoseCauseAlternatesSaysEachCauseOnce) {
 TEST_F(TuningTest, LeavingApplyModeEndsEveryHold) {
   Tuning& tuning = Make(Mode::kApply);
   ASSERT_TRUE(tuning.ResolveAtStart(actuate::PendingPolicy::kRestore, kT0).error.ok());
-  tuner::Recommendation unsure = RxUsecsTo(8, 64);
-  unsure.confidence = {.value = 0.1, .reason = "1 sample"};
-  tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + kWindow);
+  tuning.OnTunerWindow(QuietWindow(), {UnsureRxUsecs()}, kT0 + kWindow);
   ASSERT_EQ(tuning.HeldChanges().size(), 1u);
   tuning.SetMode(Mode::kRecommend, actuate::PendingPolicy::kRestore);
   EXPECT_TRUE(tuning.HeldChanges().empty());
-  tuning.OnTunerWindow(QuietWindow(), {unsure}, kT0 + 2 * kWindow);
+  tuning.OnTunerWindow(QuietWindow(), {UnsureRxUsecs()}, kT0 + 2 * kWindow);
   EXPECT_TRUE(tuning.HeldChanges().empty());
 }
 

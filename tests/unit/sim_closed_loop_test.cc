@@ -197,9 +197,8 @@ TEST(SimClosedLoopTest, TheBackOffAfterDropsDoesNotDependOnTheMargin) {
 // what arrives meanwhile at any interval; its pauses are what the probe's slots missed, so the
 // tuner sees drops at the current 54 us, where the loop above settles, and backs off by a tenth
 // each window. A shorter interval stops none of them: after one step that left the drops as they
-// were, the controller takes the next only after a cooldown: 3 writes to 38 us in 30 minutes,
-// where without that rule it wrote 30 times (6 rollbacks) and ended at 5 us, ten times the
-// interrupts for the same drops.
+// were, the controller takes the next only after a cooldown, where stepping down every guard
+// window would end far below, at many times the interrupts for the same drops.
 TEST(SimClosedLoopTest, DropsNoIntervalStopsCostOneStepPerCooldownNotARatchet) {
   const ControllerConfig config;
   const LoopRecord rec = RunLoop(

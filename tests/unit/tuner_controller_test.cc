@@ -336,10 +336,16 @@ Ratchet StepDownWhileDropping(Knob knob, const std::vector<double>& drops_per_wi
   return ratchet;
 }
 
-TEST(ControllerTest, AStepAgainstDropsThatLeftThemAsTheyWereIsNotFollowedByAnotherThatWay) {
+// Windows of 2 s, each a guard window: a step is kept, or not, the window after it.
+ControllerConfig OneWindowGuard() {
   ControllerConfig config;
   config.window = absl::Seconds(2);
   config.guard = absl::Seconds(2);
+  return config;
+}
+
+TEST(ControllerTest, AStepAgainstDropsThatLeftThemAsTheyWereIsNotFollowedByAnotherThatWay) {
+  const ControllerConfig config = OneWindowGuard();
   const Ratchet ratchet =
       StepDownWhileDropping(Knob::kRxUsecs, std::vector<double>(12, 300.0), config);
   // 2500 -> 2250, kept a window later with the drops where they were; in that window and each
@@ -359,9 +365,7 @@ TEST(ControllerTest, AStepAgainstDropsThatLeftThemAsTheyWereIsNotFollowedByAnoth
 }
 
 TEST(ControllerTest, StepsThatLowerTheDropsGoOnAndOneThatDoesNotStopsThem) {
-  ControllerConfig config;
-  config.window = absl::Seconds(2);
-  config.guard = absl::Seconds(2);
+  const ControllerConfig config = OneWindowGuard();
   // Each window's drops are those of the value the window before set: each step down halves
   // them, as an interval that overflows a socket does, down to 1822 us, below which they stay
   // at 40/s.
@@ -390,9 +394,7 @@ TEST(ControllerTest, AnIneffectiveStepIsJudgedOverTheWholeGuardWindow) {
 }
 
 TEST(ControllerTest, AfterTheCooldownAnIneffectiveStepsDirectionIsTriedAgain) {
-  ControllerConfig config;
-  config.window = absl::Seconds(2);
-  config.guard = absl::Seconds(2);
+  ControllerConfig config = OneWindowGuard();
   config.cooldown = absl::Seconds(10);
   const Ratchet ratchet =
       StepDownWhileDropping(Knob::kRxFrames, std::vector<double>(10, 300.0), config);
@@ -404,9 +406,7 @@ TEST(ControllerTest, AfterTheCooldownAnIneffectiveStepsDirectionIsTriedAgain) {
 // rmem_default reaches only sockets created after it: live sockets' drops say nothing of a step,
 // and growing it again is not held for them.
 TEST(ControllerTest, AKnobThatReachesOnlyNewSocketsIsNotJudgedIneffective) {
-  ControllerConfig config;
-  config.window = absl::Seconds(2);
-  config.guard = absl::Seconds(2);
+  const ControllerConfig config = OneWindowGuard();
   const Ratchet ratchet =
       StepDownWhileDropping(Knob::kRmemDefault, std::vector<double>(6, 300.0), config);
   EXPECT_EQ(ratchet.written, (std::vector<int64_t>{2250, 2025, 1822, 1639, 1475, 1327}));
